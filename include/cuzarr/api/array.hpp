@@ -1,0 +1,108 @@
+// Array: a Zarr array in a store. Open or create it, read and write numpy-style selections,
+// resize it, read and write its attributes.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "cuzarr/core/selection.hpp"
+#include "cuzarr/memory/ndbuffer.hpp"
+#include "cuzarr/metadata/array_metadata.hpp"
+#include "cuzarr/store/store.hpp"
+
+namespace cuzarr {
+
+/// What to create. Codecs default to [bytes (little endian), zstd level 0] like zarr-python 3.
+struct ArrayCreateOptions {
+  Shape shape;
+  DataType data_type;
+  Shape chunk_shape;  ///< empty = the whole array in one chunk (or one inner chunk per shard)
+  /// When set, chunks of `shard_shape` are stored as shards (sharding_indexed) holding inner chunks
+  /// of `chunk_shape`; `codecs` become the inner codecs.
+  std::optional<Shape> shard_shape;
+  std::optional<std::vector<CodecSpec>> codecs;
+  nlohmann::json fill_value = 0;
+  nlohmann::json attributes = nlohmann::json::object();
+  std::optional<std::vector<std::optional<std::string>>> dimension_names;
+  ChunkKeyEncoding chunk_key_encoding;
+  /// Replace an existing node at the path (its keys are removed first).
+  bool overwrite = false;
+};
+
+/// The v3 metadata ArrayCreateOptions describe (validated, as it will be stored).
+ArrayMetadata make_array_metadata(const ArrayCreateOptions& options);
+
+/// Storage statistics of an array (listing the store).
+struct ArrayStorageInfo {
+  int64_t chunks_total = 0;   ///< chunks (or shards) in the grid
+  int64_t chunks_stored = 0;  ///< of those, present in the store
+  uint64_t stored_bytes = 0;  ///< bytes of stored chunks
+};
+
+/// A chunk that failed to decode during verify().
+struct ChunkProblem {
+  std::string key;
+  std::string message;
+};
+
+class Array {
+ public:
+  /// Opens the array at `path` ("" = the store root). Throws NotFoundError naming the path when
+  /// there is no array there, InvalidArgumentError naming the metadata key when it is malformed.
+  static Array open(std::shared_ptr<Store> store, const std::string& path = "");
+  /// Creates an array (writes its metadata). Throws InvalidArgumentError when a node exists at
+  /// `path` and options.overwrite is false.
+  static Array create(std::shared_ptr<Store> store, const std::string& path, const ArrayCreateOptions& options);
+  /// Creates an array from ready metadata.
+  static Array create(std::shared_ptr<Store> store, const std::string& path, const ArrayMetadata& metadata,
+                      bool overwrite = false);
+
+  const ArrayMetadata& metadata() const { return *metadata_; }
+  const Shape& shape() const { return metadata_->shape; }
+  DataType data_type() const { return metadata_->data_type; }
+  const Shape& chunk_shape() const { return metadata_->chunk_shape; }
+  size_t ndim() const { return metadata_->shape.size(); }
+  const std::string& path() const { return path_; }
+  const std::shared_ptr<Store>& store() const { return store_; }
+
+  /// Reads `selection` into a new C-order array of `kind` (result shape as numpy's).
+  NDBuffer read(const Selection& selection = {}, MemoryKind kind = MemoryKind::host) const;
+  /// Reads `selection` into `out`, whose shape must equal the selection's result shape.
+  void read_into(const Selection& selection, const NDBuffer& out) const;
+  /// Writes `data` (shape = the selection's result shape, same data type) to `selection`.
+  /// Partially covered chunks are read, modified and written back; chunks that end up equal to
+  /// the fill value are erased unless write_empty_chunks is set.
+  void write(const Selection& selection, const NDBuffer& data) const;
+
+  /// Changes the shape; chunks wholly outside the new shape are deleted.
+  void resize(const Shape& new_shape);
+  const nlohmann::json& attributes() const { return metadata_->attributes; }
+  /// Replaces the attributes and writes the metadata.
+  void set_attributes(const nlohmann::json& attributes);
+
+  /// Store chunks that hold only the fill value anyway (default false, as zarr-python).
+  void set_write_empty_chunks(bool value) { write_empty_chunks_ = value; }
+  bool write_empty_chunks() const { return write_empty_chunks_; }
+
+  /// The store key of the chunk (or shard) at grid position `coords`.
+  std::string chunk_key(std::span<const int64_t> coords) const;
+  /// Counts stored chunks and bytes.
+  ArrayStorageInfo storage_info() const;
+  /// Decodes every stored chunk (inner chunks of shards too) and returns those that fail.
+  std::vector<ChunkProblem> verify() const;
+
+ private:
+  Array(std::shared_ptr<Store> store, std::string path, ArrayMetadata metadata);
+  void write_metadata() const;
+
+  std::shared_ptr<Store> store_;
+  std::string path_;
+  std::shared_ptr<ArrayMetadata> metadata_;
+  bool write_empty_chunks_ = false;
+};
+
+}  // namespace cuzarr

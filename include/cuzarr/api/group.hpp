@@ -1,0 +1,63 @@
+// Group: a Zarr group (a node holding arrays and groups), and opening any node by path.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "cuzarr/api/array.hpp"
+#include "cuzarr/metadata/array_metadata.hpp"
+#include "cuzarr/store/store.hpp"
+
+namespace cuzarr {
+
+enum class NodeType { array, group };
+
+/// A direct child of a group.
+struct GroupMember {
+  std::string name;
+  NodeType type;
+};
+
+class Group {
+ public:
+  /// Opens the group at `path` ("" = root). Throws NotFoundError naming the path.
+  static Group open(std::shared_ptr<Store> store, const std::string& path = "");
+  /// Creates a group (writes its zarr.json). With overwrite=false an existing group is kept and
+  /// returned; an existing array is an InvalidArgumentError.
+  static Group create(std::shared_ptr<Store> store, const std::string& path = "",
+                      const nlohmann::json& attributes = nlohmann::json::object(), bool overwrite = false);
+
+  const std::string& path() const { return path_; }
+  const std::shared_ptr<Store>& store() const { return store_; }
+  const nlohmann::json& attributes() const { return metadata_.attributes; }
+  void set_attributes(const nlohmann::json& attributes);
+
+  /// Direct children, sorted by name.
+  std::vector<GroupMember> members() const;
+  Array open_array(const std::string& name) const;
+  Group open_group(const std::string& name) const;
+  Array create_array(const std::string& name, const ArrayCreateOptions& options) const;
+  Group create_group(const std::string& name, const nlohmann::json& attributes = nlohmann::json::object()) const;
+
+ private:
+  Group(std::shared_ptr<Store> store, std::string path, GroupMetadata metadata);
+  std::shared_ptr<Store> store_;
+  std::string path_;
+  GroupMetadata metadata_;
+};
+
+/// The type of the node at `path`, nullopt when there is none.
+std::optional<NodeType> node_type(const Store& store, const std::string& path);
+/// Joins a node path and a child name ("a/b" + "c" -> "a/b/c"; "" + "c" -> "c").
+std::string join_node_path(const std::string& parent, const std::string& child);
+
+/// Opens a store for a location: a directory path (FileStore; created when `create` is set) or
+/// "memory://" (a new MemoryStore).
+std::shared_ptr<Store> open_store(const std::string& location, bool create = false);
+
+}  // namespace cuzarr

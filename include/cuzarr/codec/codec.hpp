@@ -1,0 +1,82 @@
+// The three kinds of Zarr v3 codecs (spec, "Codecs"), batch-first: every call encodes or decodes
+// a batch of chunks and reports per-chunk status. A batch of one is the simple case.
+//
+// Lifecycle: a CodecSpec (JSON) is resolved against the ChunkRepresentation it sees by the
+// CodecRegistry into a Codec; a Codec is immutable and may be used from many threads.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "cuzarr/codec/chunk_representation.hpp"
+#include "cuzarr/codec/chunk_status.hpp"
+#include "cuzarr/memory/buffer.hpp"
+#include "cuzarr/memory/ndbuffer.hpp"
+
+namespace cuzarr {
+
+enum class CodecKind { array_to_array, array_to_bytes, bytes_to_bytes };
+
+class Codec {
+ public:
+  virtual ~Codec() = default;
+  virtual CodecKind kind() const noexcept = 0;
+  /// The v3 name ("zstd", "sharding_indexed", ...).
+  virtual std::string name() const = 0;
+  /// {"name": ..., "configuration": {...}} with every default made explicit.
+  virtual nlohmann::json to_json() const = 0;
+};
+
+/// Array -> array (transpose, ...). `decoded` is the representation this codec receives on encode.
+class ArrayToArrayCodec : public Codec {
+ public:
+  CodecKind kind() const noexcept final { return CodecKind::array_to_array; }
+  /// The representation this codec produces on encode.
+  virtual ChunkRepresentation encoded_representation(const ChunkRepresentation& decoded) const = 0;
+  /// out[i] = encode(in[i]); out[i] may be a view of in[i] (no copy).
+  virtual void encode(std::span<const NDBuffer> in, std::span<NDBuffer> out, const ChunkRepresentation& decoded,
+                      std::span<ChunkStatus> status) const = 0;
+  /// out[i] = decode(in[i]); out[i] may be a view of in[i] (no copy).
+  virtual void decode(std::span<const NDBuffer> in, std::span<NDBuffer> out, const ChunkRepresentation& decoded,
+                      std::span<ChunkStatus> status) const = 0;
+};
+
+/// Array -> bytes (bytes, sharding_indexed, and a whole CodecChain).
+class ArrayToBytesCodec : public Codec {
+ public:
+  CodecKind kind() const noexcept override { return CodecKind::array_to_bytes; }
+  /// Encodes arrays of representation `decoded` (any strides) into bytes.
+  virtual void encode(std::span<const NDBuffer> in, std::span<Buffer> out, const ChunkRepresentation& decoded,
+                      std::span<ChunkStatus> status) const = 0;
+  /// Decodes bytes into arrays of representation `decoded`. When out[i] already holds an NDBuffer
+  /// of that shape and data type (any strides, host-accessible), the codec decodes into it;
+  /// otherwise it allocates a new C-order host array.
+  virtual void decode(std::span<const Buffer> in, std::span<NDBuffer> out, const ChunkRepresentation& decoded,
+                      std::span<ChunkStatus> status) const = 0;
+  /// The encoded size when it is fixed for every chunk (bytes codec, fixed chains), else nullopt.
+  virtual std::optional<int64_t> fixed_encoded_size(const ChunkRepresentation& decoded) const {
+    (void)decoded;
+    return std::nullopt;
+  }
+};
+
+/// Bytes -> bytes (gzip, zstd, blosc, crc32c, ...).
+class BytesToBytesCodec : public Codec {
+ public:
+  CodecKind kind() const noexcept final { return CodecKind::bytes_to_bytes; }
+  virtual void encode(std::span<const Buffer> in, std::span<Buffer> out, const ChunkRepresentation& decoded,
+                      std::span<ChunkStatus> status) const = 0;
+  virtual void decode(std::span<const Buffer> in, std::span<Buffer> out, const ChunkRepresentation& decoded,
+                      std::span<ChunkStatus> status) const = 0;
+  /// Encoded size for a fixed input size when it is fixed (crc32c: +4), else nullopt.
+  virtual std::optional<int64_t> fixed_encoded_size(int64_t decoded_size) const {
+    (void)decoded_size;
+    return std::nullopt;
+  }
+};
+
+}  // namespace cuzarr

@@ -1,0 +1,55 @@
+// sharding_indexed (Zarr v3 sharding spec): a shard holds a grid of inner chunks, each encoded with
+// the inner codec chain, and an index (encoded with the index codec chain) at the start or end.
+// The pipeline reads shards partially through index_byte_range() / decode_index() and the inner
+// chain; encode()/decode() handle whole shards.
+#pragma once
+
+#include <memory>
+
+#include "cuzarr/codec/codec_chain.hpp"
+#include "cuzarr/codec/shard_index.hpp"
+#include "cuzarr/store/byte_range.hpp"
+
+namespace cuzarr {
+
+class ShardingCodec final : public ArrayToBytesCodec {
+ public:
+  enum class IndexLocation { start, end };
+
+  /// Resolves {"chunk_shape", "codecs", "index_codecs", "index_location"} for shards of
+  /// representation `shard`. Throws InvalidArgumentError (naming the field) when the inner chunk
+  /// shape does not divide the shard shape or a chain is invalid.
+  static std::shared_ptr<ShardingCodec> create(const nlohmann::json& configuration, const ChunkRepresentation& shard);
+
+  std::string name() const override { return "sharding_indexed"; }
+  nlohmann::json to_json() const override;
+  void encode(std::span<const NDBuffer> in, std::span<Buffer> out, const ChunkRepresentation& decoded,
+              std::span<ChunkStatus> status) const override;
+  void decode(std::span<const Buffer> in, std::span<NDBuffer> out, const ChunkRepresentation& decoded,
+              std::span<ChunkStatus> status) const override;
+
+  const Shape& inner_chunk_shape() const { return inner_shape_; }
+  /// Inner chunks per shard along each dimension.
+  const Shape& inner_grid() const { return grid_; }
+  const CodecChain& inner_chain() const { return *inner_; }
+  const CodecChain& index_chain() const { return *index_; }
+  IndexLocation index_location() const { return location_; }
+  /// Encoded size of the index in bytes.
+  int64_t index_encoded_size() const { return index_size_; }
+  /// Where the index lies in a stored shard: a prefix range or a suffix.
+  ByteRange index_byte_range() const;
+  /// Decodes and validates an index read from index_byte_range() of a shard of `shard_size` bytes.
+  /// Throws CorruptDataError naming `source` (the shard key).
+  ShardIndex decode_index(const Buffer& encoded_index, uint64_t shard_size, const std::string& source) const;
+
+ private:
+  ChunkRepresentation shard_;
+  Shape inner_shape_;
+  Shape grid_;
+  std::shared_ptr<CodecChain> inner_;
+  std::shared_ptr<CodecChain> index_;
+  IndexLocation location_ = IndexLocation::end;
+  int64_t index_size_ = 0;
+};
+
+}  // namespace cuzarr

@@ -1,0 +1,57 @@
+// Buffer: flat, untyped bytes of one MemoryKind with shared ownership. Copying a Buffer copies
+// the handle, not the bytes (like zarr-python's Buffer); copies between kinds are explicit.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <span>
+#include <string_view>
+
+#include "cuzarr/memory/memory_kind.hpp"
+
+namespace cuzarr {
+
+class Buffer {
+ public:
+  /// An empty host buffer.
+  Buffer() = default;
+
+  /// Uninitialised bytes of `kind` from that kind's memory resource. Throws UnsupportedError for
+  /// pinned/device without CUDA.
+  static Buffer allocate(size_t size, MemoryKind kind = MemoryKind::host);
+  /// A new host buffer holding a copy of `bytes`.
+  static Buffer copy_of(std::span<const std::byte> bytes);
+  /// A new host buffer holding a copy of `text`'s bytes.
+  static Buffer copy_of(std::string_view text);
+  /// Wraps memory someone else owns; `owner` (may be null) is kept alive as long as any handle.
+  static Buffer wrap(void* data, size_t size, MemoryKind kind, std::shared_ptr<const void> owner);
+
+  std::byte* data() noexcept { return data_; }
+  const std::byte* data() const noexcept { return data_; }
+  size_t size() const noexcept { return size_; }
+  bool empty() const noexcept { return size_ == 0; }
+  MemoryKind kind() const noexcept { return kind_; }
+
+  /// The bytes as a span; throws InvalidArgumentError for device memory (no hidden copies).
+  std::span<std::byte> bytes();
+  std::span<const std::byte> bytes() const;
+  /// The bytes as text (host-accessible buffers only).
+  std::string_view as_string_view() const;
+
+  /// A view of [offset, offset + length) sharing ownership; throws InvalidArgumentError when out
+  /// of range.
+  Buffer slice(size_t offset, size_t length) const;
+  /// A new buffer of `kind` with a copy of the bytes (synchronous).
+  Buffer copy_to(MemoryKind kind) const;
+
+ private:
+  std::shared_ptr<const void> owner_;
+  std::byte* data_ = nullptr;
+  size_t size_ = 0;
+  MemoryKind kind_ = MemoryKind::host;
+};
+
+/// Copies `size` bytes between buffers of any kinds (synchronous).
+void copy_bytes(void* dst, MemoryKind dst_kind, const void* src, MemoryKind src_kind, size_t size);
+
+}  // namespace cuzarr

@@ -1,0 +1,62 @@
+// The one metadata model for arrays and groups. Zarr v3 zarr.json parses into it directly; Zarr v2
+// metadata is normalised into it (a later layer), and written back in the node's own format.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "cuzarr/core/data_type.hpp"
+#include "cuzarr/core/shape.hpp"
+#include "cuzarr/metadata/chunk_key_encoding.hpp"
+
+namespace cuzarr {
+
+/// One entry of a codec list: {"name": ..., "configuration": {...}}.
+struct CodecSpec {
+  std::string name;
+  nlohmann::json configuration = nlohmann::json::object();
+  /// Parses a codec entry (an object, or a bare name string); throws InvalidArgumentError.
+  static CodecSpec from_json(const nlohmann::json& j);
+  nlohmann::json to_json() const;
+};
+
+struct ArrayMetadata {
+  int zarr_format = 3;
+  Shape shape;
+  DataType data_type;
+  Shape chunk_shape;  ///< regular chunk grid
+  ChunkKeyEncoding chunk_key_encoding;
+  std::vector<std::byte> fill_value;  ///< one element, host byte order
+  std::vector<CodecSpec> codecs;
+  nlohmann::json attributes = nlohmann::json::object();
+  std::optional<std::vector<std::optional<std::string>>> dimension_names;
+
+  /// Parses the JSON of a v3 array zarr.json. `source` (a file or key) is named in every error.
+  /// Validates shapes, chunk grid, data type, fill value, codecs, dimension_names; refuses
+  /// storage_transformers and unknown extensions with must_understand != false.
+  static ArrayMetadata from_json(const nlohmann::json& j, const std::string& source);
+  /// The v3 zarr.json document.
+  nlohmann::json to_json() const;
+
+  size_t ndim() const { return shape.size(); }
+  /// Number of chunks along each dimension.
+  Shape chunk_grid_shape() const;
+  /// Total number of chunks (overflow-checked).
+  int64_t chunk_count() const;
+};
+
+struct GroupMetadata {
+  int zarr_format = 3;
+  nlohmann::json attributes = nlohmann::json::object();
+  static GroupMetadata from_json(const nlohmann::json& j, const std::string& source);
+  nlohmann::json to_json() const;
+};
+
+/// Parses `text` as JSON, throwing InvalidArgumentError naming `source` on a syntax error.
+nlohmann::json parse_json_document(std::string_view text, const std::string& source);
+
+}  // namespace cuzarr

@@ -1,0 +1,38 @@
+// FileStore: a directory on a local file system; each key is a file below the root.
+// Writes are atomic (a temporary file in the same directory, then rename); keys that would escape
+// the root are refused.
+#pragma once
+
+#include <filesystem>
+
+#include "cuzarr/store/store.hpp"
+
+namespace cuzarr {
+
+class FileStore final : public Store {
+ public:
+  /// A store rooted at `root`. With create=true the directory is created when missing; otherwise
+  /// a missing root throws NotFoundError naming it.
+  explicit FileStore(std::filesystem::path root, bool create = true);
+
+  std::optional<Buffer> get(std::string_view key, ByteRange range = {},
+                            MemoryKind kind = MemoryKind::host) const override;
+  std::vector<std::optional<Buffer>> get_many(std::span<const KeyRange> requests,
+                                              MemoryKind kind = MemoryKind::host) const override;
+  std::optional<uint64_t> size(std::string_view key) const override;
+  void set(std::string_view key, std::span<const std::byte> value) override;
+  using Store::set;
+  void erase(std::string_view key) override;
+  void erase_prefix(std::string_view prefix) override;
+  std::vector<std::string> list(std::string_view prefix = "") const override;
+  DirectoryListing list_dir(std::string_view prefix) const override;
+  std::string description() const override;
+
+  const std::filesystem::path& root() const { return root_; }
+
+ private:
+  std::filesystem::path path_of(std::string_view key) const;
+  std::filesystem::path root_;
+};
+
+}  // namespace cuzarr

@@ -1,0 +1,65 @@
+// Store: the key -> bytes interface every Zarr store implements (Zarr v3 spec, "Stores").
+// Keys are '/'-separated, relative, and never contain "." or ".." segments.
+#pragma once
+
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cuzarr/memory/buffer.hpp"
+#include "cuzarr/store/byte_range.hpp"
+
+namespace cuzarr {
+
+/// One request of a batched get.
+struct KeyRange {
+  std::string key;
+  ByteRange range;
+};
+
+/// The direct children of a prefix: keys of values and names of sub-prefixes (without '/').
+struct DirectoryListing {
+  std::vector<std::string> keys;
+  std::vector<std::string> prefixes;
+};
+
+class Store {
+ public:
+  virtual ~Store() = default;
+
+  /// The bytes of `key` (or part of them), in memory of `kind`; nullopt when the key is absent.
+  /// Throws InvalidArgumentError for a malformed key, IoError when the read fails.
+  virtual std::optional<Buffer> get(std::string_view key, ByteRange range = {},
+                                    MemoryKind kind = MemoryKind::host) const = 0;
+  /// Many gets at once (implementations read in parallel and may coalesce ranges of one key).
+  /// Result i answers requests[i].
+  virtual std::vector<std::optional<Buffer>> get_many(std::span<const KeyRange> requests,
+                                                      MemoryKind kind = MemoryKind::host) const;
+  /// Size in bytes of the value at `key`, nullopt when absent.
+  virtual std::optional<uint64_t> size(std::string_view key) const = 0;
+  bool exists(std::string_view key) const { return size(key).has_value(); }
+
+  /// Stores `value` at `key`, replacing any old value atomically (a reader sees old or new).
+  virtual void set(std::string_view key, std::span<const std::byte> value) = 0;
+  void set(std::string_view key, std::string_view text);
+  /// Removes `key`; absent keys are not an error.
+  virtual void erase(std::string_view key) = 0;
+  /// Removes every key under `prefix` ("" = everything).
+  virtual void erase_prefix(std::string_view prefix);
+
+  /// Every key that starts with `prefix`, sorted.
+  virtual std::vector<std::string> list(std::string_view prefix = "") const = 0;
+  /// Direct children of the directory `prefix` ("" for the root, otherwise ending without '/').
+  virtual DirectoryListing list_dir(std::string_view prefix) const;
+
+  /// A short description for messages ("file store at /data/x.zarr").
+  virtual std::string description() const = 0;
+};
+
+/// Throws InvalidArgumentError naming `key` unless it is a valid store key: non-empty, relative,
+/// '/'-separated, no empty, "." or ".." segments, no backslashes or NUL bytes.
+void validate_store_key(std::string_view key);
+
+}  // namespace cuzarr

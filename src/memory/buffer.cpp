@@ -1,0 +1,87 @@
+#include "cuzarr/memory/buffer.hpp"
+
+#include <fmt/format.h>
+
+#include <cstring>
+
+#include "cuzarr/core/error.hpp"
+#include "cuzarr/memory/memory_resource.hpp"
+
+namespace cuzarr {
+namespace {
+constexpr size_t kAlignment = 64;
+}
+
+Buffer Buffer::allocate(size_t size, MemoryKind kind) {
+  auto resource = get_memory_resource(kind);
+  void* p = resource->allocate(size, kAlignment);
+  Buffer b;
+  b.owner_ = std::shared_ptr<const void>(p, [resource, size](const void* q) {
+    resource->deallocate(const_cast<void*>(q), size, kAlignment);
+  });
+  b.data_ = static_cast<std::byte*>(p);
+  b.size_ = size;
+  b.kind_ = kind;
+  return b;
+}
+
+Buffer Buffer::copy_of(std::span<const std::byte> bytes) {
+  Buffer b = allocate(bytes.size());
+  if (!bytes.empty()) std::memcpy(b.data_, bytes.data(), bytes.size());
+  return b;
+}
+
+Buffer Buffer::copy_of(std::string_view text) {
+  return copy_of(std::as_bytes(std::span(text.data(), text.size())));
+}
+
+Buffer Buffer::wrap(void* data, size_t size, MemoryKind kind, std::shared_ptr<const void> owner) {
+  Buffer b;
+  b.owner_ = std::move(owner);
+  b.data_ = static_cast<std::byte*>(data);
+  b.size_ = size;
+  b.kind_ = kind;
+  return b;
+}
+
+std::span<std::byte> Buffer::bytes() {
+  if (!is_host_accessible(kind_)) throw InvalidArgumentError("device buffer bytes are not host-accessible; copy_to(MemoryKind::host) first");
+  return {data_, size_};
+}
+
+std::span<const std::byte> Buffer::bytes() const {
+  if (!is_host_accessible(kind_)) throw InvalidArgumentError("device buffer bytes are not host-accessible; copy_to(MemoryKind::host) first");
+  return {data_, size_};
+}
+
+std::string_view Buffer::as_string_view() const {
+  auto b = bytes();
+  return {reinterpret_cast<const char*>(b.data()), b.size()};
+}
+
+Buffer Buffer::slice(size_t offset, size_t length) const {
+  if (offset > size_ || length > size_ - offset) {
+    throw InvalidArgumentError(fmt::format("slice [{}, {}+{}) is outside a buffer of {} bytes", offset, offset, length, size_));
+  }
+  Buffer b = *this;
+  b.data_ = data_ + offset;
+  b.size_ = length;
+  return b;
+}
+
+Buffer Buffer::copy_to(MemoryKind kind) const {
+  Buffer b = allocate(size_, kind);
+  copy_bytes(b.data_, kind, data_, kind_, size_);
+  return b;
+}
+
+void copy_bytes(void* dst, MemoryKind dst_kind, const void* src, MemoryKind src_kind, size_t size) {
+  if (size == 0) return;
+  if (is_host_accessible(dst_kind) && is_host_accessible(src_kind)) {
+    std::memcpy(dst, src, size);
+    return;
+  }
+  throw UnsupportedError("copies to or from device memory need CUDA support in this build");
+}
+
+}  // namespace cuzarr

@@ -1,0 +1,58 @@
+#include "cuzarr/memory/memory_resource.hpp"
+
+#include <fmt/format.h>
+
+#include <mutex>
+#include <new>
+
+#include "cuzarr/core/error.hpp"
+
+namespace cuzarr {
+namespace {
+
+class HostMemoryResource final : public MemoryResource {
+ public:
+  MemoryKind kind() const noexcept override { return MemoryKind::host; }
+  void* allocate(size_t bytes, size_t alignment) override {
+    return ::operator new(bytes == 0 ? 1 : bytes, std::align_val_t(alignment));
+  }
+  void deallocate(void* pointer, size_t, size_t alignment) noexcept override {
+    ::operator delete(pointer, std::align_val_t(alignment));
+  }
+};
+
+std::mutex g_mutex;
+std::shared_ptr<MemoryResource> g_resources[3];
+
+std::shared_ptr<MemoryResource> default_resource(MemoryKind kind) {
+  if (kind == MemoryKind::host) return host_memory_resource();
+  throw UnsupportedError(fmt::format(
+      "{} memory requested, but this build of cuzarr has no CUDA support (configure with CUZARR_CUDA=ON)",
+      memory_kind_name(kind)));
+}
+
+}  // namespace
+
+std::shared_ptr<MemoryResource> host_memory_resource() {
+  static auto resource = std::make_shared<HostMemoryResource>();
+  return resource;
+}
+
+std::shared_ptr<MemoryResource> get_memory_resource(MemoryKind kind) {
+  {
+    std::lock_guard lock(g_mutex);
+    if (auto& r = g_resources[static_cast<int>(kind)]) return r;
+  }
+  return default_resource(kind);
+}
+
+void set_memory_resource(MemoryKind kind, std::shared_ptr<MemoryResource> resource) {
+  if (resource && resource->kind() != kind) {
+    throw InvalidArgumentError(fmt::format("memory resource of kind {} set for kind {}",
+                                           memory_kind_name(resource->kind()), memory_kind_name(kind)));
+  }
+  std::lock_guard lock(g_mutex);
+  g_resources[static_cast<int>(kind)] = std::move(resource);
+}
+
+}  // namespace cuzarr
