@@ -1,7 +1,9 @@
 // Coalescing of byte ranges: nearby reads of one value are merged into fewer, larger reads.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace cuzarr {
