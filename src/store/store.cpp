@@ -15,6 +15,20 @@ std::string_view strip_trailing_slash(std::string_view prefix) {
   return prefix;
 }
 
+// The key for a message, with control characters (a NUL would cut the message short) as \xNN.
+std::string printable(std::string_view key) {
+  std::string out;
+  for (char c : key) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte < 0x20 || byte == 0x7f) {
+      out += fmt::format("\\x{:02x}", byte);
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 std::vector<std::optional<Buffer>> Store::get_many(std::span<const KeyRange> requests, MemoryKind kind) const {
@@ -59,8 +73,7 @@ DirectoryListing Store::list_dir(std::string_view prefix) const {
 
 void validate_store_key(std::string_view key) {
   auto fail = [&](std::string_view why) {
-    // The key may hold a NUL byte; fmt prints it verbatim, which is what the caller passed.
-    throw InvalidArgumentError(fmt::format("invalid store key \"{}\": {}", key, why));
+    throw InvalidArgumentError(fmt::format("invalid store key \"{}\": {}", printable(key), why));
   };
   if (key.empty()) fail("keys must not be empty");
   if (key.front() == '/') fail("keys are relative and must not start with '/'");
