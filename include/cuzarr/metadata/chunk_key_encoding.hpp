@@ -2,6 +2,7 @@
 // "v2" -> "1.2" (or "1/2"), and "0" for a zero-dimensional array under v2.
 #pragma once
 
+#include <cstdint>
 #include <span>
 #include <string>
 

@@ -1,0 +1,62 @@
+// The chunk pipeline of one array: plan -> fetch a batch -> decode the batch -> scatter (read),
+// and gather -> encode the batch -> store (write). Sharded arrays are read partially: only the
+// shard indexes and the inner chunks the selection needs are fetched, nearby ranges coalesced.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cuzarr/codec/codec_chain.hpp"
+#include "cuzarr/codec/sharding_codec.hpp"
+#include "cuzarr/core/selection.hpp"
+#include "cuzarr/memory/ndbuffer.hpp"
+#include "cuzarr/metadata/array_metadata.hpp"
+#include "cuzarr/store/store.hpp"
+
+namespace cuzarr {
+
+struct PipelineOptions {
+  /// Decoded bytes a batch may hold; a batch has at least one chunk.
+  uint64_t batch_bytes = uint64_t{256} << 20;
+  /// Reads of one shard whose gap is at most this many bytes are merged into one read.
+  uint64_t coalesce_gap_bytes = uint64_t{64} << 10;
+  /// Store chunks that hold only the fill value (default: erase them).
+  bool write_empty_chunks = false;
+};
+
+class ChunkPipeline {
+ public:
+  /// `key_prefix` is the array's path in the store ("" or "a/b"). Resolves the codec chain; throws
+  /// what CodecChain::create throws.
+  ChunkPipeline(std::shared_ptr<Store> store, std::string key_prefix, std::shared_ptr<const ArrayMetadata> metadata,
+                PipelineOptions options = {});
+
+  /// Reads `selection` into `out`, whose shape is selection.full_result_shape() (dropped
+  /// dimensions kept with extent 1). Throws an Error naming the chunk key on a bad chunk.
+  void read(const NormalizedSelection& selection, const NDBuffer& out) const;
+  /// Writes `in` (shape selection.full_result_shape()) to `selection`.
+  void write(const NormalizedSelection& selection, const NDBuffer& in) const;
+
+  /// The store key of the chunk at `coords`.
+  std::string chunk_key(std::span<const int64_t> coords) const;
+  const CodecChain& chain() const { return *chain_; }
+  /// The sharding codec when the codecs are exactly [sharding_indexed], else null.
+  const ShardingCodec* sharding() const { return sharding_; }
+  const ChunkRepresentation& chunk_representation() const { return chain_->decoded_representation(); }
+  const PipelineOptions& options() const { return options_; }
+
+ private:
+  void read_regular(const NormalizedSelection& selection, const NDBuffer& out) const;
+  void read_sharded(const NormalizedSelection& selection, const NDBuffer& out) const;
+  size_t batch_size(int64_t chunk_bytes, size_t chunks) const;
+
+  std::shared_ptr<Store> store_;
+  std::string prefix_;
+  std::shared_ptr<const ArrayMetadata> metadata_;
+  PipelineOptions options_;
+  std::shared_ptr<CodecChain> chain_;
+  const ShardingCodec* sharding_ = nullptr;
+};
+
+}  // namespace cuzarr

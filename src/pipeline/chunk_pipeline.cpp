@@ -1,0 +1,323 @@
+#include "cuzarr/pipeline/chunk_pipeline.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+
+#include "cuzarr/core/error.hpp"
+#include "cuzarr/core/parallel.hpp"
+#include "cuzarr/pipeline/byte_range_coalescing.hpp"
+#include "cuzarr/pipeline/chunk_plan.hpp"
+
+namespace cuzarr {
+namespace {
+
+// The part of a decoded chunk a planned chunk selects.
+NDBuffer chunk_view(const NDBuffer& chunk, const PlannedChunk& p) {
+  NDBuffer v = chunk;
+  for (size_t d = 0; d < p.in_chunk.size(); ++d) {
+    const auto& s = p.in_chunk[d];
+    v = v.sliced(d, s.start, s.step, s.count);
+  }
+  return v;
+}
+
+// The part of the output a planned chunk fills.
+NDBuffer output_view(const NDBuffer& out, const PlannedChunk& p) {
+  NDBuffer v = out;
+  for (size_t d = 0; d < p.in_chunk.size(); ++d) v = v.sliced(d, p.out_start[d], 1, p.in_chunk[d].count);
+  return v;
+}
+
+bool holds_only(const NDBuffer& chunk, std::span<const std::byte> element) {
+  const size_t elem = element.size();
+  const auto* p = chunk.data();
+  const size_t n = static_cast<size_t>(chunk.size());
+  for (size_t i = 0; i < n; ++i) {
+    if (std::memcmp(p + i * elem, element.data(), elem) != 0) return false;
+  }
+  return true;
+}
+
+std::string join_key(const std::string& prefix, const std::string& key) {
+  return prefix.empty() ? key : prefix + "/" + key;
+}
+
+}  // namespace
+
+ChunkPipeline::ChunkPipeline(std::shared_ptr<Store> store, std::string key_prefix,
+                             std::shared_ptr<const ArrayMetadata> metadata, PipelineOptions options)
+    : store_(std::move(store)), prefix_(std::move(key_prefix)), metadata_(std::move(metadata)), options_(options) {
+  ChunkRepresentation rep{metadata_->chunk_shape, metadata_->data_type, metadata_->fill_value};
+  chain_ = CodecChain::create(metadata_->codecs, rep);
+  if (chain_->array_to_array().empty() && chain_->bytes_to_bytes().empty()) {
+    sharding_ = dynamic_cast<const ShardingCodec*>(chain_->array_to_bytes().get());
+  }
+}
+
+std::string ChunkPipeline::chunk_key(std::span<const int64_t> coords) const {
+  return join_key(prefix_, metadata_->chunk_key_encoding.encode(coords));
+}
+
+size_t ChunkPipeline::batch_size(int64_t chunk_bytes, size_t chunks) const {
+  const uint64_t per_chunk = std::max<uint64_t>(1, static_cast<uint64_t>(chunk_bytes));
+  return std::clamp<size_t>(static_cast<size_t>(options_.batch_bytes / per_chunk), 1, std::max<size_t>(1, chunks));
+}
+
+void ChunkPipeline::read(const NormalizedSelection& selection, const NDBuffer& out) const {
+  if (out.shape() != selection.full_result_shape()) {
+    throw InvalidArgumentError(fmt::format("read: output shape {} does not match the selection shape {}",
+                                           shape_to_string(out.shape()), shape_to_string(selection.full_result_shape())));
+  }
+  if (out.dtype().size() != metadata_->data_type.size()) {
+    throw InvalidArgumentError("read: output data type does not match the array's");
+  }
+  if (out.size() == 0) return;
+  if (sharding_) read_sharded(selection, out); else read_regular(selection, out);
+}
+
+void ChunkPipeline::read_regular(const NormalizedSelection& selection, const NDBuffer& out) const {
+  const auto plan = plan_chunks(selection, metadata_->shape, metadata_->chunk_shape);
+  const auto& rep = chain_->decoded_representation();
+  const size_t per_batch = batch_size(rep.nbytes(), plan.size());
+  for (size_t first = 0; first < plan.size(); first += per_batch) {
+    const size_t n = std::min(per_batch, plan.size() - first);
+    std::vector<KeyRange> requests(n);
+    for (size_t i = 0; i < n; ++i) requests[i].key = chunk_key(plan[first + i].coords);
+    auto fetched = store_->get_many(requests);
+
+    // Decode the present chunks as one batch; fully covered chunks decode straight into `out`.
+    std::vector<size_t> present;
+    std::vector<Buffer> encoded;
+    std::vector<NDBuffer> decoded;
+    for (size_t i = 0; i < n; ++i) {
+      if (!fetched[i]) continue;
+      present.push_back(i);
+      encoded.push_back(std::move(*fetched[i]));
+      const auto& p = plan[first + i];
+      decoded.push_back(p.covers_whole_chunk ? output_view(out, p) : NDBuffer());
+    }
+    std::vector<ChunkStatus> status(present.size());
+    chain_->decode(encoded, decoded, status);
+    throw_if_failed(status, [&](size_t j) { return fmt::format("chunk \"{}\"", requests[present[j]].key); });
+
+    std::vector<const NDBuffer*> source(n, nullptr);
+    for (size_t j = 0; j < present.size(); ++j) source[present[j]] = &decoded[j];
+    parallel_for(n, [&](size_t i) {
+      const auto& p = plan[first + i];
+      const NDBuffer dst = output_view(out, p);
+      if (!source[i]) {
+        dst.fill(rep.fill_value);
+      } else if (!(p.covers_whole_chunk && source[i]->data() == dst.data())) {
+        dst.assign(chunk_view(*source[i], p));
+      }
+    });
+  }
+}
+
+void ChunkPipeline::read_sharded(const NormalizedSelection& selection, const NDBuffer& out) const {
+  const ShardingCodec& sharding = *sharding_;
+  const Shape& inner_shape = sharding.inner_chunk_shape();
+  const Shape& grid = sharding.inner_grid();
+  const size_t ndim = metadata_->shape.size();
+  // Inner chunks tile the array on a regular grid of inner_shape (the shard shape is a multiple).
+  const auto inner_plan = plan_chunks(selection, metadata_->shape, inner_shape);
+
+  // Group the inner chunks by shard, shards in C order.
+  std::map<Index, std::vector<size_t>> by_shard;
+  for (size_t i = 0; i < inner_plan.size(); ++i) {
+    Index shard(ndim);
+    for (size_t d = 0; d < ndim; ++d) shard[d] = inner_plan[i].coords[d] / grid[d];
+    by_shard[shard].push_back(i);
+  }
+  std::vector<std::pair<Index, std::vector<size_t>>> shards(by_shard.begin(), by_shard.end());
+
+  const auto& inner_rep = sharding.inner_chain().decoded_representation();
+  const auto& fill = inner_rep.fill_value;
+  const int64_t index_size = sharding.index_encoded_size();
+  const size_t shards_per_batch = batch_size(chain_->decoded_representation().nbytes(), shards.size());
+
+  for (size_t first = 0; first < shards.size(); first += shards_per_batch) {
+    const size_t n = std::min(shards_per_batch, shards.size() - first);
+    std::vector<std::string> keys(n);
+    std::vector<std::optional<uint64_t>> sizes(n);
+    parallel_for(n, [&](size_t s) {
+      keys[s] = chunk_key(shards[first + s].first);
+      sizes[s] = store_->size(keys[s]);
+    });
+
+    // 1. The indexes of the present shards.
+    std::vector<KeyRange> index_requests;
+    std::vector<size_t> index_owner;
+    for (size_t s = 0; s < n; ++s) {
+      if (!sizes[s]) continue;
+      if (*sizes[s] < static_cast<uint64_t>(index_size)) {
+        throw CorruptDataError(fmt::format("shard \"{}\" is {} bytes, smaller than its {}-byte index", keys[s],
+                                           *sizes[s], index_size));
+      }
+      const uint64_t at = sharding.index_location() == ShardingCodec::IndexLocation::start
+                              ? 0 : *sizes[s] - static_cast<uint64_t>(index_size);
+      index_requests.push_back({keys[s], ByteRange::range(at, static_cast<uint64_t>(index_size))});
+      index_owner.push_back(s);
+    }
+    auto index_bytes = store_->get_many(index_requests);
+    std::vector<std::optional<ShardIndex>> indexes(n);
+    parallel_for(index_requests.size(), [&](size_t r) {
+      const size_t s = index_owner[r];
+      if (!index_bytes[r]) return;  // removed meanwhile: reads as missing
+      indexes[s] = sharding.decode_index(*index_bytes[r], *sizes[s], keys[s]);
+    });
+
+    // 2. The inner chunks the selection needs, coalesced per shard.
+    struct InnerRead {
+      size_t plan_index;
+      size_t request;
+      uint64_t offset_in_request;
+      uint64_t nbytes;
+      std::string label;
+    };
+    std::vector<InnerRead> inner_reads;
+    std::vector<KeyRange> data_requests;
+    std::vector<size_t> fill_only;
+    for (size_t s = 0; s < n; ++s) {
+      const auto& members = shards[first + s].second;
+      if (!indexes[s]) {
+        fill_only.insert(fill_only.end(), members.begin(), members.end());
+        continue;
+      }
+      const ShardIndex& index = *indexes[s];
+      std::vector<std::pair<uint64_t, uint64_t>> ranges;
+      std::vector<size_t> range_plan;
+      for (size_t m : members) {
+        Index local(ndim);
+        for (size_t d = 0; d < ndim; ++d) local[d] = inner_plan[m].coords[d] % grid[d];
+        const size_t li = index.linear_index(local);
+        if (index.is_empty(li)) {
+          fill_only.push_back(m);
+          continue;
+        }
+        ranges.emplace_back(index.offsets[li], index.nbytes[li]);
+        range_plan.push_back(m);
+      }
+      for (const auto& read : coalesce_byte_ranges(ranges, options_.coalesce_gap_bytes)) {
+        const size_t request = data_requests.size();
+        data_requests.push_back({keys[s], ByteRange::range(read.offset, read.length)});
+        for (size_t member : read.members) {
+          const size_t m = range_plan[member];
+          Index local(ndim);
+          for (size_t d = 0; d < ndim; ++d) local[d] = inner_plan[m].coords[d] % grid[d];
+          inner_reads.push_back({m, request, ranges[member].first - read.offset, ranges[member].second,
+                                 fmt::format("shard \"{}\", inner chunk {}", keys[s], shape_to_string(local))});
+        }
+      }
+    }
+    auto data = store_->get_many(data_requests);
+
+    // 3. One batched decode of every inner chunk, straight into `out` where fully covered.
+    std::vector<Buffer> encoded(inner_reads.size());
+    std::vector<NDBuffer> decoded(inner_reads.size());
+    std::vector<ChunkStatus> status(inner_reads.size());
+    for (size_t r = 0; r < inner_reads.size(); ++r) {
+      const auto& ir = inner_reads[r];
+      const auto& got = data[ir.request];
+      if (!got || got->size() < ir.offset_in_request + ir.nbytes) {
+        status[r].fail(ErrorCode::corrupt_data, "the shard ends before the inner chunk its index points to");
+        continue;
+      }
+      encoded[r] = got->slice(ir.offset_in_request, ir.nbytes);
+      const auto& p = inner_plan[ir.plan_index];
+      if (p.covers_whole_chunk) decoded[r] = output_view(out, p);
+    }
+    sharding.inner_chain().decode(encoded, decoded, status);
+    throw_if_failed(status, [&](size_t r) { return inner_reads[r].label; });
+
+    // 4. Scatter.
+    parallel_for(inner_reads.size() + fill_only.size(), [&](size_t t) {
+      if (t >= inner_reads.size()) {
+        output_view(out, inner_plan[fill_only[t - inner_reads.size()]]).fill(fill);
+        return;
+      }
+      const auto& p = inner_plan[inner_reads[t].plan_index];
+      const NDBuffer dst = output_view(out, p);
+      if (!(p.covers_whole_chunk && decoded[t].data() == dst.data())) dst.assign(chunk_view(decoded[t], p));
+    });
+  }
+}
+
+void ChunkPipeline::write(const NormalizedSelection& selection, const NDBuffer& in) const {
+  if (in.shape() != selection.full_result_shape()) {
+    throw InvalidArgumentError(fmt::format("write: data shape {} does not match the selection shape {}",
+                                           shape_to_string(in.shape()), shape_to_string(selection.full_result_shape())));
+  }
+  if (in.dtype().size() != metadata_->data_type.size()) {
+    throw InvalidArgumentError(fmt::format("write: data type {} does not match the array's {}", in.dtype().name(),
+                                           metadata_->data_type.name()));
+  }
+  const auto plan = plan_chunks(selection, metadata_->shape, metadata_->chunk_shape);
+  const auto& rep = chain_->decoded_representation();
+  const size_t per_batch = batch_size(rep.nbytes(), plan.size());
+  for (size_t first = 0; first < plan.size(); first += per_batch) {
+    const size_t n = std::min(per_batch, plan.size() - first);
+    std::vector<std::string> keys(n);
+    for (size_t i = 0; i < n; ++i) keys[i] = chunk_key(plan[first + i].coords);
+
+    // Read-modify-write: fetch and decode the chunks the selection covers only in part.
+    std::vector<KeyRange> requests;
+    std::vector<size_t> request_owner;
+    for (size_t i = 0; i < n; ++i) {
+      if (!plan[first + i].covers_valid_region) {
+        requests.push_back({keys[i], ByteRange::full()});
+        request_owner.push_back(i);
+      }
+    }
+    auto fetched = store_->get_many(requests);
+    std::vector<size_t> present;
+    std::vector<Buffer> old_encoded;
+    for (size_t r = 0; r < requests.size(); ++r) {
+      if (!fetched[r]) continue;
+      present.push_back(request_owner[r]);
+      old_encoded.push_back(std::move(*fetched[r]));
+    }
+    std::vector<NDBuffer> old_decoded(present.size());
+    std::vector<ChunkStatus> old_status(present.size());
+    chain_->decode(old_encoded, old_decoded, old_status);
+    throw_if_failed(old_status, [&](size_t j) { return fmt::format("chunk \"{}\" (read before a partial write)", keys[present[j]]); });
+
+    std::vector<NDBuffer> chunks(n);
+    for (size_t j = 0; j < present.size(); ++j) chunks[present[j]] = old_decoded[j];
+    std::vector<char> keep(n, 0);
+    parallel_for(n, [&](size_t i) {
+      const auto& p = plan[first + i];
+      NDBuffer chunk = NDBuffer::allocate(rep.data_type, rep.shape);
+      if (chunks[i].buffer().data()) chunk.assign(chunks[i]); else chunk.fill(rep.fill_value);
+      chunk_view(chunk, p).assign(output_view(in, p));
+      chunks[i] = chunk;
+      keep[i] = options_.write_empty_chunks || !holds_only(chunk, rep.fill_value);
+    });
+
+    std::vector<size_t> to_store;
+    std::vector<NDBuffer> to_encode;
+    for (size_t i = 0; i < n; ++i) {
+      if (keep[i]) {
+        to_store.push_back(i);
+        to_encode.push_back(chunks[i]);
+      } else {
+        store_->erase(keys[i]);
+      }
+    }
+    std::vector<Buffer> encoded(to_encode.size());
+    std::vector<ChunkStatus> status(to_encode.size());
+    chain_->encode(to_encode, encoded, status);
+    throw_if_failed(status, [&](size_t j) { return fmt::format("chunk \"{}\" (encode)", keys[to_store[j]]); });
+    parallel_for(to_store.size(), [&](size_t j) {
+      // A shard whose inner chunks are all empty encodes to nothing: nothing to store.
+      if (encoded[j].empty() && sharding_) store_->erase(keys[to_store[j]]);
+      else store_->set(keys[to_store[j]], encoded[j].bytes());
+    });
+  }
+}
+
+}  // namespace cuzarr

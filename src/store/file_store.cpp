@@ -1,0 +1,341 @@
+#include "cuzarr/store/file_store.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <random>
+#include <system_error>
+
+#include "cuzarr/core/error.hpp"
+#include "cuzarr/core/parallel.hpp"
+
+namespace fs = std::filesystem;
+
+namespace cuzarr {
+namespace {
+
+// Values being written live in "<dir>/.cuzarr-tmp-<unique>" until renamed over their key; listings
+// skip such names.
+constexpr std::string_view kTempPrefix = ".cuzarr-tmp-";
+
+bool is_temp_name(std::string_view name) { return name.starts_with(kTempPrefix); }
+
+std::string errno_text(int error) { return std::error_code(error, std::generic_category()).message(); }
+
+std::string_view strip_trailing_slash(std::string_view prefix) {
+  if (!prefix.empty() && prefix.back() == '/') prefix.remove_suffix(1);
+  return prefix;
+}
+
+// Closes a file descriptor when it goes out of scope.
+class FileDescriptor {
+ public:
+  explicit FileDescriptor(int fd) : fd_(fd) {}
+  FileDescriptor(const FileDescriptor&) = delete;
+  FileDescriptor& operator=(const FileDescriptor&) = delete;
+  ~FileDescriptor() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  int get() const { return fd_; }
+  /// Closes now and returns close()'s errno (0 on success).
+  int close() {
+    const int fd = fd_;
+    fd_ = -1;
+    return fd >= 0 && ::close(fd) != 0 ? errno : 0;
+  }
+
+ private:
+  int fd_;
+};
+
+// Reads exactly `size` bytes at `offset`, retrying after signals and short reads. Returns 0 or an
+// errno; hitting the end of the file early reports EIO-like ENODATA.
+int read_fully(int fd, std::byte* out, uint64_t size, uint64_t offset) {
+  while (size > 0) {
+    const ssize_t n = ::pread(fd, out, size, static_cast<off_t>(offset));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return errno;
+    }
+    if (n == 0) return ENODATA;
+    out += n;
+    size -= static_cast<uint64_t>(n);
+    offset += static_cast<uint64_t>(n);
+  }
+  return 0;
+}
+
+int write_fully(int fd, const std::byte* data, size_t size) {
+  while (size > 0) {
+    const ssize_t n = ::write(fd, data, size);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return errno;
+    }
+    data += n;
+    size -= static_cast<size_t>(n);
+  }
+  return 0;
+}
+
+// A name no other writer (thread or process) picks at the same time; O_EXCL settles the rest.
+std::string unique_temp_name() {
+  static const uint64_t process_salt = std::random_device{}();
+  static std::atomic<uint64_t> counter{0};
+  return fmt::format("{}{}-{:x}-{}", kTempPrefix, ::getpid(), process_salt, counter.fetch_add(1));
+}
+
+bool is_missing(int error) { return error == ENOENT || error == ENOTDIR; }
+
+}  // namespace
+
+FileStore::FileStore(fs::path root, bool create) {
+  std::error_code ec;
+  const fs::path absolute = fs::absolute(root, ec);
+  if (ec) throw IoError(fmt::format("cannot resolve store root \"{}\": {}", root.string(), ec.message()));
+  const auto status = fs::status(absolute, ec);
+  if (!fs::exists(status)) {
+    if (!create) throw NotFoundError(fmt::format("store root \"{}\" does not exist", absolute.string()));
+    fs::create_directories(absolute, ec);
+    if (ec) throw IoError(fmt::format("cannot create store root \"{}\": {}", absolute.string(), ec.message()));
+  } else if (!fs::is_directory(status)) {
+    throw InvalidArgumentError(fmt::format("store root \"{}\" exists but is not a directory", absolute.string()));
+  }
+  // Keys are checked lexically against this path, so resolve symlinks and "..": once, here.
+  root_ = fs::canonical(absolute, ec);
+  if (ec) throw IoError(fmt::format("cannot resolve store root \"{}\": {}", absolute.string(), ec.message()));
+}
+
+fs::path FileStore::path_of(std::string_view key) const {
+  // A valid key has no empty, "." or ".." segments and is relative, so root_/key stays below the
+  // root lexically; the check below guards that reasoning. Symlinks that the store's owner placed
+  // inside the root are followed, as for any directory tree.
+  validate_store_key(key);
+  fs::path path = root_ / fs::path(std::string(key));
+  const auto [root_end, path_it] = std::mismatch(root_.begin(), root_.end(), path.begin(), path.end());
+  if (root_end != root_.end() || path_it == path.end()) {
+    throw InvalidArgumentError(fmt::format("store key \"{}\" resolves outside the store root \"{}\"", key, root_.string()));
+  }
+  return path;
+}
+
+std::optional<Buffer> FileStore::get(std::string_view key, ByteRange range, MemoryKind kind) const {
+  const fs::path path = path_of(key);
+  FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (fd.get() < 0) {
+    const int error = errno;
+    if (is_missing(error)) return std::nullopt;
+    throw IoError(fmt::format("cannot open \"{}\" (key \"{}\"): {}", path.string(), key, errno_text(error)));
+  }
+  struct stat info {};
+  if (::fstat(fd.get(), &info) != 0) {
+    throw IoError(fmt::format("cannot stat \"{}\" (key \"{}\"): {}", path.string(), key, errno_text(errno)));
+  }
+  if (!S_ISREG(info.st_mode)) return std::nullopt;  // a directory is a prefix, not a key
+  uint64_t begin = 0, end = 0;
+  range.resolve(static_cast<uint64_t>(info.st_size), begin, end);
+  // Read straight into host-accessible memory; device memory goes through a host buffer.
+  const MemoryKind read_kind = is_host_accessible(kind) ? kind : MemoryKind::host;
+  Buffer out = Buffer::allocate(static_cast<size_t>(end - begin), read_kind);
+  if (const int error = read_fully(fd.get(), out.data(), end - begin, begin)) {
+    const std::string why = error == ENODATA ? "the file shrank while being read" : errno_text(error);
+    throw IoError(fmt::format("cannot read {} of \"{}\" (key \"{}\"): {}", range.to_string(), path.string(), key, why));
+  }
+  if (read_kind != kind) return out.copy_to(kind);
+  return out;
+}
+
+std::vector<std::optional<Buffer>> FileStore::get_many(std::span<const KeyRange> requests, MemoryKind kind) const {
+  std::vector<std::optional<Buffer>> results(requests.size());
+  parallel_for(requests.size(), [&](size_t i) { results[i] = get(requests[i].key, requests[i].range, kind); });
+  return results;
+}
+
+std::optional<uint64_t> FileStore::size(std::string_view key) const {
+  const fs::path path = path_of(key);
+  struct stat info {};
+  if (::stat(path.c_str(), &info) != 0) {
+    const int error = errno;
+    if (is_missing(error)) return std::nullopt;
+    throw IoError(fmt::format("cannot stat \"{}\" (key \"{}\"): {}", path.string(), key, errno_text(error)));
+  }
+  if (!S_ISREG(info.st_mode)) return std::nullopt;
+  return static_cast<uint64_t>(info.st_size);
+}
+
+void FileStore::set(std::string_view key, std::span<const std::byte> value) {
+  const fs::path path = path_of(key);
+  const fs::path directory = path.parent_path();
+  auto fail = [&](const fs::path& file, const std::string& what, const std::string& why) {
+    throw IoError(fmt::format("cannot write key \"{}\": {} \"{}\": {}", key, what, file.string(), why));
+  };
+
+  // Open a fresh temporary file next to the key. A concurrent erase may prune the directory we just
+  // created, so retry creating it a few times.
+  fs::path temp;
+  int raw_fd = -1;
+  for (int attempt = 0; raw_fd < 0; ++attempt) {
+    std::error_code ec;
+    fs::create_directories(directory, ec);
+    if (ec) fail(directory, "cannot create directory", ec.message());
+    temp = directory / unique_temp_name();
+    raw_fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (raw_fd < 0) {
+      const int error = errno;
+      if ((error == ENOENT || error == EEXIST) && attempt < 8) continue;
+      fail(temp, "cannot create temporary file", errno_text(error));
+    }
+  }
+  FileDescriptor fd(raw_fd);
+
+  // From here on a failure removes the temporary file; the old value stays in place.
+  auto fail_and_clean = [&](const fs::path& file, const std::string& what, int error) {
+    fd.close();
+    ::unlink(temp.c_str());
+    fail(file, what, errno_text(error));
+  };
+  if (const int error = write_fully(fd.get(), value.data(), value.size())) fail_and_clean(temp, "cannot write", error);
+  if (const int error = fd.close()) fail_and_clean(temp, "cannot close", error);
+  // rename() replaces the old file atomically: readers see the old or the new value (POSIX rename).
+  if (::rename(temp.c_str(), path.c_str()) != 0) fail_and_clean(path, "cannot rename a temporary file onto", errno);
+}
+
+void FileStore::erase(std::string_view key) {
+  const fs::path path = path_of(key);
+  if (::unlink(path.c_str()) != 0) {
+    const int error = errno;
+    // Absent keys are fine; so is a directory (a prefix, not a key: EISDIR on Linux, EPERM on POSIX).
+    if (is_missing(error) || error == EISDIR) return;
+    if (error == EPERM) {
+      struct stat info {};
+      if (::lstat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode)) return;
+    }
+    throw IoError(fmt::format("cannot remove \"{}\" (key \"{}\"): {}", path.string(), key, errno_text(error)));
+  }
+  // Prune directories left empty, up to but not including the root. rmdir fails on a non-empty
+  // directory, which ends the walk.
+  for (fs::path dir = path.parent_path(); dir != root_ && dir.native().size() > root_.native().size();
+       dir = dir.parent_path()) {
+    if (::rmdir(dir.c_str()) != 0) break;
+  }
+}
+
+void FileStore::erase_prefix(std::string_view prefix) {
+  prefix = strip_trailing_slash(prefix);
+  std::error_code ec;
+  if (prefix.empty()) {
+    // Everything below the root, but not the root itself.
+    for (fs::directory_iterator it(root_, ec), end; !ec && it != end; it.increment(ec)) {
+      fs::remove_all(it->path(), ec);
+      if (ec) throw IoError(fmt::format("cannot remove \"{}\": {}", it->path().string(), ec.message()));
+    }
+    if (ec) throw IoError(fmt::format("cannot list \"{}\": {}", root_.string(), ec.message()));
+    return;
+  }
+  const fs::path path = path_of(prefix);
+  // Directory semantics, as Store::erase_prefix: a value stored at `prefix` itself is kept.
+  if (!fs::is_directory(fs::symlink_status(path, ec))) return;
+  fs::remove_all(path, ec);
+  if (ec) throw IoError(fmt::format("cannot remove \"{}\" (prefix \"{}\"): {}", path.string(), prefix, ec.message()));
+  for (fs::path dir = path.parent_path(); dir != root_ && dir.native().size() > root_.native().size();
+       dir = dir.parent_path()) {
+    if (::rmdir(dir.c_str()) != 0) break;
+  }
+}
+
+namespace {
+
+// Appends the keys of regular files below `dir` (whose key prefix is `dir_key`, "" or ending in
+// '/') that start with `prefix`. Directories that vanish while we walk are skipped; symlinked
+// directories are not walked (a link may point to an ancestor), symlinked files are listed.
+void collect_keys(const fs::path& dir, const std::string& dir_key, std::string_view prefix,
+                  std::vector<std::string>& keys) {
+  std::error_code ec;
+  fs::directory_iterator it(dir, ec), end;
+  if (ec) {
+    if (is_missing(ec.value())) return;
+    throw IoError(fmt::format("cannot list \"{}\": {}", dir.string(), ec.message()));
+  }
+  for (; it != end; it.increment(ec)) {
+    if (ec) break;
+    const std::string name = it->path().filename().string();
+    if (is_temp_name(name)) continue;
+    std::string key = dir_key + name;
+    std::error_code status_ec;
+    const auto status = it->status(status_ec);  // follows symlinks
+    if (status_ec) continue;                    // vanished or dangling
+    if (fs::is_directory(status) && !it->is_symlink(status_ec)) {
+      std::string sub = key + "/";
+      // Descend only where keys could still match the prefix.
+      if (sub.starts_with(prefix) || prefix.starts_with(sub)) collect_keys(it->path(), sub, prefix, keys);
+    } else if (fs::is_regular_file(status) && key.starts_with(prefix)) {
+      keys.push_back(std::move(key));
+    }
+  }
+  if (ec && !is_missing(ec.value())) throw IoError(fmt::format("cannot list \"{}\": {}", dir.string(), ec.message()));
+}
+
+}  // namespace
+
+std::vector<std::string> FileStore::list(std::string_view prefix) const {
+  // Start the walk at the deepest directory the prefix names; a prefix whose directory part is not
+  // a valid key matches no key.
+  const size_t slash = prefix.rfind('/');
+  std::string dir_key;
+  fs::path start = root_;
+  if (slash != std::string_view::npos) {
+    const std::string_view dir = prefix.substr(0, slash);
+    try {
+      start = path_of(dir);
+    } catch (const InvalidArgumentError&) {
+      return {};
+    }
+    dir_key = std::string(dir) + "/";
+  }
+  std::vector<std::string> keys;
+  collect_keys(start, dir_key, prefix, keys);
+  std::sort(keys.begin(), keys.end());
+  return keys;
+}
+
+DirectoryListing FileStore::list_dir(std::string_view prefix) const {
+  prefix = strip_trailing_slash(prefix);
+  const fs::path dir = prefix.empty() ? root_ : path_of(prefix);
+  DirectoryListing listing;
+  std::error_code ec;
+  fs::directory_iterator it(dir, ec), end;
+  if (ec) {
+    if (is_missing(ec.value())) return listing;
+    throw IoError(fmt::format("cannot list \"{}\" (prefix \"{}\"): {}", dir.string(), prefix, ec.message()));
+  }
+  for (; it != end; it.increment(ec)) {
+    if (ec) break;
+    std::string name = it->path().filename().string();
+    if (is_temp_name(name)) continue;
+    std::error_code status_ec;
+    const auto status = it->status(status_ec);
+    if (status_ec) continue;
+    if (fs::is_directory(status)) {
+      // As in list(): symlinked directories are not walked (no cycles), so not listed either.
+      if (!it->is_symlink(status_ec)) listing.prefixes.push_back(std::move(name));
+    } else if (fs::is_regular_file(status)) {
+      listing.keys.push_back(std::move(name));
+    }
+  }
+  if (ec && !is_missing(ec.value())) {
+    throw IoError(fmt::format("cannot list \"{}\" (prefix \"{}\"): {}", dir.string(), prefix, ec.message()));
+  }
+  std::sort(listing.keys.begin(), listing.keys.end());
+  std::sort(listing.prefixes.begin(), listing.prefixes.end());
+  return listing;
+}
+
+std::string FileStore::description() const { return fmt::format("file store at {}", root_.string()); }
+
+}  // namespace cuzarr
