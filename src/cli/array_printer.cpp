@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "cuzarr/core/error.hpp"
-#include "half_float.hpp"
+#include "cuzarr/core/float16.hpp"
 
 namespace cuzarr::cli {
 namespace {
@@ -42,14 +42,14 @@ double as_shortest_double(float value) {
 
 /// The same for a binary16: the fewest significant digits that round back to `bits`.
 double as_shortest_double_half(uint16_t bits) {
-  float value = half_to_float(bits);
+  float value = half_bits_to_float(bits);
   if (!std::isfinite(value)) return value;
   for (int precision = 0; precision <= 5; ++precision) {
     char text[64];
     auto result = std::to_chars(text, text + sizeof text, static_cast<double>(value), std::chars_format::scientific,
                                 precision);
     double candidate = parse_double(text, result.ptr);
-    if (float_to_half(static_cast<float>(candidate)) == bits) return candidate;
+    if (double_to_half_bits(candidate) == bits) return candidate;
   }
   return value;
 }
