@@ -57,6 +57,7 @@ void MemoryStore::erase(std::string_view key) {
 
 void MemoryStore::erase_prefix(std::string_view prefix) {
   prefix = strip_trailing_slash(prefix);
+  if (!prefix.empty()) validate_store_key(prefix);
   std::unique_lock lock(mutex_);
   if (prefix.empty()) {
     values_.clear();

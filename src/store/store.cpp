@@ -44,6 +44,7 @@ void Store::set(std::string_view key, std::string_view text) {
 
 void Store::erase_prefix(std::string_view prefix) {
   prefix = strip_trailing_slash(prefix);
+  if (!prefix.empty()) validate_store_key(prefix);
   // Directory semantics: "a" removes "a/x" and "a/b/y", never "ab" (nor a value stored at "a").
   const std::string directory = prefix.empty() ? std::string() : std::string(prefix) + "/";
   for (const auto& key : list(directory)) erase(key);
@@ -65,7 +66,7 @@ DirectoryListing Store::list_dir(std::string_view prefix) const {
       if (listing.prefixes.empty() || listing.prefixes.back() != child) listing.prefixes.emplace_back(child);
     }
   }
-  // "a/b" sorts after "a.b" as a key but "a" sorts before "a.b" as a prefix: sort to be sure.
+  // Keys "a.b/x" < "a/y" but prefixes "a" < "a.b": the order of prefixes needs its own sort.
   std::sort(listing.prefixes.begin(), listing.prefixes.end());
   listing.prefixes.erase(std::unique(listing.prefixes.begin(), listing.prefixes.end()), listing.prefixes.end());
   return listing;

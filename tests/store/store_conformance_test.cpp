@@ -221,6 +221,12 @@ TYPED_TEST(StoreConformance, ListDirSeparatesKeysFromPrefixes) {
   auto missing = store.list_dir("g/missing");
   EXPECT_TRUE(missing.keys.empty());
   EXPECT_TRUE(missing.prefixes.empty());
+  // Prefixes sort as names, not as the keys below them ("a.b/x" < "a/y").
+  store.set("s/a.b/x", std::string_view("v"));
+  store.set("s/a/y", std::string_view("v"));
+  store.set("s/a-c", std::string_view("v"));
+  EXPECT_EQ(store.list_dir("s").prefixes, (std::vector<std::string>{"a", "a.b"}));
+  EXPECT_EQ(store.list_dir("s").keys, std::vector<std::string>{"a-c"});
   // A key is not a directory.
   auto of_key = store.list_dir("g/x");
   EXPECT_TRUE(of_key.keys.empty());
@@ -261,6 +267,11 @@ TYPED_TEST(StoreConformance, BadKeysAreRejectedWithTheKeyInTheMessage) {
     expect_rejected([&] { store.set(key, std::string_view("v")); });
     expect_rejected([&] { store.size(key); });
     expect_rejected([&] { store.erase(key); });
+    // As prefixes, "" means the root and one trailing '/' is allowed.
+    if (!key.empty() && key != "a/") {
+      expect_rejected([&] { store.erase_prefix(key); });
+      expect_rejected([&] { store.list_dir(key); });
+    }
   }
   EXPECT_TRUE(store.list().empty());
 }

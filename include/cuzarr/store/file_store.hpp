@@ -1,6 +1,8 @@
 // FileStore: a directory on a local file system; each key is a file below the root.
-// Writes are atomic (a temporary file in the same directory, then rename); keys that would escape
-// the root are refused.
+// Writes are atomic (a temporary file ".cuzarr-tmp-*" in the same directory, then rename; listings
+// skip such files); keys that would escape the root are refused. Symlinks inside the root are
+// followed by get/set but symlinked directories are not walked by list/list_dir. erase and
+// erase_prefix remove directories left empty, up to the root.
 #pragma once
 
 #include <filesystem>

@@ -1,0 +1,49 @@
+// The Zarr v3 "blosc" codec (bytes -> bytes), c-blosc 1.x format.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "cuzarr/codec/codec.hpp"
+
+namespace cuzarr {
+
+class BloscCodec final : public BytesToBytesCodec {
+ public:
+  enum class Shuffle { noshuffle, shuffle, bitshuffle };
+
+  /// Resolves {"cname", "clevel", "shuffle", "typesize", "blocksize"} for chunks of `decoded`.
+  /// Defaults follow zarr-python: cname "zstd", clevel 5, typesize = the data type's size,
+  /// shuffle "bitshuffle" for one-byte types and "shuffle" otherwise, blocksize 0 (automatic).
+  /// Throws UnsupportedError for a compressor this c-blosc build lacks, InvalidArgumentError
+  /// naming the field for any other bad value.
+  static std::shared_ptr<BloscCodec> create(const nlohmann::json& configuration, const ChunkRepresentation& decoded);
+  BloscCodec(std::string cname, int clevel, Shuffle shuffle, int64_t typesize, int64_t blocksize);
+
+  std::string name() const override { return "blosc"; }
+  /// Every field written explicitly.
+  nlohmann::json to_json() const override;
+  /// Compresses each chunk with blosc_compress_ctx (one internal thread: chunks already run in
+  /// parallel). invalid_argument for inputs larger than blosc's 2 GB limit.
+  void encode(std::span<const Buffer> in, std::span<Buffer> out, const ChunkRepresentation& decoded,
+              std::span<ChunkStatus> status) const override;
+  /// Validates each header against the input size before decompressing; corrupt_data for
+  /// malformed input or a decoded size over decoded_size_limit(decoded).
+  void decode(std::span<const Buffer> in, std::span<Buffer> out, const ChunkRepresentation& decoded,
+              std::span<ChunkStatus> status) const override;
+
+  const std::string& cname() const { return cname_; }
+  int clevel() const { return clevel_; }
+  Shuffle shuffle() const { return shuffle_; }
+  int64_t typesize() const { return typesize_; }
+  int64_t blocksize() const { return blocksize_; }
+
+ private:
+  std::string cname_;
+  int clevel_;
+  Shuffle shuffle_;
+  int64_t typesize_;
+  int64_t blocksize_;
+};
+
+}  // namespace cuzarr

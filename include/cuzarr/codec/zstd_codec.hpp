@@ -1,0 +1,35 @@
+// The Zarr v3 "zstd" codec (bytes -> bytes): one Zstandard frame.
+#pragma once
+
+#include <memory>
+
+#include "cuzarr/codec/codec.hpp"
+
+namespace cuzarr {
+
+class ZstdCodec final : public BytesToBytesCodec {
+ public:
+  /// Resolves {"level": int (negative allowed, default 0 = zstd's default), "checksum": bool
+  /// (default false)}. Throws InvalidArgumentError naming the field.
+  static std::shared_ptr<ZstdCodec> create(const nlohmann::json& configuration, const ChunkRepresentation& decoded);
+  ZstdCodec(int level, bool checksum);
+
+  std::string name() const override { return "zstd"; }
+  nlohmann::json to_json() const override;
+  void encode(std::span<const Buffer> in, std::span<Buffer> out, const ChunkRepresentation& decoded,
+              std::span<ChunkStatus> status) const override;
+  /// Decodes one or more frames back to back, with or without a content size in their headers.
+  /// corrupt_data with zstd's error name for malformed input, or when the output would exceed
+  /// decoded_size_limit(decoded).
+  void decode(std::span<const Buffer> in, std::span<Buffer> out, const ChunkRepresentation& decoded,
+              std::span<ChunkStatus> status) const override;
+
+  int level() const { return level_; }
+  bool checksum() const { return checksum_; }
+
+ private:
+  int level_;
+  bool checksum_;
+};
+
+}  // namespace cuzarr

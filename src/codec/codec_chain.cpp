@@ -1,0 +1,195 @@
+#include "cuzarr/codec/codec_chain.hpp"
+
+#include <fmt/format.h>
+
+#include "cuzarr/codec/codec_registry.hpp"
+#include "cuzarr/core/error.hpp"
+
+namespace cuzarr {
+namespace {
+
+const char* kind_name(CodecKind kind) {
+  switch (kind) {
+    case CodecKind::array_to_array: return "array -> array";
+    case CodecKind::array_to_bytes: return "array -> bytes";
+    case CodecKind::bytes_to_bytes: return "bytes -> bytes";
+  }
+  return "unknown";
+}
+
+void check_batch(size_t in, size_t out, size_t status) {
+  if (in != status || out != status) {
+    throw InvalidArgumentError(fmt::format("codec chain: batch of {} inputs, {} outputs and {} statuses", in, out, status));
+  }
+}
+
+bool same_view(const NDBuffer& a, const NDBuffer& b) {
+  return a.data() == b.data() && a.shape() == b.shape() && a.byte_strides() == b.byte_strides() && a.dtype() == b.dtype();
+}
+
+bool is_decode_target(const NDBuffer& out, const ChunkRepresentation& decoded) {
+  return out.buffer().data() != nullptr && out.shape() == decoded.shape && out.dtype() == decoded.data_type &&
+         is_host_accessible(out.kind());
+}
+
+// The representation each array->array codec receives on encode, followed by the one the
+// array->bytes codec receives.
+std::vector<ChunkRepresentation> stage_representations(const std::vector<std::shared_ptr<ArrayToArrayCodec>>& a2a,
+                                                       const ChunkRepresentation& decoded) {
+  std::vector<ChunkRepresentation> reps{decoded};
+  for (const auto& codec : a2a) reps.push_back(codec->encoded_representation(reps.back()));
+  return reps;
+}
+
+}  // namespace
+
+std::shared_ptr<CodecChain> CodecChain::create(std::span<const CodecSpec> specs, const ChunkRepresentation& decoded) {
+  auto chain = std::make_shared<CodecChain>();
+  chain->decoded_ = decoded;
+  ChunkRepresentation current = decoded;
+  const auto& registry = CodecRegistry::instance();
+  // v3 core spec, "Codecs": zero or more array -> array codecs, exactly one array -> bytes codec,
+  // then zero or more bytes -> bytes codecs.
+  for (size_t i = 0; i < specs.size(); ++i) {
+    std::shared_ptr<Codec> codec;
+    try {
+      codec = registry.create(specs[i], current);
+    } catch (const Error& e) {
+      throw_error(e.code(), fmt::format("codecs[{}]: {}", i, e.what()));
+    }
+    const auto misplaced = [&](const std::string& why) {
+      return InvalidArgumentError(fmt::format("codecs[{}]: codec \"{}\" is {} but {} (expected array -> array codecs, "
+                                              "one array -> bytes codec, then bytes -> bytes codecs)",
+                                              i, specs[i].name, kind_name(codec->kind()), why));
+    };
+    switch (codec->kind()) {
+      case CodecKind::array_to_array:
+        if (chain->a2b_) throw misplaced("comes after the array -> bytes codec");
+        chain->a2a_inputs_.push_back(current);
+        chain->a2a_.push_back(std::static_pointer_cast<ArrayToArrayCodec>(codec));
+        try {
+          current = chain->a2a_.back()->encoded_representation(current);
+        } catch (const Error& e) {
+          throw_error(e.code(), fmt::format("codecs[{}]: {}", i, e.what()));
+        }
+        break;
+      case CodecKind::array_to_bytes:
+        if (chain->a2b_) throw misplaced(fmt::format("a second one after \"{}\"", chain->a2b_->name()));
+        chain->a2b_ = std::static_pointer_cast<ArrayToBytesCodec>(codec);
+        chain->a2b_input_ = current;
+        break;
+      case CodecKind::bytes_to_bytes:
+        if (!chain->a2b_) throw misplaced("comes before the array -> bytes codec");
+        chain->b2b_.push_back(std::static_pointer_cast<BytesToBytesCodec>(codec));
+        break;
+    }
+  }
+  if (!chain->a2b_) {
+    throw InvalidArgumentError("codec chain has no array -> bytes codec (for example \"bytes\" or \"sharding_indexed\")");
+  }
+  return chain;
+}
+
+nlohmann::json CodecChain::to_json() const {
+  nlohmann::json codecs = nlohmann::json::array();
+  for (const auto& c : a2a_) codecs.push_back(c->to_json());
+  codecs.push_back(a2b_->to_json());
+  for (const auto& c : b2b_) codecs.push_back(c->to_json());
+  return codecs;
+}
+
+std::optional<int64_t> CodecChain::fixed_encoded_size(const ChunkRepresentation& decoded) const {
+  const auto reps = stage_representations(a2a_, decoded);
+  auto size = a2b_->fixed_encoded_size(reps.back());
+  for (const auto& codec : b2b_) {
+    if (!size) return std::nullopt;
+    size = codec->fixed_encoded_size(*size);
+  }
+  return size;
+}
+
+void CodecChain::encode(std::span<const NDBuffer> in, std::span<Buffer> out, const ChunkRepresentation& decoded,
+                        std::span<ChunkStatus> status) const {
+  check_batch(in.size(), out.size(), status.size());
+  const size_t n = status.size();
+  if (n == 0) return;
+  const auto reps = stage_representations(a2a_, decoded);
+
+  std::vector<NDBuffer> arrays(in.begin(), in.end());
+  for (size_t k = 0; k < a2a_.size(); ++k) {
+    std::vector<NDBuffer> next(n);
+    a2a_[k]->encode(arrays, next, reps[k], status);
+    arrays = std::move(next);
+  }
+  if (b2b_.empty()) {
+    a2b_->encode(arrays, out, reps.back(), status);
+    return;
+  }
+  std::vector<Buffer> bytes(n);
+  a2b_->encode(arrays, bytes, reps.back(), status);
+  arrays.clear();
+  for (size_t k = 0; k < b2b_.size(); ++k) {
+    if (k + 1 == b2b_.size()) {
+      b2b_[k]->encode(bytes, out, reps.back(), status);
+    } else {
+      std::vector<Buffer> next(n);
+      b2b_[k]->encode(bytes, next, reps.back(), status);
+      bytes = std::move(next);
+    }
+  }
+}
+
+void CodecChain::decode(std::span<const Buffer> in, std::span<NDBuffer> out, const ChunkRepresentation& decoded,
+                        std::span<ChunkStatus> status) const {
+  check_batch(in.size(), out.size(), status.size());
+  const size_t n = status.size();
+  if (n == 0) return;
+  const auto reps = stage_representations(a2a_, decoded);
+
+  // Bytes -> bytes codecs in reverse order.
+  std::vector<Buffer> bytes(in.begin(), in.end());
+  for (size_t k = b2b_.size(); k-- > 0;) {
+    std::vector<Buffer> next(n);
+    b2b_[k]->decode(bytes, next, reps.back(), status);
+    bytes = std::move(next);
+  }
+  if (a2a_.empty()) {
+    a2b_->decode(bytes, out, reps.back(), status);
+    return;
+  }
+
+  // With array -> array codecs, let the array -> bytes codec decode straight into the caller's
+  // arrays seen through the a2a encodings (for transpose: a permuted view, so no extra copy).
+  std::vector<NDBuffer> arrays(n);
+  {
+    std::vector<ChunkStatus> seed_status(n);
+    std::vector<NDBuffer> seeds(n);
+    for (size_t i = 0; i < n; ++i) {
+      if (status[i].ok && is_decode_target(out[i], decoded)) seeds[i] = out[i]; else seed_status[i].ok = false;
+    }
+    for (size_t k = 0; k < a2a_.size(); ++k) {
+      std::vector<NDBuffer> next(n);
+      a2a_[k]->encode(seeds, next, reps[k], seed_status);
+      seeds = std::move(next);
+    }
+    for (size_t i = 0; i < n; ++i) {
+      if (seed_status[i].ok) arrays[i] = std::move(seeds[i]);
+    }
+  }
+  a2b_->decode(bytes, arrays, reps.back(), status);
+  bytes.clear();
+  for (size_t k = a2a_.size(); k-- > 0;) {
+    std::vector<NDBuffer> next(n);
+    a2a_[k]->decode(arrays, next, reps[k], status);
+    arrays = std::move(next);
+  }
+  for_each_chunk(status, [&](size_t i) {
+    if (is_decode_target(out[i], decoded)) {
+      if (!same_view(out[i], arrays[i])) out[i].assign(arrays[i]);
+    } else {
+      out[i] = std::move(arrays[i]);
+    }
+  });
+}
+
+}  // namespace cuzarr
