@@ -119,7 +119,8 @@ class FloatFormatter {
       char exponent_sign = text[e + 1];
       std::string exponent = text.substr(e + 2);
       size_t point = mantissa.find('.');
-      return fmt::format("{:>{}}{:<{}}e{}{:0>{}}", mantissa.substr(0, point), pad_left_, mantissa.substr(point),
+      // numpy pads every mantissa with zeros to the longest one ("2.5000e-01").
+      return fmt::format("{:>{}}{:0<{}}e{}{:0>{}}", mantissa.substr(0, point), pad_left_, mantissa.substr(point),
                          pad_right_ + 1, exponent_sign, exponent, exponent_digits_);
     }
     size_t point = text.find('.');

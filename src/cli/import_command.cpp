@@ -1,6 +1,7 @@
 // `cuzarr import`: writes a .npy file as a new Zarr v3 array.
 #include <fmt/format.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,20 @@ nlohmann::json parse_fill_value_option(const std::string& text) {
   auto parsed = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (parsed.is_discarded()) return text;  // e.g. a hex bit pattern "0x7fc00000"
   return parsed;
+}
+
+/// Adapts a fill value to `dtype` the way a user means it: no value is the type's zero, a number
+/// for a bool is false/true, a real value for a complex type is [value, 0].
+nlohmann::json fill_value_for(const std::optional<nlohmann::json>& value, const DataType& dtype) {
+  if (!value) {
+    if (dtype.kind() == DataTypeKind::boolean) return false;
+    if (dtype.is_complex()) return nlohmann::json::array({0.0, 0.0});
+    if (dtype.kind() == DataTypeKind::raw) return nlohmann::json(std::vector<int>(dtype.size(), 0));
+    return 0;
+  }
+  if (dtype.kind() == DataTypeKind::boolean && value->is_number()) return *value != 0;
+  if (dtype.is_complex() && (value->is_number() || value->is_string())) return nlohmann::json::array({*value, 0.0});
+  return *value;
 }
 
 class ImportCommand final : public Command {
@@ -59,7 +74,9 @@ class ImportCommand final : public Command {
       for (const auto& text : codecs_) specs.push_back(parse_codec_option(text));
       options.codecs = complete_codec_list(std::move(specs), data.dtype());
     }
-    if (!fill_value_.empty()) options.fill_value = parse_fill_value_option(fill_value_);
+    options.fill_value = fill_value_for(
+        fill_value_.empty() ? std::nullopt : std::optional<nlohmann::json>(parse_fill_value_option(fill_value_)),
+        data.dtype());
     if (!attributes_.empty()) {
       options.attributes = parse_json_document(attributes_, "--attributes");
       if (!options.attributes.is_object()) throw InvalidArgumentError("--attributes must be a JSON object");

@@ -84,15 +84,18 @@ nlohmann::json group_info(const std::string& path, const Group& group) {
 
 void print_row(const char* label, const std::string& value) { fmt::print("{:<20}: {}\n", label, value); }
 
+/// "[40, 50]" for a JSON list of integers.
+std::string list_text(const nlohmann::json& list) { return shape_to_string(list.get<Shape>()); }
+
 void print_array_info(const nlohmann::json& info) {
   print_row("Path", info["path"].get<std::string>());
   print_row("Node type", "array");
   print_row("Zarr format", info["zarr_format"].dump());
-  print_row("Shape", info["shape"].dump());
+  print_row("Shape", list_text(info["shape"]));
   print_row("Data type", info["data_type"].get<std::string>());
-  print_row("Chunk shape", info["chunk_shape"].dump());
-  if (info.contains("inner_chunk_shape")) print_row("Inner chunk shape", info["inner_chunk_shape"].dump());
-  print_row("Chunk grid", fmt::format("{} ({} chunks)", info["chunk_grid_shape"].dump(), info["chunks_total"].get<int64_t>()));
+  print_row("Chunk shape", list_text(info["chunk_shape"]));
+  if (info.contains("inner_chunk_shape")) print_row("Inner chunk shape", list_text(info["inner_chunk_shape"]));
+  print_row("Chunk grid", fmt::format("{} ({} chunks)", list_text(info["chunk_grid_shape"]), info["chunks_total"].get<int64_t>()));
   print_row("Chunk key encoding", info["chunk_key_encoding"].dump());
   print_row("Codecs", info["codecs"].dump());
   print_row("Fill value", info["fill_value"].dump());
