@@ -46,10 +46,12 @@ class ImportCommand final : public Command {
     subcommand_->add_option("input", input_, "The .npy file to read (format 1.0, 2.0 or 3.0)")->required();
     subcommand_->add_option("path", path_, "Directory to write the Zarr array to")->required();
     subcommand_->add_option("--chunks", chunks_, "Chunk shape, e.g. 64,64 (default: the whole array)")
-        ->delimiter(',');
+        ->delimiter(',')
+        ->allow_extra_args(false);
     subcommand_->add_option("--shards", shards_,
                             "Shard shape, e.g. 256,256: store shards (sharding_indexed) of --chunks inner chunks")
-        ->delimiter(',');
+        ->delimiter(',')
+        ->allow_extra_args(false);
     subcommand_
         ->add_option("--codec", codecs_,
                      "A codec, in order (repeat the option): zstd, \"zstd:level=3,checksum=true\", gzip:level=5, "
@@ -58,7 +60,9 @@ class ImportCommand final : public Command {
         ->allow_extra_args(false);
     subcommand_->add_option("--fill-value", fill_value_, "Fill value (JSON, or nan/inf/-inf); default 0");
     subcommand_->add_option("--attributes", attributes_, "Attributes as a JSON object");
-    subcommand_->add_option("--dimension-names", dimension_names_, "Dimension names, e.g. y,x")->delimiter(',');
+    subcommand_->add_option("--dimension-names", dimension_names_, "Dimension names, e.g. y,x")
+        ->delimiter(',')
+        ->allow_extra_args(false);
     subcommand_->add_flag("--overwrite", overwrite_, "Replace an existing array or group at PATH");
   }
 
