@@ -232,3 +232,16 @@ def test_cat_on_a_group_is_an_error(tmp_path):
     zarr.open_group(str(tmp_path / "g.zarr"), mode="w")
     result = run("cat", tmp_path / "g.zarr", expect_status=2)
     assert "group" in result.stderr
+
+
+def test_options_before_positional_arguments(tmp_path):
+    data = np.arange(100, dtype="<i4").reshape(10, 10)
+    source = tmp_path / "x.npy"
+    np.save(source, data)
+    path = tmp_path / "a.zarr"
+    run("import", "--chunks", "5,5", "--codec", "zstd", "--codec", "crc32c", "--dimension-names", "y,x",
+        source, path)
+    metadata = json.loads((path / "zarr.json").read_text())
+    assert metadata["chunk_grid"]["configuration"]["chunk_shape"] == [5, 5]
+    assert [c["name"] for c in metadata["codecs"]] == ["bytes", "zstd", "crc32c"]
+    assert_same(read_with_cuzarr(path, tmp_path), data)
