@@ -3,6 +3,8 @@
 // a batch must not disturb the good ones.
 #include <gtest/gtest.h>
 
+#include <random>
+
 #include "codec_test_arrays.hpp"
 #include "cuzarr/codec/codec_chain.hpp"
 
@@ -110,6 +112,43 @@ INSTANTIATE_TEST_SUITE_P(AllChains, CodecCorruption,
                          [](const auto& info) {
                            return std::string(std::get<0>(info.param).label) + "_" + std::get<1>(info.param).label;
                          });
+
+// Many random mutations of valid streams: whatever each decodes to, it must not crash, and a
+// chunk that decodes must have the right shape.
+TEST(CodecCorruption, RandomMutationsNeverCrash) {
+  const DataType dtype(DataTypeKind::int16);
+  const Shape shape{50, 7};
+  const auto rep = representation(dtype, shape);
+  std::mt19937 rng(2024);
+  for (const auto& chain_case : kChains) {
+    auto chain = CodecChain::create(parse_specs(nlohmann::json::parse(chain_case.codecs)), rep);
+    std::vector<NDBuffer> arrays{make_array(dtype, shape, 4)};
+    std::vector<Buffer> encoded(1);
+    std::vector<ChunkStatus> status(1);
+    chain->encode(arrays, encoded, status);
+    ASSERT_TRUE(status[0].ok) << status[0].message;
+    const std::vector<std::byte> good(encoded[0].data(), encoded[0].data() + encoded[0].size());
+    constexpr size_t kTrials = 64;
+    std::vector<Buffer> mutated;
+    for (size_t t = 0; t < kTrials; ++t) {
+      auto bytes = good;
+      const int edits = 1 + static_cast<int>(rng() % 4);
+      for (int e = 0; e < edits && !bytes.empty(); ++e) bytes[rng() % bytes.size()] = static_cast<std::byte>(rng() & 0xFF);
+      if (rng() % 4 == 0) bytes.resize(rng() % (bytes.size() + 1));
+      mutated.push_back(Buffer::copy_of(bytes));
+    }
+    std::vector<NDBuffer> decoded(kTrials);
+    std::vector<ChunkStatus> statuses(kTrials);
+    chain->decode(mutated, decoded, statuses);
+    for (size_t t = 0; t < kTrials; ++t) {
+      if (statuses[t].ok) {
+        EXPECT_EQ(decoded[t].shape(), shape) << chain_case.label;
+      } else {
+        EXPECT_EQ(statuses[t].code, ErrorCode::corrupt_data) << chain_case.label << ": " << statuses[t].message;
+      }
+    }
+  }
+}
 
 }  // namespace
 }  // namespace cuzarr::test
