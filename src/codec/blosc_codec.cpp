@@ -56,8 +56,8 @@ BloscCodec::BloscCodec(std::string cname, int clevel, Shuffle shuffle, int64_t t
   bool known = false;
   for (auto n : kV3Names) known = known || n == cname_;
   if (!known) {
-    throw InvalidArgumentError(fmt::format(
-        "codec \"blosc\": \"cname\" must be one of lz4, lz4hc, blosclz, zstd, zlib, got \"{}\"", cname_));
+    throw UnsupportedError(fmt::format(
+        "codec \"blosc\": unknown \"cname\" \"{}\" (expected lz4, lz4hc, blosclz, zstd or zlib)", cname_));
   }
   if (!compressor_available(cname_)) {
     throw UnsupportedError(fmt::format("codec \"blosc\": compressor \"{}\" is not in this c-blosc build (it has {})",

@@ -13,7 +13,10 @@ TEST(Group, NestedHierarchyMembersAndAttributes) {
   Group root = Group::create(store, "", {{"title", "root"}});
   Group a = root.create_group("a", {{"level", 1}});
   a.create_group("b");
-  ArrayCreateOptions o{.shape = {4}, .data_type = DataType(DataTypeKind::uint16), .chunk_shape = {2}};
+  ArrayCreateOptions o;
+  o.shape = {4};
+  o.data_type = DataType(DataTypeKind::uint16);
+  o.chunk_shape = {2};
   a.create_array("x", o);
   root.create_array("y", o);
   auto members = root.members();
@@ -33,7 +36,10 @@ TEST(Group, NestedHierarchyMembersAndAttributes) {
 
 TEST(Group, ParentsAreCreatedAndArraysAreNotGroups) {
   auto store = std::make_shared<MemoryStore>();
-  ArrayCreateOptions o{.shape = {4}, .data_type = DataType(DataTypeKind::uint16), .chunk_shape = {2}};
+  ArrayCreateOptions o;
+  o.shape = {4};
+  o.data_type = DataType(DataTypeKind::uint16);
+  o.chunk_shape = {2};
   Array::create(store, "p/q/r", o);
   EXPECT_EQ(node_type(*store, ""), NodeType::group);
   EXPECT_EQ(node_type(*store, "p/q"), NodeType::group);

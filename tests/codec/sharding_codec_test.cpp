@@ -459,6 +459,34 @@ TEST(ShardingCodec, CorruptInnerChunkNamesItsCoordinates) {
   EXPECT_NE(status.message.find("inner chunk [1, 0]"), std::string::npos) << status.message;
 }
 
+TEST(ShardingCodec, EveryByteFlipOrTruncationDecodesOrFailsCleanly) {
+  // Without a checksum on the index, flipped index bytes reach the validation; zstd inner chunks
+  // make flipped data bytes reach a decompressor. Decoding must never throw or read out of bounds.
+  const auto rep = representation<uint16_t>({4, 4}, DataTypeKind::uint16, 0);
+  const json zstd = {{"name", "zstd"}, {"configuration", {{"level", 1}, {"checksum", false}}}};
+  for (const char* location : {"start", "end"}) {
+    SCOPED_TRACE(location);
+    const auto codec = ShardingCodec::create(
+        {{"chunk_shape", {2, 2}}, {"codecs", {kBytes, zstd}}, {"index_codecs", {kBytes}}, {"index_location", location}},
+        rep);
+    std::vector<uint16_t> values(16, 0);
+    values[1] = 300;
+    values[15] = 7;
+    const Buffer encoded = encode_one(*codec, make_array(DataTypeKind::uint16, {4, 4}, values), rep);
+    for (size_t i = 0; i < encoded.size(); ++i) {
+      const ChunkStatus flipped = decode_status(*codec, with_byte_flipped(encoded, i), rep);
+      EXPECT_TRUE(flipped.ok || flipped.code == ErrorCode::corrupt_data) << i << ": " << flipped.message;
+      const ChunkStatus truncated = decode_status(*codec, encoded.slice(0, i), rep);
+      if (i > 0) {
+        EXPECT_FALSE(truncated.ok) << i;
+        EXPECT_EQ(truncated.code, ErrorCode::corrupt_data) << i << ": " << truncated.message;
+      } else {
+        EXPECT_TRUE(truncated.ok);  // an empty value is an all-fill shard
+      }
+    }
+  }
+}
+
 TEST(ShardingCodec, EncodeRejectsAnArrayOfTheWrongShape) {
   const auto rep = representation<uint8_t>({4}, DataTypeKind::uint8, 0);
   const auto codec = ShardingCodec::create({{"chunk_shape", {2}}}, rep);

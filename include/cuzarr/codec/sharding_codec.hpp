@@ -18,13 +18,19 @@ class ShardingCodec final : public ArrayToBytesCodec {
 
   /// Resolves {"chunk_shape", "codecs", "index_codecs", "index_location"} for shards of
   /// representation `shard`. Throws InvalidArgumentError (naming the field) when the inner chunk
-  /// shape does not divide the shard shape or a chain is invalid.
+  /// shape does not divide the shard shape, a chain is invalid, the index chain has no fixed
+  /// encoded size or a field is unknown; UnsupportedError for an unknown inner codec. Missing
+  /// "codecs"/"index_codecs" default to bytes / bytes + crc32c (as zarr-python does).
   static std::shared_ptr<ShardingCodec> create(const nlohmann::json& configuration, const ChunkRepresentation& shard);
 
   std::string name() const override { return "sharding_indexed"; }
   nlohmann::json to_json() const override;
+  /// Encodes whole shards. Inner chunks equal to the fill value (bytewise) are not stored; a
+  /// shard whose inner chunks are all empty encodes to an empty Buffer (nothing to store).
   void encode(std::span<const NDBuffer> in, std::span<Buffer> out, const ChunkRepresentation& decoded,
               std::span<ChunkStatus> status) const override;
+  /// Decodes whole shards; an empty Buffer decodes to a shard of fill value. A corrupt index or
+  /// inner chunk marks the shard's status (corrupt_data, naming the inner chunk).
   void decode(std::span<const Buffer> in, std::span<NDBuffer> out, const ChunkRepresentation& decoded,
               std::span<ChunkStatus> status) const override;
 

@@ -13,7 +13,9 @@ namespace cuzarr {
 
 /// start:stop:step with numpy's defaults and negative-index rules.
 struct Slice {
-  std::optional<int64_t> start, stop, step;
+  std::optional<int64_t> start = std::nullopt;
+  std::optional<int64_t> stop = std::nullopt;
+  std::optional<int64_t> step = std::nullopt;
 };
 /// "..." : as many full slices as needed.
 struct Ellipsis {};
