@@ -46,8 +46,8 @@ double as_shortest_double_half(uint16_t bits) {
   if (!std::isfinite(value)) return value;
   for (int precision = 0; precision <= 5; ++precision) {
     char text[64];
-    auto result = std::to_chars(text, text + sizeof text, static_cast<double>(value), std::chars_format::scientific,
-                                precision);
+    auto result = std::to_chars(text, text + sizeof text, static_cast<double>(value),
+                                std::chars_format::scientific, precision);
     double candidate = parse_double(text, result.ptr);
     if (double_to_half_bits(candidate) == bits) return candidate;
   }
@@ -109,7 +109,8 @@ class FloatFormatter {
   std::string format(double v) const {
     size_t width = pad_left_ + 1 + pad_right_ + (scientific_ ? exponent_digits_ + 2 : 0);
     if (!std::isfinite(v)) {
-      std::string text = std::isnan(v) ? (force_sign_ ? "+nan" : "nan") : (v < 0 ? "-inf" : (force_sign_ ? "+inf" : "inf"));
+      std::string text = std::isnan(v) ? (force_sign_ ? "+nan" : "nan")
+                                       : (v < 0 ? "-inf" : (force_sign_ ? "+inf" : "inf"));
       return fmt::format("{:>{}}", text, width);
     }
     std::string text = digits(v);
@@ -120,11 +121,13 @@ class FloatFormatter {
       std::string exponent = text.substr(e + 2);
       size_t point = mantissa.find('.');
       // numpy pads every mantissa with zeros to the longest one ("2.5000e-01").
-      return fmt::format("{:>{}}{:0<{}}e{}{:0>{}}", mantissa.substr(0, point), pad_left_, mantissa.substr(point),
-                         pad_right_ + 1, exponent_sign, exponent, exponent_digits_);
+      return fmt::format("{:>{}}{:0<{}}e{}{:0>{}}", mantissa.substr(0, point), pad_left_,
+                         mantissa.substr(point), pad_right_ + 1, exponent_sign, exponent,
+                         exponent_digits_);
     }
     size_t point = text.find('.');
-    return fmt::format("{:>{}}{:<{}}", text.substr(0, point), pad_left_, text.substr(point), pad_right_ + 1);
+    return fmt::format("{:>{}}{:<{}}", text.substr(0, point), pad_left_, text.substr(point),
+                       pad_right_ + 1);
   }
 
  private:
@@ -168,23 +171,35 @@ class FloatFormatter {
 
 double load_float_as_double(const DataType& dtype, const std::byte* p) {
   switch (dtype.kind()) {
-    case DataTypeKind::float16: return as_shortest_double_half(load<uint16_t>(p));
-    case DataTypeKind::float32: return as_shortest_double(load<float>(p));
-    default: return load<double>(p);
+    case DataTypeKind::float16:
+      return as_shortest_double_half(load<uint16_t>(p));
+    case DataTypeKind::float32:
+      return as_shortest_double(load<float>(p));
+    default:
+      return load<double>(p);
   }
 }
 
 std::string format_integer(const DataType& dtype, const std::byte* p) {
   switch (dtype.kind()) {
-    case DataTypeKind::int8: return std::to_string(load<int8_t>(p));
-    case DataTypeKind::int16: return std::to_string(load<int16_t>(p));
-    case DataTypeKind::int32: return std::to_string(load<int32_t>(p));
-    case DataTypeKind::int64: return std::to_string(load<int64_t>(p));
-    case DataTypeKind::uint8: return std::to_string(load<uint8_t>(p));
-    case DataTypeKind::uint16: return std::to_string(load<uint16_t>(p));
-    case DataTypeKind::uint32: return std::to_string(load<uint32_t>(p));
-    case DataTypeKind::uint64: return std::to_string(load<uint64_t>(p));
-    default: throw InvalidArgumentError(fmt::format("{} is not an integer type", dtype.name()));
+    case DataTypeKind::int8:
+      return std::to_string(load<int8_t>(p));
+    case DataTypeKind::int16:
+      return std::to_string(load<int16_t>(p));
+    case DataTypeKind::int32:
+      return std::to_string(load<int32_t>(p));
+    case DataTypeKind::int64:
+      return std::to_string(load<int64_t>(p));
+    case DataTypeKind::uint8:
+      return std::to_string(load<uint8_t>(p));
+    case DataTypeKind::uint16:
+      return std::to_string(load<uint16_t>(p));
+    case DataTypeKind::uint32:
+      return std::to_string(load<uint32_t>(p));
+    case DataTypeKind::uint64:
+      return std::to_string(load<uint64_t>(p));
+    default:
+      throw InvalidArgumentError(fmt::format("{} is not an integer type", dtype.name()));
   }
 }
 
@@ -195,7 +210,8 @@ std::string format_raw(const std::byte* p, size_t size) {
 }
 
 /// Formats the elements at `pointers` so that all have one width (numpy aligns columns).
-std::vector<std::string> format_elements(const DataType& dtype, const std::vector<const std::byte*>& pointers) {
+std::vector<std::string> format_elements(const DataType& dtype,
+                                         const std::vector<const std::byte*>& pointers) {
   std::vector<std::string> texts;
   texts.reserve(pointers.size());
   if (dtype.is_float()) {
@@ -221,7 +237,8 @@ std::vector<std::string> format_elements(const DataType& dtype, const std::vecto
       // The imaginary part's right padding goes after the 'j', as numpy does.
       std::string imag = imag_formatter.format(imags[i]);
       size_t kept = imag.find_last_not_of(' ') + 1;
-      texts.push_back(real_formatter.format(reals[i]) + imag.substr(0, kept) + "j" + imag.substr(kept));
+      texts.push_back(real_formatter.format(reals[i]) + imag.substr(0, kept) + "j" +
+                      imag.substr(kept));
     }
     return texts;
   }
@@ -313,8 +330,8 @@ class Renderer {
     bool first = true;
     for (int64_t index : shown_[dim]) {
       if (!first) lines.insert(lines.end(), blank_lines, "");
-      std::vector<std::string> sub =
-          index == kEllipsis ? std::vector<std::string>{"..."} : block(dim + 1, child(dim, base, index));
+      std::vector<std::string> sub = index == kEllipsis ? std::vector<std::string>{"..."}
+                                                        : block(dim + 1, child(dim, base, index));
       for (size_t i = 0; i < sub.size(); ++i) {
         if (first && i == 0) {
           lines.push_back("[" + sub[i]);
@@ -340,7 +357,8 @@ class Renderer {
 
 std::string format_array(const NDBuffer& array, const PrintOptions& options) {
   if (!is_host_accessible(array.kind())) {
-    throw InvalidArgumentError("format_array needs a host-accessible array; copy device data to the host first");
+    throw InvalidArgumentError(
+        "format_array needs a host-accessible array; copy device data to the host first");
   }
   if (array.ndim() == 0) return format_elements(array.dtype(), {array.data()}).front();
   if (array.size() == 0) return "[]";

@@ -24,13 +24,16 @@ nlohmann::json parse_value(std::string_view text) {
 }
 
 bool is_array_to_array(const std::string& name) { return name == "transpose"; }
-bool is_array_to_bytes(const std::string& name) { return name == "bytes" || name == "sharding_indexed"; }
+bool is_array_to_bytes(const std::string& name) {
+  return name == "bytes" || name == "sharding_indexed";
+}
 
 }  // namespace
 
 CodecSpec parse_codec_option(std::string_view text) {
   std::string_view trimmed = trim(text);
-  if (trimmed.empty()) throw InvalidArgumentError("--codec needs a codec name or a JSON codec object");
+  if (trimmed.empty())
+    throw InvalidArgumentError("--codec needs a codec name or a JSON codec object");
   if (trimmed.front() == '{' || trimmed.front() == '"') {
     auto parsed = nlohmann::json::parse(trimmed, nullptr, /*allow_exceptions=*/false);
     if (parsed.is_discarded()) {
@@ -40,7 +43,8 @@ CodecSpec parse_codec_option(std::string_view text) {
   }
   size_t colon = trimmed.find(':');
   CodecSpec spec{std::string(trim(trimmed.substr(0, colon))), nlohmann::json::object()};
-  if (spec.name.empty()) throw InvalidArgumentError(fmt::format("--codec '{}' has no codec name", text));
+  if (spec.name.empty())
+    throw InvalidArgumentError(fmt::format("--codec '{}' has no codec name", text));
   if (colon == std::string_view::npos) return spec;
 
   std::string_view rest = trimmed.substr(colon + 1);
@@ -54,7 +58,8 @@ CodecSpec parse_codec_option(std::string_view text) {
     if (equals == std::string_view::npos) {
       // "order=1,0": an item without '=' continues the previous value as a list.
       if (last_key.empty()) {
-        throw InvalidArgumentError(fmt::format("--codec '{}': expected key=value, got '{}'", text, item));
+        throw InvalidArgumentError(
+            fmt::format("--codec '{}': expected key=value, got '{}'", text, item));
       }
       auto& value = spec.configuration[last_key];
       if (!value.is_array()) value = nlohmann::json::array({value});
@@ -62,11 +67,13 @@ CodecSpec parse_codec_option(std::string_view text) {
       continue;
     }
     last_key = std::string(trim(item.substr(0, equals)));
-    if (last_key.empty()) throw InvalidArgumentError(fmt::format("--codec '{}': empty key in '{}'", text, item));
+    if (last_key.empty())
+      throw InvalidArgumentError(fmt::format("--codec '{}': empty key in '{}'", text, item));
     spec.configuration[last_key] = parse_value(trim(item.substr(equals + 1)));
   }
   // A transpose order is always a list, even for one dimension.
-  if (spec.name == "transpose" && spec.configuration.contains("order") && !spec.configuration["order"].is_array()) {
+  if (spec.name == "transpose" && spec.configuration.contains("order") &&
+      !spec.configuration["order"].is_array()) {
     spec.configuration["order"] = nlohmann::json::array({spec.configuration["order"]});
   }
   return spec;
@@ -96,12 +103,14 @@ CodecSpec complete_codec(CodecSpec spec, const DataType& dtype) {
 
 std::vector<CodecSpec> complete_codec_list(std::vector<CodecSpec> codecs, const DataType& dtype) {
   for (auto& codec : codecs) codec = complete_codec(std::move(codec), dtype);
-  bool has_array_to_bytes =
-      std::any_of(codecs.begin(), codecs.end(), [](const CodecSpec& c) { return is_array_to_bytes(c.name); });
+  bool has_array_to_bytes = std::any_of(
+      codecs.begin(), codecs.end(), [](const CodecSpec& c) { return is_array_to_bytes(c.name); });
   if (!has_array_to_bytes) {
-    auto first_bytes_codec =
-        std::find_if(codecs.begin(), codecs.end(), [](const CodecSpec& c) { return !is_array_to_array(c.name); });
-    codecs.insert(first_bytes_codec, complete_codec(CodecSpec{"bytes", nlohmann::json::object()}, dtype));
+    auto first_bytes_codec = std::find_if(codecs.begin(), codecs.end(), [](const CodecSpec& c) {
+      return !is_array_to_array(c.name);
+    });
+    codecs.insert(first_bytes_codec,
+                  complete_codec(CodecSpec{"bytes", nlohmann::json::object()}, dtype));
   }
   return codecs;
 }

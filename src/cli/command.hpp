@@ -2,9 +2,8 @@
 // the application; after parsing, main() runs the one the user chose.
 #pragma once
 
-#include <memory>
-
 #include <CLI/CLI.hpp>
+#include <memory>
 
 namespace cuzarr::cli {
 

@@ -35,7 +35,8 @@ nlohmann::json fill_value_for(const std::optional<nlohmann::json>& value, const 
     return 0;
   }
   if (dtype.kind() == DataTypeKind::boolean && value->is_number()) return *value != 0;
-  if (dtype.is_complex() && (value->is_number() || value->is_string())) return nlohmann::json::array({*value, 0.0});
+  if (dtype.is_complex() && (value->is_number() || value->is_string()))
+    return nlohmann::json::array({*value, 0.0});
   return *value;
 }
 
@@ -43,22 +44,29 @@ class ImportCommand final : public Command {
  public:
   explicit ImportCommand(CLI::App& app)
       : Command(app.add_subcommand("import", "Write a .npy file as a new Zarr v3 array")) {
-    subcommand_->add_option("input", input_, "The .npy file to read (format 1.0, 2.0 or 3.0)")->required();
+    subcommand_->add_option("input", input_, "The .npy file to read (format 1.0, 2.0 or 3.0)")
+        ->required();
     subcommand_->add_option("path", path_, "Directory to write the Zarr array to")->required();
-    subcommand_->add_option("--chunks", chunks_, "Chunk shape, e.g. 64,64 (default: the whole array)")
-        ->delimiter(',')
-        ->allow_extra_args(false);
-    subcommand_->add_option("--shards", shards_,
-                            "Shard shape, e.g. 256,256: store shards (sharding_indexed) of --chunks inner chunks")
+    subcommand_
+        ->add_option("--chunks", chunks_, "Chunk shape, e.g. 64,64 (default: the whole array)")
         ->delimiter(',')
         ->allow_extra_args(false);
     subcommand_
-        ->add_option("--codec", codecs_,
-                     "A codec, in order (repeat the option): zstd, \"zstd:level=3,checksum=true\", gzip:level=5, "
-                     "\"blosc:cname=lz4,clevel=5,shuffle=shuffle\", crc32c, \"transpose:order=1,0\", "
-                     "bytes:endian=big, or a JSON codec object. Default: bytes, zstd")
+        ->add_option(
+            "--shards", shards_,
+            "Shard shape, e.g. 256,256: store shards (sharding_indexed) of --chunks inner chunks")
+        ->delimiter(',')
         ->allow_extra_args(false);
-    subcommand_->add_option("--fill-value", fill_value_, "Fill value (JSON, or nan/inf/-inf); default 0");
+    subcommand_
+        ->add_option(
+            "--codec", codecs_,
+            "A codec, in order (repeat the option): zstd, \"zstd:level=3,checksum=true\", "
+            "gzip:level=5, "
+            "\"blosc:cname=lz4,clevel=5,shuffle=shuffle\", crc32c, \"transpose:order=1,0\", "
+            "bytes:endian=big, or a JSON codec object. Default: bytes, zstd")
+        ->allow_extra_args(false);
+    subcommand_->add_option("--fill-value", fill_value_,
+                            "Fill value (JSON, or nan/inf/-inf); default 0");
     subcommand_->add_option("--attributes", attributes_, "Attributes as a JSON object");
     subcommand_->add_option("--dimension-names", dimension_names_, "Dimension names, e.g. y,x")
         ->delimiter(',')
@@ -79,14 +87,17 @@ class ImportCommand final : public Command {
       options.codecs = complete_codec_list(std::move(specs), data.dtype());
     }
     options.fill_value = fill_value_for(
-        fill_value_.empty() ? std::nullopt : std::optional<nlohmann::json>(parse_fill_value_option(fill_value_)),
+        fill_value_.empty() ? std::nullopt
+                            : std::optional<nlohmann::json>(parse_fill_value_option(fill_value_)),
         data.dtype());
     if (!attributes_.empty()) {
       options.attributes = parse_json_document(attributes_, "--attributes");
-      if (!options.attributes.is_object()) throw InvalidArgumentError("--attributes must be a JSON object");
+      if (!options.attributes.is_object())
+        throw InvalidArgumentError("--attributes must be a JSON object");
     }
     if (!dimension_names_.empty()) {
-      std::vector<std::optional<std::string>> names(dimension_names_.begin(), dimension_names_.end());
+      std::vector<std::optional<std::string>> names(dimension_names_.begin(),
+                                                    dimension_names_.end());
       options.dimension_names = std::move(names);
     }
     options.overwrite = overwrite_;
@@ -111,6 +122,8 @@ class ImportCommand final : public Command {
 
 }  // namespace
 
-std::unique_ptr<Command> add_import_command(CLI::App& app) { return std::make_unique<ImportCommand>(app); }
+std::unique_ptr<Command> add_import_command(CLI::App& app) {
+  return std::make_unique<ImportCommand>(app);
+}
 
 }  // namespace cuzarr::cli

@@ -35,8 +35,10 @@ nlohmann::json array_info(const std::string& path, const Array& array) {
   const ArrayMetadata& metadata = array.metadata();
   nlohmann::json document = metadata.to_json();
   ArrayStorageInfo storage = array.storage_info();
-  int64_t chunk_bytes = byte_count(metadata.chunk_shape, static_cast<int64_t>(metadata.data_type.size()));
-  uint64_t uncompressed = static_cast<uint64_t>(storage.chunks_stored) * static_cast<uint64_t>(chunk_bytes);
+  int64_t chunk_bytes =
+      byte_count(metadata.chunk_shape, static_cast<int64_t>(metadata.data_type.size()));
+  uint64_t uncompressed =
+      static_cast<uint64_t>(storage.chunks_stored) * static_cast<uint64_t>(chunk_bytes);
 
   nlohmann::json info;
   info["path"] = path;
@@ -58,9 +60,10 @@ nlohmann::json array_info(const std::string& path, const Array& array) {
   info["stored_bytes"] = storage.stored_bytes;
   info["array_bytes"] = byte_count(metadata.shape, static_cast<int64_t>(metadata.data_type.size()));
   info["uncompressed_bytes"] = uncompressed;
-  info["compression_ratio"] =
-      storage.stored_bytes > 0 ? nlohmann::json(static_cast<double>(uncompressed) / static_cast<double>(storage.stored_bytes))
-                               : nlohmann::json();
+  info["compression_ratio"] = storage.stored_bytes > 0
+                                  ? nlohmann::json(static_cast<double>(uncompressed) /
+                                                   static_cast<double>(storage.stored_bytes))
+                                  : nlohmann::json();
   return info;
 }
 
@@ -74,7 +77,8 @@ nlohmann::json group_info(const std::string& path, const Group& group) {
   nlohmann::json members = nlohmann::json::array();
   for (const auto& member : group.members()) {
     (member.type == NodeType::array ? arrays : groups)++;
-    members.push_back({{"name", member.name}, {"node_type", member.type == NodeType::array ? "array" : "group"}});
+    members.push_back(
+        {{"name", member.name}, {"node_type", member.type == NodeType::array ? "array" : "group"}});
   }
   info["members"] = members;
   info["member_arrays"] = arrays;
@@ -82,7 +86,9 @@ nlohmann::json group_info(const std::string& path, const Group& group) {
   return info;
 }
 
-void print_row(const char* label, const std::string& value) { fmt::print("{:<20}: {}\n", label, value); }
+void print_row(const char* label, const std::string& value) {
+  fmt::print("{:<20}: {}\n", label, value);
+}
 
 /// "[40, 50]" for a JSON list of integers.
 std::string list_text(const nlohmann::json& list) { return shape_to_string(list.get<Shape>()); }
@@ -94,22 +100,29 @@ void print_array_info(const nlohmann::json& info) {
   print_row("Shape", list_text(info["shape"]));
   print_row("Data type", info["data_type"].get<std::string>());
   print_row("Chunk shape", list_text(info["chunk_shape"]));
-  if (info.contains("inner_chunk_shape")) print_row("Inner chunk shape", list_text(info["inner_chunk_shape"]));
-  print_row("Chunk grid", fmt::format("{} ({} chunks)", list_text(info["chunk_grid_shape"]), info["chunks_total"].get<int64_t>()));
+  if (info.contains("inner_chunk_shape"))
+    print_row("Inner chunk shape", list_text(info["inner_chunk_shape"]));
+  print_row("Chunk grid", fmt::format("{} ({} chunks)", list_text(info["chunk_grid_shape"]),
+                                      info["chunks_total"].get<int64_t>()));
   print_row("Chunk key encoding", info["chunk_key_encoding"].dump());
   print_row("Codecs", info["codecs"].dump());
   print_row("Fill value", info["fill_value"].dump());
-  print_row("Dimension names", info["dimension_names"].is_null() ? "none" : info["dimension_names"].dump());
+  print_row("Dimension names",
+            info["dimension_names"].is_null() ? "none" : info["dimension_names"].dump());
   print_row("Attributes", info["attributes"].dump());
-  print_row("Stored chunks", fmt::format("{} of {}", info["chunks_stored"].get<int64_t>(), info["chunks_total"].get<int64_t>()));
+  print_row("Stored chunks", fmt::format("{} of {}", info["chunks_stored"].get<int64_t>(),
+                                         info["chunks_total"].get<int64_t>()));
   auto stored = info["stored_bytes"].get<uint64_t>();
   auto uncompressed = info["uncompressed_bytes"].get<uint64_t>();
   auto array_bytes = info["array_bytes"].get<uint64_t>();
   print_row("Stored bytes", fmt::format("{} ({})", stored, human_bytes(stored)));
-  print_row("Uncompressed bytes", fmt::format("{} ({}, of stored chunks)", uncompressed, human_bytes(uncompressed)));
+  print_row("Uncompressed bytes",
+            fmt::format("{} ({}, of stored chunks)", uncompressed, human_bytes(uncompressed)));
   print_row("Array bytes", fmt::format("{} ({})", array_bytes, human_bytes(array_bytes)));
   print_row("Compression ratio",
-            info["compression_ratio"].is_null() ? "n/a" : fmt::format("{:.2f}", info["compression_ratio"].get<double>()));
+            info["compression_ratio"].is_null()
+                ? "n/a"
+                : fmt::format("{:.2f}", info["compression_ratio"].get<double>()));
 }
 
 void print_group_info(const nlohmann::json& info) {
@@ -117,14 +130,16 @@ void print_group_info(const nlohmann::json& info) {
   print_row("Node type", "group");
   print_row("Zarr format", info["zarr_format"].dump());
   print_row("Attributes", info["attributes"].dump());
-  print_row("Members", fmt::format("{} ({} arrays, {} groups)", info["members"].size(),
-                                   info["member_arrays"].get<int>(), info["member_groups"].get<int>()));
+  print_row("Members",
+            fmt::format("{} ({} arrays, {} groups)", info["members"].size(),
+                        info["member_arrays"].get<int>(), info["member_groups"].get<int>()));
 }
 
 class InfoCommand final : public Command {
  public:
   explicit InfoCommand(CLI::App& app)
-      : Command(app.add_subcommand("info", "Show the metadata and storage statistics of an array or group")) {
+      : Command(app.add_subcommand(
+            "info", "Show the metadata and storage statistics of an array or group")) {
     subcommand_->add_option("path", path_, "Directory of the Zarr array or group")->required();
     subcommand_->add_flag("--json", json_, "Print machine-readable JSON");
   }
@@ -150,6 +165,8 @@ class InfoCommand final : public Command {
 
 }  // namespace
 
-std::unique_ptr<Command> add_info_command(CLI::App& app) { return std::make_unique<InfoCommand>(app); }
+std::unique_ptr<Command> add_info_command(CLI::App& app) {
+  return std::make_unique<InfoCommand>(app);
+}
 
 }  // namespace cuzarr::cli

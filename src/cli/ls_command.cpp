@@ -11,8 +11,8 @@ namespace cuzarr::cli {
 namespace {
 
 std::string describe_array(const Array& array) {
-  return fmt::format("(array {} {}, chunks {})", shape_to_string(array.shape()), array.data_type().name(),
-                     shape_to_string(array.chunk_shape()));
+  return fmt::format("(array {} {}, chunks {})", shape_to_string(array.shape()),
+                     array.data_type().name(), shape_to_string(array.chunk_shape()));
 }
 
 /// Prints the members of `group` below a line already printed, each prefixed with `indent`.

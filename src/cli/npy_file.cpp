@@ -17,7 +17,8 @@
 namespace cuzarr::cli {
 namespace {
 
-static_assert(std::endian::native == std::endian::little, "cuzarr's .npy support assumes a little-endian host");
+static_assert(std::endian::native == std::endian::little,
+              "cuzarr's .npy support assumes a little-endian host");
 
 constexpr std::string_view kMagic = "\x93NUMPY";
 
@@ -28,11 +29,13 @@ struct KindCode {
 };
 
 constexpr KindCode kKindCodes[] = {
-    {DataTypeKind::boolean, 'b', 1},     {DataTypeKind::int8, 'i', 1},     {DataTypeKind::int16, 'i', 2},
-    {DataTypeKind::int32, 'i', 4},       {DataTypeKind::int64, 'i', 8},    {DataTypeKind::uint8, 'u', 1},
-    {DataTypeKind::uint16, 'u', 2},      {DataTypeKind::uint32, 'u', 4},   {DataTypeKind::uint64, 'u', 8},
-    {DataTypeKind::float16, 'f', 2},     {DataTypeKind::float32, 'f', 4},  {DataTypeKind::float64, 'f', 8},
-    {DataTypeKind::complex64, 'c', 8},   {DataTypeKind::complex128, 'c', 16},
+    {DataTypeKind::boolean, 'b', 1},   {DataTypeKind::int8, 'i', 1},
+    {DataTypeKind::int16, 'i', 2},     {DataTypeKind::int32, 'i', 4},
+    {DataTypeKind::int64, 'i', 8},     {DataTypeKind::uint8, 'u', 1},
+    {DataTypeKind::uint16, 'u', 2},    {DataTypeKind::uint32, 'u', 4},
+    {DataTypeKind::uint64, 'u', 8},    {DataTypeKind::float16, 'f', 2},
+    {DataTypeKind::float32, 'f', 4},   {DataTypeKind::float64, 'f', 8},
+    {DataTypeKind::complex64, 'c', 8}, {DataTypeKind::complex128, 'c', 16},
 };
 
 /// The header of a .npy file is a Python dict literal, e.g.
@@ -61,7 +64,8 @@ class HeaderParser {
       skip_space();
       if (key == "descr") {
         if (peek() == '[') {
-          throw UnsupportedError(fmt::format("{}: structured numpy data types are not supported", source_));
+          throw UnsupportedError(
+              fmt::format("{}: structured numpy data types are not supported", source_));
         }
         header.descr = parse_string();
         have_descr = true;
@@ -90,10 +94,13 @@ class HeaderParser {
 
  private:
   [[noreturn]] void fail(const std::string& what) const {
-    throw InvalidArgumentError(fmt::format("{} is not a valid .npy file: {} (at header offset {})", source_, what, pos_));
+    throw InvalidArgumentError(
+        fmt::format("{} is not a valid .npy file: {} (at header offset {})", source_, what, pos_));
   }
   void skip_space() {
-    while (pos_ < text_.size() && (text_[pos_] == ' ' || text_[pos_] == '\t' || text_[pos_] == '\n')) ++pos_;
+    while (pos_ < text_.size() &&
+           (text_[pos_] == ' ' || text_[pos_] == '\t' || text_[pos_] == '\n'))
+      ++pos_;
   }
   char peek() const { return pos_ < text_.size() ? text_[pos_] : '\0'; }
   void expect(char c) {
@@ -152,13 +159,16 @@ class HeaderParser {
 
 uint32_t read_le(std::string_view bytes, size_t offset, size_t width) {
   uint32_t value = 0;
-  for (size_t i = 0; i < width; ++i) value |= static_cast<uint32_t>(static_cast<unsigned char>(bytes[offset + i])) << (8 * i);
+  for (size_t i = 0; i < width; ++i)
+    value |= static_cast<uint32_t>(static_cast<unsigned char>(bytes[offset + i])) << (8 * i);
   return value;
 }
 
 void swap_units(std::byte* data, int64_t count, size_t unit) {
   if (unit <= 1) return;
-  for (int64_t i = 0; i < count; ++i) std::reverse(data + i * static_cast<int64_t>(unit), data + (i + 1) * static_cast<int64_t>(unit));
+  for (int64_t i = 0; i < count; ++i)
+    std::reverse(data + i * static_cast<int64_t>(unit),
+                 data + (i + 1) * static_cast<int64_t>(unit));
 }
 
 }  // namespace
@@ -166,7 +176,8 @@ void swap_units(std::byte* data, int64_t count, size_t unit) {
 std::string npy_descr(const DataType& dtype) {
   if (dtype.kind() == DataTypeKind::raw) return fmt::format("|V{}", dtype.size());
   for (const auto& entry : kKindCodes) {
-    if (entry.kind == dtype.kind()) return fmt::format("{}{}{}", entry.size == 1 ? '|' : '<', entry.code, entry.size);
+    if (entry.kind == dtype.kind())
+      return fmt::format("{}{}{}", entry.size == 1 ? '|' : '<', entry.code, entry.size);
   }
   throw UnsupportedError(fmt::format("data type {} has no numpy descriptor", dtype.name()));
 }
@@ -178,7 +189,8 @@ NpyDescr parse_npy_descr(std::string_view descr) {
     result.big_endian = rest[0] == '>';
     rest.remove_prefix(1);
   }
-  if (rest.size() < 2) throw UnsupportedError(fmt::format("unsupported numpy data type '{}'", descr));
+  if (rest.size() < 2)
+    throw UnsupportedError(fmt::format("unsupported numpy data type '{}'", descr));
   char code = rest[0];
   int size = 0;
   auto [ptr, ec] = std::from_chars(rest.data() + 1, rest.data() + rest.size(), size);
@@ -198,15 +210,18 @@ NpyDescr parse_npy_descr(std::string_view descr) {
       return result;
     }
   }
-  throw UnsupportedError(fmt::format(
-      "unsupported numpy data type '{}' (expected bool, integers, float16/32/64, complex64/128 or raw void)", descr));
+  throw UnsupportedError(
+      fmt::format("unsupported numpy data type '{}' (expected bool, integers, float16/32/64, "
+                  "complex64/128 or raw void)",
+                  descr));
 }
 
 NDBuffer parse_npy(std::string_view bytes, const std::string& source) {
   auto invalid = [&](const std::string& what) {
     return InvalidArgumentError(fmt::format("{} is not a valid .npy file: {}", source, what));
   };
-  if (bytes.size() < 10 || bytes.substr(0, kMagic.size()) != kMagic) throw invalid("missing the \\x93NUMPY magic");
+  if (bytes.size() < 10 || bytes.substr(0, kMagic.size()) != kMagic)
+    throw invalid("missing the \\x93NUMPY magic");
   int major = static_cast<unsigned char>(bytes[6]);
   int minor = static_cast<unsigned char>(bytes[7]);
   size_t length_width = 0;
@@ -215,8 +230,9 @@ NDBuffer parse_npy(std::string_view bytes, const std::string& source) {
   } else if (major == 2 || major == 3) {
     length_width = 4;
   } else {
-    throw UnsupportedError(fmt::format("{}: .npy format version {}.{} is not supported (expected 1.0, 2.0 or 3.0)",
-                                       source, major, minor));
+    throw UnsupportedError(
+        fmt::format("{}: .npy format version {}.{} is not supported (expected 1.0, 2.0 or 3.0)",
+                    source, major, minor));
   }
   size_t header_start = 8 + length_width;
   if (bytes.size() < header_start) throw invalid("truncated header length");
@@ -230,14 +246,21 @@ NDBuffer parse_npy(std::string_view bytes, const std::string& source) {
   int64_t data_bytes = byte_count(header.shape, element_size);
   size_t data_start = header_start + header_length;
   if (static_cast<uint64_t>(bytes.size() - data_start) < static_cast<uint64_t>(data_bytes)) {
-    throw invalid(fmt::format("expected {} bytes of data for shape {} and type '{}', found {}", data_bytes,
-                              shape_to_string(header.shape), header.descr, bytes.size() - data_start));
+    throw invalid(fmt::format("expected {} bytes of data for shape {} and type '{}', found {}",
+                              data_bytes, shape_to_string(header.shape), header.descr,
+                              bytes.size() - data_start));
   }
-  Buffer raw = Buffer::copy_of(std::span<const std::byte>(
-      reinterpret_cast<const std::byte*>(bytes.data() + data_start), static_cast<size_t>(data_bytes)));
-  if (descr.big_endian) swap_units(raw.data(), element_count(header.shape) * (element_size / static_cast<int64_t>(descr.dtype.endian_unit())), descr.dtype.endian_unit());
+  Buffer raw = Buffer::copy_of(
+      std::span<const std::byte>(reinterpret_cast<const std::byte*>(bytes.data() + data_start),
+                                 static_cast<size_t>(data_bytes)));
+  if (descr.big_endian)
+    swap_units(raw.data(),
+               element_count(header.shape) *
+                   (element_size / static_cast<int64_t>(descr.dtype.endian_unit())),
+               descr.dtype.endian_unit());
 
-  if (!header.fortran_order || header.shape.size() < 2) return NDBuffer(raw, descr.dtype, header.shape);
+  if (!header.fortran_order || header.shape.size() < 2)
+    return NDBuffer(raw, descr.dtype, header.shape);
   // Fortran order: the first dimension varies fastest.
   std::vector<int64_t> strides(header.shape.size());
   int64_t stride = element_size;
@@ -253,7 +276,8 @@ NDBuffer parse_npy(std::string_view bytes, const std::string& source) {
 
 NDBuffer read_npy(const std::filesystem::path& path) {
   std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) throw NotFoundError(fmt::format("no such file: {}", path.string()));
+  if (!std::filesystem::exists(path, ec))
+    throw NotFoundError(fmt::format("no such file: {}", path.string()));
   std::ifstream in(path, std::ios::binary);
   if (!in) throw IoError(fmt::format("cannot open {} for reading", path.string()));
   std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -263,7 +287,8 @@ NDBuffer read_npy(const std::filesystem::path& path) {
 
 std::string format_npy(const NDBuffer& array) {
   if (!is_host_accessible(array.kind())) {
-    throw InvalidArgumentError("format_npy needs a host-accessible array; copy device data to the host first");
+    throw InvalidArgumentError(
+        "format_npy needs a host-accessible array; copy device data to the host first");
   }
   std::string shape_text = "(";
   for (size_t d = 0; d < array.shape().size(); ++d) {
@@ -271,8 +296,8 @@ std::string format_npy(const NDBuffer& array) {
     shape_text += array.shape().size() == 1 ? "," : (d + 1 < array.shape().size() ? ", " : "");
   }
   shape_text += ")";
-  std::string dict =
-      fmt::format("{{'descr': '{}', 'fortran_order': False, 'shape': {}, }}", npy_descr(array.dtype()), shape_text);
+  std::string dict = fmt::format("{{'descr': '{}', 'fortran_order': False, 'shape': {}, }}",
+                                 npy_descr(array.dtype()), shape_text);
   // The header (magic, version, length, dict, padding, '\n') is padded to a multiple of 64 bytes.
   size_t length_width = dict.size() + 1 + 10 <= 65535 ? 2 : 4;
   size_t prefix = 8 + length_width;
@@ -284,7 +309,8 @@ std::string format_npy(const NDBuffer& array) {
   std::string out(kMagic);
   out.push_back(static_cast<char>(length_width == 2 ? 1 : 2));
   out.push_back(0);
-  for (size_t i = 0; i < length_width; ++i) out.push_back(static_cast<char>((dict.size() >> (8 * i)) & 0xff));
+  for (size_t i = 0; i < length_width; ++i)
+    out.push_back(static_cast<char>((dict.size() >> (8 * i)) & 0xff));
   out += dict;
 
   NDBuffer contiguous = array;
@@ -292,7 +318,8 @@ std::string format_npy(const NDBuffer& array) {
     contiguous = NDBuffer::allocate(array.dtype(), array.shape());
     contiguous.assign(array);
   }
-  out.append(reinterpret_cast<const char*>(contiguous.data()), static_cast<size_t>(contiguous.nbytes()));
+  out.append(reinterpret_cast<const char*>(contiguous.data()),
+             static_cast<size_t>(contiguous.nbytes()));
   return out;
 }
 

@@ -40,9 +40,10 @@ void verify_group(const Group& group, const std::string& display_path, VerifyTot
 class VerifyCommand final : public Command {
  public:
   explicit VerifyCommand(CLI::App& app)
-      : Command(app.add_subcommand("verify",
-                                   "Decode every stored chunk of an array (or of all arrays below a group); "
-                                   "exit status 1 when any fails")) {
+      : Command(app.add_subcommand(
+            "verify",
+            "Decode every stored chunk of an array (or of all arrays below a group); "
+            "exit status 1 when any fails")) {
     subcommand_->add_option("path", path_, "Directory of the Zarr array or group")->required();
   }
 
@@ -54,9 +55,9 @@ class VerifyCommand final : public Command {
     } else {
       verify_group(Group::open(node.store), path_, totals);
     }
-    fmt::print("{}: {} array{}, {} stored chunk{}, {} bad\n", totals.bad_chunks ? "FAILED" : "OK", totals.arrays,
-               totals.arrays == 1 ? "" : "s", totals.chunks_stored, totals.chunks_stored == 1 ? "" : "s",
-               totals.bad_chunks);
+    fmt::print("{}: {} array{}, {} stored chunk{}, {} bad\n", totals.bad_chunks ? "FAILED" : "OK",
+               totals.arrays, totals.arrays == 1 ? "" : "s", totals.chunks_stored,
+               totals.chunks_stored == 1 ? "" : "s", totals.bad_chunks);
     return totals.bad_chunks ? 1 : 0;
   }
 
@@ -66,6 +67,8 @@ class VerifyCommand final : public Command {
 
 }  // namespace
 
-std::unique_ptr<Command> add_verify_command(CLI::App& app) { return std::make_unique<VerifyCommand>(app); }
+std::unique_ptr<Command> add_verify_command(CLI::App& app) {
+  return std::make_unique<VerifyCommand>(app);
+}
 
 }  // namespace cuzarr::cli

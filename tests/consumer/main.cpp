@@ -1,20 +1,21 @@
 // Creates a chunked, compressed array in a temporary directory with the installed cuzarr, reads
 // back a strided selection and checks every value. Exits 0 on success.
+#include <unistd.h>
+
 #include <cstdint>
 #include <cstdio>
-#include <stdexcept>
 #include <filesystem>
 #include <numeric>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
-#include <unistd.h>
-
-#include <cuzarr/cuzarr.hpp>
+#include "cuzarr/cuzarr.hpp"
 
 int main() {
   namespace fs = std::filesystem;
-  fs::path directory = fs::temp_directory_path() / ("cuzarr-consumer-" + std::to_string(::getpid()));
+  fs::path directory =
+      fs::temp_directory_path() / ("cuzarr-consumer-" + std::to_string(::getpid()));
   try {
     auto store = cuzarr::open_store(directory.string(), /*create=*/true);
     cuzarr::ArrayCreateOptions options;
@@ -38,7 +39,8 @@ int main() {
         if (values[i * 4 + j] != expected) throw std::runtime_error("wrong value read back");
       }
     }
-    if (reopened.attributes().at("description") != "consumer test") throw std::runtime_error("attributes lost");
+    if (reopened.attributes().at("description") != "consumer test")
+      throw std::runtime_error("attributes lost");
     std::printf("cuzarr consumer: ok (%lld chunks stored)\n",
                 static_cast<long long>(reopened.storage_info().chunks_stored));
   } catch (const std::exception& e) {
