@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <set>
 #include <string>
 
 #include "cuzarr/core/error.hpp"
@@ -23,7 +24,13 @@ nlohmann::json parse_value(std::string_view text) {
   return parsed;
 }
 
-bool is_array_to_array(const std::string& name) { return name == "transpose"; }
+/// Array->array codecs: transpose and the numcodecs filters (as zarr-python 3 names them).
+bool is_array_to_array(const std::string& name) {
+  static const std::set<std::string> names{
+      "transpose",          "numcodecs.delta",  "numcodecs.fixedscaleoffset", "numcodecs.quantize",
+      "numcodecs.packbits", "numcodecs.astype", "numcodecs.bitround"};
+  return names.contains(name);
+}
 bool is_array_to_bytes(const std::string& name) {
   return name == "bytes" || name == "sharding_indexed";
 }
