@@ -1,12 +1,18 @@
 #include "codec/numcodecs_registration.hpp"
 
 #include "cuzarr/codec/codec_registry.hpp"
+#include "cuzarr/codec/numcodecs_astype_codec.hpp"
+#include "cuzarr/codec/numcodecs_bitround_codec.hpp"
 #include "cuzarr/codec/numcodecs_bz2_codec.hpp"
 #include "cuzarr/codec/numcodecs_checksum32_codec.hpp"
+#include "cuzarr/codec/numcodecs_delta_codec.hpp"
+#include "cuzarr/codec/numcodecs_fixedscaleoffset_codec.hpp"
 #include "cuzarr/codec/numcodecs_fletcher32_codec.hpp"
 #include "cuzarr/codec/numcodecs_gzip_codec.hpp"
 #include "cuzarr/codec/numcodecs_lz4_codec.hpp"
 #include "cuzarr/codec/numcodecs_lzma_codec.hpp"
+#include "cuzarr/codec/numcodecs_packbits_codec.hpp"
+#include "cuzarr/codec/numcodecs_quantize_codec.hpp"
 #include "cuzarr/codec/numcodecs_shuffle_codec.hpp"
 #include "cuzarr/codec/numcodecs_zlib_codec.hpp"
 
@@ -31,6 +37,14 @@ void register_numcodecs_codecs(CodecRegistry& registry) {
                           [](const Json& c, const Rep& d) { return Checksum::create(Checksum::Algorithm::crc32c, c, d); });
   registry.register_codec("numcodecs.fletcher32",
                           [](const Json& c, const Rep& d) { return NumcodecsFletcher32Codec::create(c, d); });
+  // array -> array (zarr.codecs.numcodecs: _NumcodecsArrayArrayCodec)
+  registry.register_codec("numcodecs.delta", [](const Json& c, const Rep& d) { return NumcodecsDeltaCodec::create(c, d); });
+  registry.register_codec("numcodecs.fixedscaleoffset",
+                          [](const Json& c, const Rep& d) { return NumcodecsFixedScaleOffsetCodec::create(c, d); });
+  registry.register_codec("numcodecs.quantize", [](const Json& c, const Rep& d) { return NumcodecsQuantizeCodec::create(c, d); });
+  registry.register_codec("numcodecs.packbits", [](const Json& c, const Rep& d) { return NumcodecsPackBitsCodec::create(c, d); });
+  registry.register_codec("numcodecs.astype", [](const Json& c, const Rep& d) { return NumcodecsAsTypeCodec::create(c, d); });
+  registry.register_codec("numcodecs.bitround", [](const Json& c, const Rep& d) { return NumcodecsBitRoundCodec::create(c, d); });
 }
 
 }  // namespace cuzarr
