@@ -1,0 +1,129 @@
+// `cuzarr import`: writes a .npy file as a new Zarr v3 array.
+#include <fmt/format.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "codec_option.hpp"
+#include "command.hpp"
+#include "cuzarr/cuzarr.hpp"
+#include "npy_file.hpp"
+
+namespace cuzarr::cli {
+namespace {
+
+/// --fill-value: JSON when it parses; numpy/Python spellings of special values are accepted too.
+nlohmann::json parse_fill_value_option(const std::string& text) {
+  if (text == "nan" || text == "NaN") return "NaN";
+  if (text == "inf" || text == "+inf" || text == "Infinity") return "Infinity";
+  if (text == "-inf" || text == "-Infinity") return "-Infinity";
+  if (text == "True") return true;
+  if (text == "False") return false;
+  auto parsed = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (parsed.is_discarded()) return text;  // e.g. a hex bit pattern "0x7fc00000"
+  return parsed;
+}
+
+/// Adapts a fill value to `dtype` the way a user means it: no value is the type's zero, a number
+/// for a bool is false/true, a real value for a complex type is [value, 0].
+nlohmann::json fill_value_for(const std::optional<nlohmann::json>& value, const DataType& dtype) {
+  if (!value) {
+    if (dtype.kind() == DataTypeKind::boolean) return false;
+    if (dtype.is_complex()) return nlohmann::json::array({0.0, 0.0});
+    if (dtype.kind() == DataTypeKind::raw) return nlohmann::json(std::vector<int>(dtype.size(), 0));
+    return 0;
+  }
+  if (dtype.kind() == DataTypeKind::boolean && value->is_number()) return *value != 0;
+  if (dtype.is_complex() && (value->is_number() || value->is_string()))
+    return nlohmann::json::array({*value, 0.0});
+  return *value;
+}
+
+class ImportCommand final : public Command {
+ public:
+  explicit ImportCommand(CLI::App& app)
+      : Command(app.add_subcommand("import", "Write a .npy file as a new Zarr v3 array")) {
+    subcommand_->add_option("input", input_, "The .npy file to read (format 1.0, 2.0 or 3.0)")
+        ->required();
+    subcommand_->add_option("path", path_, "Directory to write the Zarr array to")->required();
+    subcommand_
+        ->add_option("--chunks", chunks_, "Chunk shape, e.g. 64,64 (default: the whole array)")
+        ->delimiter(',')
+        ->allow_extra_args(false);
+    subcommand_
+        ->add_option(
+            "--shards", shards_,
+            "Shard shape, e.g. 256,256: store shards (sharding_indexed) of --chunks inner chunks")
+        ->delimiter(',')
+        ->allow_extra_args(false);
+    subcommand_
+        ->add_option(
+            "--codec", codecs_,
+            "A codec, in order (repeat the option): zstd, \"zstd:level=3,checksum=true\", "
+            "gzip:level=5, "
+            "\"blosc:cname=lz4,clevel=5,shuffle=shuffle\", crc32c, \"transpose:order=1,0\", "
+            "bytes:endian=big, or a JSON codec object. Default: bytes, zstd")
+        ->allow_extra_args(false);
+    subcommand_->add_option("--fill-value", fill_value_,
+                            "Fill value (JSON, or nan/inf/-inf); default 0");
+    subcommand_->add_option("--attributes", attributes_, "Attributes as a JSON object");
+    subcommand_->add_option("--dimension-names", dimension_names_, "Dimension names, e.g. y,x")
+        ->delimiter(',')
+        ->allow_extra_args(false);
+    subcommand_->add_flag("--overwrite", overwrite_, "Replace an existing array or group at PATH");
+  }
+
+  int run() override {
+    NDBuffer data = read_npy(input_);
+    ArrayCreateOptions options;
+    options.shape = data.shape();
+    options.data_type = data.dtype();
+    options.chunk_shape = chunks_;
+    if (!shards_.empty()) options.shard_shape = shards_;
+    if (!codecs_.empty()) {
+      std::vector<CodecSpec> specs;
+      for (const auto& text : codecs_) specs.push_back(parse_codec_option(text));
+      options.codecs = complete_codec_list(std::move(specs), data.dtype());
+    }
+    options.fill_value = fill_value_for(
+        fill_value_.empty() ? std::nullopt
+                            : std::optional<nlohmann::json>(parse_fill_value_option(fill_value_)),
+        data.dtype());
+    if (!attributes_.empty()) {
+      options.attributes = parse_json_document(attributes_, "--attributes");
+      if (!options.attributes.is_object())
+        throw InvalidArgumentError("--attributes must be a JSON object");
+    }
+    if (!dimension_names_.empty()) {
+      std::vector<std::optional<std::string>> names(dimension_names_.begin(),
+                                                    dimension_names_.end());
+      options.dimension_names = std::move(names);
+    }
+    options.overwrite = overwrite_;
+
+    auto store = open_store(path_, /*create=*/true);
+    Array array = Array::create(store, "", options);
+    array.write(Selection{}, data);
+    return 0;
+  }
+
+ private:
+  std::string input_;
+  std::string path_;
+  std::vector<int64_t> chunks_;
+  std::vector<int64_t> shards_;
+  std::vector<std::string> codecs_;
+  std::string fill_value_;
+  std::string attributes_;
+  std::vector<std::string> dimension_names_;
+  bool overwrite_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<Command> add_import_command(CLI::App& app) {
+  return std::make_unique<ImportCommand>(app);
+}
+
+}  // namespace cuzarr::cli
