@@ -6,6 +6,7 @@
 #include <mutex>
 #include <shared_mutex>
 
+#include "codec/numcodecs_registration.hpp"
 #include "cuzarr/codec/blosc_codec.hpp"
 #include "cuzarr/codec/bytes_codec.hpp"
 #include "cuzarr/codec/crc32c_codec.hpp"
@@ -31,6 +32,7 @@ CodecRegistry::CodecRegistry() : impl_(std::make_shared<Impl>()) {
   register_codec("blosc", [](const nlohmann::json& c, const ChunkRepresentation& d) { return BloscCodec::create(c, d); });
   register_codec("sharding_indexed",
                  [](const nlohmann::json& c, const ChunkRepresentation& d) { return ShardingCodec::create(c, d); });
+  register_numcodecs_codecs(*this);
 }
 
 CodecRegistry& CodecRegistry::instance() {
