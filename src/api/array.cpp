@@ -82,14 +82,19 @@ ArrayMetadata make_array_metadata(const ArrayCreateOptions& options) {
   }
   m.codecs = std::move(codecs);
   m.chunk_key_encoding = options.chunk_key_encoding;
-  m.fill_value = parse_fill_value(options.fill_value, m.data_type);
+  m.fill_value = options.fill_value.is_null() ? std::vector<std::byte>(m.data_type.size(), std::byte{0})
+                                                : parse_fill_value(options.fill_value, m.data_type);
   m.attributes = options.attributes;
   m.dimension_names = options.dimension_names;
   if (m.dimension_names && m.dimension_names->size() != m.shape.size()) {
     throw InvalidArgumentError("dimension_names must have one entry per dimension");
   }
-  // Resolve the codecs now, so that a bad configuration fails before anything is written.
-  CodecChain::create(m.codecs, ChunkRepresentation{m.chunk_shape, m.data_type, m.fill_value});
+  // Resolve the codecs now, so that a bad configuration fails before anything is written, and
+  // store them with every default explicit (as zarr-python does; its numcodecs codecs require a
+  // "configuration" member).
+  auto chain = CodecChain::create(m.codecs, ChunkRepresentation{m.chunk_shape, m.data_type, m.fill_value});
+  m.codecs.clear();
+  for (const auto& codec : chain->to_json()) m.codecs.push_back(CodecSpec::from_json(codec));
   return m;
 }
 

@@ -23,7 +23,8 @@ CodecSpec CodecSpec::from_json(const nlohmann::json& j) {
 
 nlohmann::json CodecSpec::to_json() const {
   nlohmann::json j{{"name", name}};
-  if (!configuration.empty()) j["configuration"] = configuration;
+  // zarr-python requires "configuration" for its numcodecs.* codecs, even when empty.
+  if (!configuration.empty() || name.rfind("numcodecs.", 0) == 0) j["configuration"] = configuration;
   return j;
 }
 

@@ -51,5 +51,19 @@ TEST(Group, ParentsAreCreatedAndArraysAreNotGroups) {
   EXPECT_NO_THROW(Array::create(store, "p/q/r", o));
 }
 
+TEST(Array, DefaultFillValueIsTheZeroOfEveryDataType) {
+  auto store = std::make_shared<MemoryStore>();
+  for (const char* name : {"bool", "complex64", "r24", "float16", "int8"}) {
+    ArrayCreateOptions o;
+    o.shape = {3};
+    o.data_type = DataType::from_name(name);
+    o.chunk_shape = {2};
+    Array a = Array::create(store, name, o);
+    EXPECT_EQ(a.metadata().fill_value, std::vector<std::byte>(a.data_type().size(), std::byte{0})) << name;
+    NDBuffer all = a.read();
+    for (int64_t i = 0; i < all.nbytes(); ++i) EXPECT_EQ(all.data()[i], std::byte{0}) << name;
+  }
+}
+
 }  // namespace
 }  // namespace cuzarr

@@ -64,21 +64,7 @@ def test_cuzarr_reads_numcodecs_written_by_zarr_python(case_id, dtype, codecs, l
     assert_same(read_with_cuzarr(path, tmp_path), decoded)
 
 
-def without_configuration(codecs):
-    return any(c["name"].startswith("numcodecs.") and not c["configuration"] for c in codecs)
-
-
-# zarr-python 3 refuses a numcodecs.* codec entry without a "configuration" member, and cuzarr
-# writes a codec whose configuration is empty as {"name": ...} alone (allowed by the v3 spec).
-CUZARR_WRITTEN_CASES = [
-    pytest.param(*case, marks=pytest.mark.xfail(
-        strict=True, reason="cuzarr omits an empty \"configuration\"; zarr-python requires it for numcodecs.*"))
-    if without_configuration(case[2]) else pytest.param(*case)
-    for case in NUMCODECS_CASES
-]
-
-
-@pytest.mark.parametrize("case_id,dtype,codecs,lossless", CUZARR_WRITTEN_CASES, ids=[c[0] for c in NUMCODECS_CASES])
+@pytest.mark.parametrize("case_id,dtype,codecs,lossless", NUMCODECS_CASES, ids=[c[0] for c in NUMCODECS_CASES])
 def test_zarr_python_reads_numcodecs_written_by_cuzarr(case_id, dtype, codecs, lossless, tmp_path):
     data = sample(dtype)
     source = tmp_path / "input.npy"

@@ -25,7 +25,8 @@ struct ArrayCreateOptions {
   /// of `chunk_shape`; `codecs` become the inner codecs.
   std::optional<Shape> shard_shape;
   std::optional<std::vector<CodecSpec>> codecs;
-  nlohmann::json fill_value = 0;
+  /// Fill value in any v3 JSON encoding; null (the default) means the zero of the data type.
+  nlohmann::json fill_value = nullptr;
   nlohmann::json attributes = nlohmann::json::object();
   std::optional<std::vector<std::optional<std::string>>> dimension_names;
   ChunkKeyEncoding chunk_key_encoding;
