@@ -24,7 +24,9 @@ constexpr int64_t kChunkElements = 512 * 1024;  // uint16 -> 1 MiB
 constexpr size_t kChunks = 64;
 
 ChunkRepresentation representation() {
-  return {{kChunkElements}, cuzarr::DataType(cuzarr::DataTypeKind::uint16), {std::byte{0}, std::byte{0}}};
+  return {{kChunkElements},
+          cuzarr::DataType(cuzarr::DataTypeKind::uint16),
+          {std::byte{0}, std::byte{0}}};
 }
 
 std::vector<Buffer> realistic_chunks() {
@@ -35,8 +37,10 @@ std::vector<Buffer> realistic_chunks() {
     Buffer b = Buffer::allocate(kChunkElements * 2);
     auto* v = reinterpret_cast<uint16_t*>(b.data());
     for (int64_t i = 0; i < kChunkElements; ++i) {
-      double x = static_cast<double>(i % 512) / 40.0, y = static_cast<double>(i / 512 + c * 1024) / 55.0;
-      v[i] = static_cast<uint16_t>(std::clamp(20000.0 + 8000.0 * std::sin(x) * std::cos(y) + noise(rng), 0.0, 65535.0));
+      double x = static_cast<double>(i % 512) / 40.0,
+             y = static_cast<double>(i / 512 + c * 1024) / 55.0;
+      v[i] = static_cast<uint16_t>(
+          std::clamp(20000.0 + 8000.0 * std::sin(x) * std::cos(y) + noise(rng), 0.0, 65535.0));
     }
     chunks.push_back(b);
   }
@@ -49,7 +53,8 @@ const std::vector<Buffer>& raw_chunks() {
 }
 
 std::shared_ptr<cuzarr::BytesToBytesCodec> make_codec(const nlohmann::json& spec) {
-  auto codec = cuzarr::CodecRegistry::instance().create(cuzarr::CodecSpec::from_json(spec), representation());
+  auto codec = cuzarr::CodecRegistry::instance().create(cuzarr::CodecSpec::from_json(spec),
+                                                        representation());
   return std::dynamic_pointer_cast<cuzarr::BytesToBytesCodec>(codec);
 }
 
@@ -65,7 +70,8 @@ void report(benchmark::State& state, const std::vector<Buffer>& encoded) {
   size_t compressed = 0;
   for (const auto& b : encoded) compressed += b.size();
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * kChunks * kChunkElements * 2);
-  state.counters["ratio"] = static_cast<double>(kChunks * kChunkElements * 2) / static_cast<double>(compressed);
+  state.counters["ratio"] =
+      static_cast<double>(kChunks * kChunkElements * 2) / static_cast<double>(compressed);
 }
 
 void layer_decode(benchmark::State& state, const nlohmann::json& spec) {
@@ -96,33 +102,44 @@ void library_decode(benchmark::State& state, const nlohmann::json& spec, DecodeO
   report(state, encoded);
 }
 
-void BM_zstd_layer(benchmark::State& s) { layer_decode(s, {{"name", "zstd"}, {"configuration", {{"level", 0}}}}); }
+void BM_zstd_layer(benchmark::State& s) {
+  layer_decode(s, {{"name", "zstd"}, {"configuration", {{"level", 0}}}});
+}
 void BM_zstd_library(benchmark::State& s) {
-  library_decode(s, {{"name", "zstd"}, {"configuration", {{"level", 0}}}}, [](const Buffer& in, std::vector<uint8_t>& out) {
-    ZSTD_decompress(out.data(), out.size(), in.data(), in.size());
-  });
+  library_decode(s, {{"name", "zstd"}, {"configuration", {{"level", 0}}}},
+                 [](const Buffer& in, std::vector<uint8_t>& out) {
+                   ZSTD_decompress(out.data(), out.size(), in.data(), in.size());
+                 });
 }
 void BM_blosc_lz4_layer(benchmark::State& s) {
-  layer_decode(s, {{"name", "blosc"}, {"configuration", {{"cname", "lz4"}, {"clevel", 5}, {"shuffle", "shuffle"}, {"typesize", 2}}}});
+  layer_decode(s, {{"name", "blosc"},
+                   {"configuration",
+                    {{"cname", "lz4"}, {"clevel", 5}, {"shuffle", "shuffle"}, {"typesize", 2}}}});
 }
 void BM_blosc_lz4_library(benchmark::State& s) {
-  library_decode(s, {{"name", "blosc"}, {"configuration", {{"cname", "lz4"}, {"clevel", 5}, {"shuffle", "shuffle"}, {"typesize", 2}}}},
+  library_decode(s,
+                 {{"name", "blosc"},
+                  {"configuration",
+                   {{"cname", "lz4"}, {"clevel", 5}, {"shuffle", "shuffle"}, {"typesize", 2}}}},
                  [](const Buffer& in, std::vector<uint8_t>& out) {
                    blosc_decompress_ctx(in.data(), out.data(), out.size(), 1);
                  });
 }
-void BM_gzip_layer(benchmark::State& s) { layer_decode(s, {{"name", "gzip"}, {"configuration", {{"level", 5}}}}); }
+void BM_gzip_layer(benchmark::State& s) {
+  layer_decode(s, {{"name", "gzip"}, {"configuration", {{"level", 5}}}});
+}
 void BM_gzip_library(benchmark::State& s) {
-  library_decode(s, {{"name", "gzip"}, {"configuration", {{"level", 5}}}}, [](const Buffer& in, std::vector<uint8_t>& out) {
-    z_stream z{};
-    inflateInit2(&z, 31);
-    z.next_in = const_cast<Bytef*>(reinterpret_cast<const Bytef*>(in.data()));
-    z.avail_in = static_cast<uInt>(in.size());
-    z.next_out = out.data();
-    z.avail_out = static_cast<uInt>(out.size());
-    inflate(&z, Z_FINISH);
-    inflateEnd(&z);
-  });
+  library_decode(s, {{"name", "gzip"}, {"configuration", {{"level", 5}}}},
+                 [](const Buffer& in, std::vector<uint8_t>& out) {
+                   z_stream z{};
+                   inflateInit2(&z, 31);
+                   z.next_in = const_cast<Bytef*>(reinterpret_cast<const Bytef*>(in.data()));
+                   z.avail_in = static_cast<uInt>(in.size());
+                   z.next_out = out.data();
+                   z.avail_out = static_cast<uInt>(out.size());
+                   inflate(&z, Z_FINISH);
+                   inflateEnd(&z);
+                 });
 }
 
 }  // namespace

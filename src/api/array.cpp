@@ -31,11 +31,13 @@ NDBuffer with_dropped_dimensions(const NDBuffer& buffer, const NormalizedSelecti
       ++source_dim;
     }
   }
-  return NDBuffer(buffer.buffer(), buffer.dtype(), std::move(shape), std::move(strides), buffer.byte_offset());
+  return NDBuffer(buffer.buffer(), buffer.dtype(), std::move(shape), std::move(strides),
+                  buffer.byte_offset());
 }
 
 std::vector<CodecSpec> default_codecs() {
-  return {CodecSpec{"bytes", {{"endian", "little"}}}, CodecSpec{"zstd", {{"level", 0}, {"checksum", false}}}};
+  return {CodecSpec{"bytes", {{"endian", "little"}}},
+          CodecSpec{"zstd", {{"level", 0}, {"checksum", false}}}};
 }
 
 }  // namespace
@@ -48,33 +50,40 @@ ArrayMetadata make_array_metadata(const ArrayCreateOptions& options) {
   Shape inner = options.chunk_shape.empty() ? options.shape : options.chunk_shape;
   for (auto& extent : inner) extent = std::max<int64_t>(extent, 1);
   if (inner.size() != m.shape.size()) {
-    throw InvalidArgumentError(fmt::format("chunk shape {} has a different rank than the array shape {}",
-                                           shape_to_string(inner), shape_to_string(m.shape)));
+    throw InvalidArgumentError(
+        fmt::format("chunk shape {} has a different rank than the array shape {}",
+                    shape_to_string(inner), shape_to_string(m.shape)));
   }
   for (auto extent : inner) {
-    if (extent <= 0) throw InvalidArgumentError(fmt::format("chunk shape {} must be positive", shape_to_string(inner)));
+    if (extent <= 0)
+      throw InvalidArgumentError(
+          fmt::format("chunk shape {} must be positive", shape_to_string(inner)));
   }
   std::vector<CodecSpec> codecs = options.codecs ? *options.codecs : default_codecs();
   if (options.shard_shape) {
     const Shape& shard = *options.shard_shape;
     if (shard.size() != m.shape.size()) {
-      throw InvalidArgumentError(fmt::format("shard shape {} has a different rank than the array shape {}",
-                                             shape_to_string(shard), shape_to_string(m.shape)));
+      throw InvalidArgumentError(
+          fmt::format("shard shape {} has a different rank than the array shape {}",
+                      shape_to_string(shard), shape_to_string(m.shape)));
     }
     for (size_t d = 0; d < shard.size(); ++d) {
       if (shard[d] <= 0 || shard[d] % inner[d] != 0) {
-        throw InvalidArgumentError(fmt::format("shard shape {} must be a positive multiple of the chunk shape {}",
-                                               shape_to_string(shard), shape_to_string(inner)));
+        throw InvalidArgumentError(
+            fmt::format("shard shape {} must be a positive multiple of the chunk shape {}",
+                        shape_to_string(shard), shape_to_string(inner)));
       }
     }
     nlohmann::json inner_codecs = nlohmann::json::array();
     for (const auto& c : codecs) inner_codecs.push_back(c.to_json());
-    CodecSpec sharding{"sharding_indexed",
-                       {{"chunk_shape", inner},
-                        {"codecs", inner_codecs},
-                        {"index_codecs", nlohmann::json::array({{{"name", "bytes"}, {"configuration", {{"endian", "little"}}}},
-                                                                {{"name", "crc32c"}}})},
-                        {"index_location", "end"}}};
+    CodecSpec sharding{
+        "sharding_indexed",
+        {{"chunk_shape", inner},
+         {"codecs", inner_codecs},
+         {"index_codecs",
+          nlohmann::json::array({{{"name", "bytes"}, {"configuration", {{"endian", "little"}}}},
+                                 {{"name", "crc32c"}}})},
+         {"index_location", "end"}}};
     codecs = {sharding};
     m.chunk_shape = shard;
   } else {
@@ -82,8 +91,9 @@ ArrayMetadata make_array_metadata(const ArrayCreateOptions& options) {
   }
   m.codecs = std::move(codecs);
   m.chunk_key_encoding = options.chunk_key_encoding;
-  m.fill_value = options.fill_value.is_null() ? std::vector<std::byte>(m.data_type.size(), std::byte{0})
-                                                : parse_fill_value(options.fill_value, m.data_type);
+  m.fill_value = options.fill_value.is_null()
+                     ? std::vector<std::byte>(m.data_type.size(), std::byte{0})
+                     : parse_fill_value(options.fill_value, m.data_type);
   m.attributes = options.attributes;
   m.dimension_names = options.dimension_names;
   if (m.dimension_names && m.dimension_names->size() != m.shape.size()) {
@@ -92,36 +102,43 @@ ArrayMetadata make_array_metadata(const ArrayCreateOptions& options) {
   // Resolve the codecs now, so that a bad configuration fails before anything is written, and
   // store them with every default explicit (as zarr-python does; its numcodecs codecs require a
   // "configuration" member).
-  auto chain = CodecChain::create(m.codecs, ChunkRepresentation{m.chunk_shape, m.data_type, m.fill_value});
+  auto chain =
+      CodecChain::create(m.codecs, ChunkRepresentation{m.chunk_shape, m.data_type, m.fill_value});
   m.codecs.clear();
   for (const auto& codec : chain->to_json()) m.codecs.push_back(CodecSpec::from_json(codec));
   return m;
 }
 
 Array::Array(std::shared_ptr<Store> store, std::string path, ArrayMetadata metadata)
-    : store_(std::move(store)), path_(std::move(path)), metadata_(std::make_shared<ArrayMetadata>(std::move(metadata))) {}
+    : store_(std::move(store)),
+      path_(std::move(path)),
+      metadata_(std::make_shared<ArrayMetadata>(std::move(metadata))) {}
 
 Array Array::open(std::shared_ptr<Store> store, const std::string& path) {
   const std::string path_ = normalize_node_path(path);
   auto document = read_node_document(*store, path_);
-  if (!document) throw NotFoundError(fmt::format("no Zarr array at \"{}\" in {}", path_, store->description()));
+  if (!document)
+    throw NotFoundError(fmt::format("no Zarr array at \"{}\" in {}", path_, store->description()));
   const std::string source = metadata_key(path_);
   if (document->value("node_type", "") != "array") {
-    throw InvalidArgumentError(fmt::format("\"{}\" is a {}, not an array", source, document->value("node_type", "node")));
+    throw InvalidArgumentError(
+        fmt::format("\"{}\" is a {}, not an array", source, document->value("node_type", "node")));
   }
   return Array(std::move(store), path_, ArrayMetadata::from_json(*document, source));
 }
 
-Array Array::create(std::shared_ptr<Store> store, const std::string& path, const ArrayCreateOptions& options) {
+Array Array::create(std::shared_ptr<Store> store, const std::string& path,
+                    const ArrayCreateOptions& options) {
   return create(std::move(store), path, make_array_metadata(options), options.overwrite);
 }
 
-Array Array::create(std::shared_ptr<Store> store, const std::string& path, const ArrayMetadata& metadata,
-                    bool overwrite) {
+Array Array::create(std::shared_ptr<Store> store, const std::string& path,
+                    const ArrayMetadata& metadata, bool overwrite) {
   const std::string path_ = normalize_node_path(path);
   if (node_type(*store, path_)) {
     if (!overwrite) {
-      throw InvalidArgumentError(fmt::format("a node already exists at \"{}\" in {} (use overwrite)", path_, store->description()));
+      throw InvalidArgumentError(fmt::format(
+          "a node already exists at \"{}\" in {} (use overwrite)", path_, store->description()));
     }
     store->erase_prefix(path_.empty() ? "" : path_ + "/");
   }
@@ -131,46 +148,53 @@ Array Array::create(std::shared_ptr<Store> store, const std::string& path, const
   return array;
 }
 
-void Array::write_metadata() const { store_->set(metadata_key(path_), metadata_->to_json().dump(2)); }
+void Array::write_metadata() const {
+  store_->set(metadata_key(path_), metadata_->to_json().dump(2));
+}
 
 NDBuffer Array::read(const Selection& selection, MemoryKind kind) const {
   const auto normalized = normalize_selection(selection, metadata_->shape);
   NDBuffer out = NDBuffer::allocate(metadata_->data_type, normalized.result_shape(), kind);
-  read_into(selection, out);
+  ChunkPipeline(store_, path_, metadata_)
+      .read(normalized, with_dropped_dimensions(out, normalized));
   return out;
 }
 
 void Array::read_into(const Selection& selection, const NDBuffer& out) const {
   const auto normalized = normalize_selection(selection, metadata_->shape);
   if (out.shape() != normalized.result_shape()) {
-    throw InvalidArgumentError(fmt::format("read of \"{}\": output shape {} does not match the selection shape {}", path_,
-                                           shape_to_string(out.shape()), shape_to_string(normalized.result_shape())));
+    throw InvalidArgumentError(
+        fmt::format("read of \"{}\": output shape {} does not match the selection shape {}", path_,
+                    shape_to_string(out.shape()), shape_to_string(normalized.result_shape())));
   }
   if (!is_host_accessible(out.kind())) {
     throw UnsupportedError("reading into device memory needs CUDA support in this build");
   }
-  PipelineOptions options;
-  ChunkPipeline(store_, path_, metadata_, options).read(normalized, with_dropped_dimensions(out, normalized));
+  ChunkPipeline(store_, path_, metadata_)
+      .read(normalized, with_dropped_dimensions(out, normalized));
 }
 
 void Array::write(const Selection& selection, const NDBuffer& data) const {
   const auto normalized = normalize_selection(selection, metadata_->shape);
   if (data.shape() != normalized.result_shape()) {
-    throw InvalidArgumentError(fmt::format("write to \"{}\": data shape {} does not match the selection shape {}", path_,
-                                           shape_to_string(data.shape()), shape_to_string(normalized.result_shape())));
+    throw InvalidArgumentError(
+        fmt::format("write to \"{}\": data shape {} does not match the selection shape {}", path_,
+                    shape_to_string(data.shape()), shape_to_string(normalized.result_shape())));
   }
   if (!is_host_accessible(data.kind())) {
     throw UnsupportedError("writing from device memory needs CUDA support in this build");
   }
   PipelineOptions options;
   options.write_empty_chunks = write_empty_chunks_;
-  ChunkPipeline(store_, path_, metadata_, options).write(normalized, with_dropped_dimensions(data, normalized));
+  ChunkPipeline(store_, path_, metadata_, options)
+      .write(normalized, with_dropped_dimensions(data, normalized));
 }
 
 void Array::resize(const Shape& new_shape) {
   if (new_shape.size() != ndim()) {
-    throw InvalidArgumentError(fmt::format("resize of \"{}\": new shape {} has rank {}, the array has rank {}", path_,
-                                           shape_to_string(new_shape), new_shape.size(), ndim()));
+    throw InvalidArgumentError(
+        fmt::format("resize of \"{}\": new shape {} has rank {}, the array has rank {}", path_,
+                    shape_to_string(new_shape), new_shape.size(), ndim()));
   }
   element_count(new_shape);
   const Shape old_shape = metadata_->shape;
@@ -187,12 +211,15 @@ void Array::resize(const Shape& new_shape) {
   // 2. In chunks cut by the new boundary, the part past it is reset to the fill value, so that
   //    growing the array later does not bring old values back.
   for (size_t d = 0; d < ndim(); ++d) {
-    const int64_t boundary_end = std::min(old_shape[d], ceil_div(new_shape[d], chunk[d]) * chunk[d]);
+    const int64_t boundary_end =
+        std::min(old_shape[d], ceil_div(new_shape[d], chunk[d]) * chunk[d]);
     if (new_shape[d] >= old_shape[d] || new_shape[d] >= boundary_end) continue;
     Selection sliver;
     for (size_t e = 0; e < ndim(); ++e) {
-      if (e == d) sliver.push_back(Slice{new_shape[d], boundary_end, 1});
-      else sliver.push_back(Slice{0, std::min(old_shape[e], new_shape[e]), 1});
+      if (e == d)
+        sliver.push_back(Slice{new_shape[d], boundary_end, 1});
+      else
+        sliver.push_back(Slice{0, std::min(old_shape[e], new_shape[e]), 1});
     }
     const auto normalized = normalize_selection(sliver, old_shape);
     Buffer one = Buffer::copy_of(metadata_->fill_value);
@@ -223,7 +250,8 @@ ArrayStorageInfo Array::storage_info() const {
   const auto stored = list_stored_chunks(*store_, path_, *metadata_);
   info.chunks_stored = static_cast<int64_t>(stored.size());
   std::vector<uint64_t> sizes(stored.size());
-  parallel_for(stored.size(), [&](size_t i) { sizes[i] = store_->size(stored[i].key).value_or(0); });
+  parallel_for(stored.size(),
+               [&](size_t i) { sizes[i] = store_->size(stored[i].key).value_or(0); });
   for (auto s : sizes) info.stored_bytes += s;
   return info;
 }
@@ -233,8 +261,9 @@ std::vector<ChunkProblem> Array::verify() const {
   ChunkPipeline pipeline(store_, path_, metadata_);
   const auto& chain = pipeline.chain();
   std::vector<ChunkProblem> problems;
-  const size_t per_batch = std::max<size_t>(1, static_cast<size_t>((uint64_t{256} << 20) /
-                                                                   std::max<int64_t>(1, chain.decoded_representation().nbytes())));
+  const size_t per_batch = std::max<size_t>(
+      1, static_cast<size_t>((uint64_t{256} << 20) /
+                             std::max<int64_t>(1, chain.decoded_representation().nbytes())));
   for (size_t first = 0; first < stored.size(); first += per_batch) {
     const size_t n = std::min(per_batch, stored.size() - first);
     std::vector<KeyRange> requests(n);
@@ -244,8 +273,10 @@ std::vector<ChunkProblem> Array::verify() const {
     std::vector<NDBuffer> decoded(n);
     std::vector<ChunkStatus> status(n);
     for (size_t i = 0; i < n; ++i) {
-      if (fetched[i]) encoded[i] = std::move(*fetched[i]);
-      else status[i].fail(ErrorCode::not_found, "removed while verifying");
+      if (fetched[i])
+        encoded[i] = std::move(*fetched[i]);
+      else
+        status[i].fail(ErrorCode::not_found, "removed while verifying");
     }
     chain.decode(encoded, decoded, status);
     for (size_t i = 0; i < n; ++i) {

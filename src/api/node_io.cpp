@@ -25,7 +25,8 @@ std::optional<nlohmann::json> read_node_document(const Store& store, const std::
   auto bytes = store.get(key);
   if (!bytes) return std::nullopt;
   auto document = parse_json_document(bytes->as_string_view(), key);
-  if (!document.is_object()) throw InvalidArgumentError(fmt::format("\"{}\" must hold a JSON object", key));
+  if (!document.is_object())
+    throw InvalidArgumentError(fmt::format("\"{}\" must hold a JSON object", key));
   if (!document.contains("zarr_format") || document["zarr_format"] != 3) {
     throw UnsupportedError(fmt::format("\"{}\": zarr_format must be 3", key));
   }
@@ -41,7 +42,8 @@ void ensure_parent_groups(Store& store, const std::string& node_path) {
     auto document = read_node_document(store, parent);
     if (document) {
       if (document->value("node_type", "") == "array") {
-        throw InvalidArgumentError(fmt::format("cannot create \"{}\": \"{}\" is an array", node_path, metadata_key(parent)));
+        throw InvalidArgumentError(fmt::format("cannot create \"{}\": \"{}\" is an array",
+                                               node_path, metadata_key(parent)));
       }
     } else {
       store.set(metadata_key(parent), GroupMetadata{}.to_json().dump(2));

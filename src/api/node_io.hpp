@@ -1,10 +1,9 @@
 // Reading and writing node metadata documents (zarr.json) in a store.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
-
-#include <nlohmann/json.hpp>
 
 #include "cuzarr/store/store.hpp"
 

@@ -14,24 +14,31 @@ namespace {
 
 void check_batch(size_t in, size_t out, size_t status) {
   if (in != status || out != status) {
-    throw InvalidArgumentError("codec \"blosc\": batch sizes of inputs, outputs and statuses differ");
+    throw InvalidArgumentError(
+        "codec \"blosc\": batch sizes of inputs, outputs and statuses differ");
   }
 }
 
 const char* shuffle_name(BloscCodec::Shuffle s) {
   switch (s) {
-    case BloscCodec::Shuffle::noshuffle: return "noshuffle";
-    case BloscCodec::Shuffle::shuffle: return "shuffle";
-    case BloscCodec::Shuffle::bitshuffle: return "bitshuffle";
+    case BloscCodec::Shuffle::noshuffle:
+      return "noshuffle";
+    case BloscCodec::Shuffle::shuffle:
+      return "shuffle";
+    case BloscCodec::Shuffle::bitshuffle:
+      return "bitshuffle";
   }
   return "noshuffle";
 }
 
 int shuffle_flag(BloscCodec::Shuffle s) {
   switch (s) {
-    case BloscCodec::Shuffle::noshuffle: return BLOSC_NOSHUFFLE;
-    case BloscCodec::Shuffle::shuffle: return BLOSC_SHUFFLE;
-    case BloscCodec::Shuffle::bitshuffle: return BLOSC_BITSHUFFLE;
+    case BloscCodec::Shuffle::noshuffle:
+      return BLOSC_NOSHUFFLE;
+    case BloscCodec::Shuffle::shuffle:
+      return BLOSC_SHUFFLE;
+    case BloscCodec::Shuffle::bitshuffle:
+      return BLOSC_BITSHUFFLE;
   }
   return BLOSC_NOSHUFFLE;
 }
@@ -50,26 +57,41 @@ bool compressor_available(std::string_view cname) {
 
 }  // namespace
 
-BloscCodec::BloscCodec(std::string cname, int clevel, Shuffle shuffle, int64_t typesize, int64_t blocksize)
-    : cname_(std::move(cname)), clevel_(clevel), shuffle_(shuffle), typesize_(typesize), blocksize_(blocksize) {
+BloscCodec::BloscCodec(std::string cname, int clevel, Shuffle shuffle, int64_t typesize,
+                       int64_t blocksize)
+    : cname_(std::move(cname)),
+      clevel_(clevel),
+      shuffle_(shuffle),
+      typesize_(typesize),
+      blocksize_(blocksize) {
   static constexpr std::string_view kV3Names[] = {"lz4", "lz4hc", "blosclz", "zstd", "zlib"};
   bool known = false;
   for (auto n : kV3Names) known = known || n == cname_;
   if (!known) {
     throw UnsupportedError(fmt::format(
-        "codec \"blosc\": unknown \"cname\" \"{}\" (expected lz4, lz4hc, blosclz, zstd or zlib)", cname_));
+        "codec \"blosc\": unknown \"cname\" \"{}\" (expected lz4, lz4hc, blosclz, zstd or zlib)",
+        cname_));
   }
   if (!compressor_available(cname_)) {
-    throw UnsupportedError(fmt::format("codec \"blosc\": compressor \"{}\" is not in this c-blosc build (it has {})",
-                                       cname_, blosc_list_compressors()));
+    throw UnsupportedError(
+        fmt::format("codec \"blosc\": compressor \"{}\" is not in this c-blosc build (it has {})",
+                    cname_, blosc_list_compressors()));
   }
-  if (clevel < 0 || clevel > 9) throw InvalidArgumentError(fmt::format("codec \"blosc\": \"clevel\" must be in [0, 9], got {}", clevel));
-  if (typesize < 1) throw InvalidArgumentError(fmt::format("codec \"blosc\": \"typesize\" must be positive, got {}", typesize));
-  if (blocksize < 0) throw InvalidArgumentError(fmt::format("codec \"blosc\": \"blocksize\" must be >= 0, got {}", blocksize));
+  if (clevel < 0 || clevel > 9)
+    throw InvalidArgumentError(
+        fmt::format("codec \"blosc\": \"clevel\" must be in [0, 9], got {}", clevel));
+  if (typesize < 1)
+    throw InvalidArgumentError(
+        fmt::format("codec \"blosc\": \"typesize\" must be positive, got {}", typesize));
+  if (blocksize < 0)
+    throw InvalidArgumentError(
+        fmt::format("codec \"blosc\": \"blocksize\" must be >= 0, got {}", blocksize));
 }
 
-std::shared_ptr<BloscCodec> BloscCodec::create(const nlohmann::json& configuration, const ChunkRepresentation& decoded) {
-  CodecConfiguration config("blosc", configuration, {"cname", "clevel", "shuffle", "typesize", "blocksize"});
+std::shared_ptr<BloscCodec> BloscCodec::create(const nlohmann::json& configuration,
+                                               const ChunkRepresentation& decoded) {
+  CodecConfiguration config("blosc", configuration,
+                            {"cname", "clevel", "shuffle", "typesize", "blocksize"});
   const std::string cname = config.string("cname").value_or("zstd");
   const int clevel = static_cast<int>(config.integer("clevel", 0, 9).value_or(5));
   const auto elem = static_cast<int64_t>(decoded.data_type.size());
@@ -84,8 +106,9 @@ std::shared_ptr<BloscCodec> BloscCodec::create(const nlohmann::json& configurati
     } else if (*s == "bitshuffle") {
       shuffle = Shuffle::bitshuffle;
     } else {
-      throw InvalidArgumentError(fmt::format("{}\"shuffle\" must be \"noshuffle\", \"shuffle\" or \"bitshuffle\", got \"{}\"",
-                                             config.prefix(), *s));
+      throw InvalidArgumentError(fmt::format(
+          "{}\"shuffle\" must be \"noshuffle\", \"shuffle\" or \"bitshuffle\", got \"{}\"",
+          config.prefix(), *s));
     }
   }
   const int64_t blocksize = config.integer("blocksize", 0, INT32_MAX).value_or(0);
@@ -95,30 +118,35 @@ std::shared_ptr<BloscCodec> BloscCodec::create(const nlohmann::json& configurati
 nlohmann::json BloscCodec::to_json() const {
   return {{"name", "blosc"},
           {"configuration",
-           {{"cname", cname_}, {"clevel", clevel_}, {"shuffle", shuffle_name(shuffle_)}, {"typesize", typesize_},
+           {{"cname", cname_},
+            {"clevel", clevel_},
+            {"shuffle", shuffle_name(shuffle_)},
+            {"typesize", typesize_},
             {"blocksize", blocksize_}}}};
 }
 
-void BloscCodec::encode(std::span<const Buffer> in, std::span<Buffer> out, const ChunkRepresentation&,
-                        std::span<ChunkStatus> status) const {
+void BloscCodec::encode(std::span<const Buffer> in, std::span<Buffer> out,
+                        const ChunkRepresentation&, std::span<ChunkStatus> status) const {
   check_batch(in.size(), out.size(), status.size());
   for_each_chunk(status, [&](size_t i) {
     auto data = in[i].bytes();
     if (data.size() > static_cast<size_t>(BLOSC_MAX_BUFFERSIZE)) {
-      throw InvalidArgumentError(fmt::format("codec \"blosc\": a chunk of {} bytes exceeds c-blosc's limit of {} bytes",
-                                             data.size(), BLOSC_MAX_BUFFERSIZE));
+      throw InvalidArgumentError(
+          fmt::format("codec \"blosc\": a chunk of {} bytes exceeds c-blosc's limit of {} bytes",
+                      data.size(), BLOSC_MAX_BUFFERSIZE));
     }
     Buffer result = Buffer::allocate(data.size() + BLOSC_MAX_OVERHEAD);
-    const int written =
-        blosc_compress_ctx(clevel_, shuffle_flag(shuffle_), static_cast<size_t>(typesize_), data.size(), data.data(),
-                           result.data(), result.size(), cname_.c_str(), static_cast<size_t>(blocksize_), 1);
-    if (written <= 0) throw InvalidArgumentError(fmt::format("codec \"blosc\": compression failed ({})", written));
+    const int written = blosc_compress_ctx(
+        clevel_, shuffle_flag(shuffle_), static_cast<size_t>(typesize_), data.size(), data.data(),
+        result.data(), result.size(), cname_.c_str(), static_cast<size_t>(blocksize_), 1);
+    if (written <= 0)
+      throw InvalidArgumentError(fmt::format("codec \"blosc\": compression failed ({})", written));
     out[i] = result.slice(0, static_cast<size_t>(written));
   });
 }
 
-void BloscCodec::decode(std::span<const Buffer> in, std::span<Buffer> out, const ChunkRepresentation& decoded,
-                        std::span<ChunkStatus> status) const {
+void BloscCodec::decode(std::span<const Buffer> in, std::span<Buffer> out,
+                        const ChunkRepresentation& decoded, std::span<ChunkStatus> status) const {
   check_batch(in.size(), out.size(), status.size());
   const size_t limit = decoded_size_limit(decoded);
   for_each_chunk(status, [&](size_t i) {
@@ -127,22 +155,27 @@ void BloscCodec::decode(std::span<const Buffer> in, std::span<Buffer> out, const
     // blosc_cbuffer_validate checks it against the real input size, so decompression never reads
     // past the input.
     if (data.size() < BLOSC_MIN_HEADER_LENGTH) {
-      throw CorruptDataError(fmt::format("codec \"blosc\": {} bytes are too few for a {}-byte blosc header", data.size(),
-                                         BLOSC_MIN_HEADER_LENGTH));
+      throw CorruptDataError(
+          fmt::format("codec \"blosc\": {} bytes are too few for a {}-byte blosc header",
+                      data.size(), BLOSC_MIN_HEADER_LENGTH));
     }
     size_t nbytes = 0;
     if (blosc_cbuffer_validate(data.data(), data.size(), &nbytes) != 0) {
-      throw CorruptDataError(fmt::format("codec \"blosc\": invalid blosc header for {} input bytes", data.size()));
+      throw CorruptDataError(
+          fmt::format("codec \"blosc\": invalid blosc header for {} input bytes", data.size()));
     }
     if (nbytes > limit) {
-      throw CorruptDataError(fmt::format("codec \"blosc\": header claims {} decoded bytes, more than the limit of {} for this chunk",
-                                         nbytes, limit));
+      throw CorruptDataError(
+          fmt::format("codec \"blosc\": header claims {} decoded bytes, more than the limit of {} "
+                      "for this chunk",
+                      nbytes, limit));
     }
     Buffer result = Buffer::allocate(nbytes);
     if (nbytes > 0) {
       const int got = blosc_decompress_ctx(data.data(), result.data(), result.size(), 1);
       if (got < 0 || static_cast<size_t>(got) != nbytes) {
-        throw CorruptDataError(fmt::format("codec \"blosc\": decompression failed ({}; expected {} bytes)", got, nbytes));
+        throw CorruptDataError(fmt::format(
+            "codec \"blosc\": decompression failed ({}; expected {} bytes)", got, nbytes));
       }
     }
     out[i] = std::move(result);

@@ -32,9 +32,9 @@ constexpr BytesCodec::Endian kHostEndian =
 
 void require_matching_array(const NDBuffer& array, const ChunkRepresentation& decoded) {
   if (array.shape() != decoded.shape || array.dtype() != decoded.data_type) {
-    throw InvalidArgumentError(fmt::format("codec \"bytes\": got an array of {} {}, expected {} {}", array.dtype().name(),
-                                           shape_to_string(array.shape()), decoded.data_type.name(),
-                                           shape_to_string(decoded.shape)));
+    throw InvalidArgumentError(fmt::format(
+        "codec \"bytes\": got an array of {} {}, expected {} {}", array.dtype().name(),
+        shape_to_string(array.shape()), decoded.data_type.name(), shape_to_string(decoded.shape)));
   }
   if (!is_host_accessible(array.kind())) {
     throw InvalidArgumentError("codec \"bytes\": the CPU codec needs a host-accessible array");
@@ -42,24 +42,33 @@ void require_matching_array(const NDBuffer& array, const ChunkRepresentation& de
 }
 
 bool is_decode_target(const NDBuffer& out, const ChunkRepresentation& decoded) {
-  return out.buffer().data() != nullptr && out.shape() == decoded.shape && out.dtype() == decoded.data_type &&
-         is_host_accessible(out.kind());
+  return out.buffer().data() != nullptr && out.shape() == decoded.shape &&
+         out.dtype() == decoded.data_type && is_host_accessible(out.kind());
 }
 
 }  // namespace
 
 void byte_swap_units(std::byte* data, size_t size, size_t unit) {
   switch (unit) {
-    case 1: return;
-    case 2: swap_all<uint16_t>(data, size / 2, swap16); return;
-    case 4: swap_all<uint32_t>(data, size / 4, swap32); return;
-    case 8: swap_all<uint64_t>(data, size / 8, swap64); return;
+    case 1:
+      return;
+    case 2:
+      swap_all<uint16_t>(data, size / 2, swap16);
+      return;
+    case 4:
+      swap_all<uint32_t>(data, size / 4, swap32);
+      return;
+    case 8:
+      swap_all<uint64_t>(data, size / 8, swap64);
+      return;
     default:
-      for (size_t off = 0; off + unit <= size; off += unit) std::reverse(data + off, data + off + unit);
+      for (size_t off = 0; off + unit <= size; off += unit)
+        std::reverse(data + off, data + off + unit);
   }
 }
 
-std::shared_ptr<BytesCodec> BytesCodec::create(const nlohmann::json& configuration, const ChunkRepresentation& decoded) {
+std::shared_ptr<BytesCodec> BytesCodec::create(const nlohmann::json& configuration,
+                                               const ChunkRepresentation& decoded) {
   CodecConfiguration config("bytes", configuration, {"endian"});
   std::optional<Endian> endian;
   if (auto text = config.string("endian")) {
@@ -68,13 +77,14 @@ std::shared_ptr<BytesCodec> BytesCodec::create(const nlohmann::json& configurati
     } else if (*text == "big") {
       endian = Endian::big;
     } else {
-      throw InvalidArgumentError(fmt::format("{}\"endian\" must be \"little\" or \"big\", got \"{}\"", config.prefix(), *text));
+      throw InvalidArgumentError(fmt::format(
+          "{}\"endian\" must be \"little\" or \"big\", got \"{}\"", config.prefix(), *text));
     }
   }
   // v3 bytes codec: "endian" may be omitted only when the data type has a single byte per unit.
   if (!endian && decoded.data_type.endian_unit() > 1) {
-    throw InvalidArgumentError(fmt::format("{}\"endian\" is required for data type {}", config.prefix(),
-                                           decoded.data_type.name()));
+    throw InvalidArgumentError(fmt::format("{}\"endian\" is required for data type {}",
+                                           config.prefix(), decoded.data_type.name()));
   }
   return std::make_shared<BytesCodec>(endian);
 }
@@ -89,10 +99,11 @@ bool BytesCodec::needs_swap(const DataType& dtype) const {
   return endian_ && *endian_ != kHostEndian && dtype.endian_unit() > 1;
 }
 
-void BytesCodec::encode(std::span<const NDBuffer> in, std::span<Buffer> out, const ChunkRepresentation& decoded,
-                        std::span<ChunkStatus> status) const {
+void BytesCodec::encode(std::span<const NDBuffer> in, std::span<Buffer> out,
+                        const ChunkRepresentation& decoded, std::span<ChunkStatus> status) const {
   if (in.size() != status.size() || out.size() != status.size()) {
-    throw InvalidArgumentError("codec \"bytes\": batch sizes of inputs, outputs and statuses differ");
+    throw InvalidArgumentError(
+        "codec \"bytes\": batch sizes of inputs, outputs and statuses differ");
   }
   const bool swap = needs_swap(decoded.data_type);
   const int64_t nbytes = decoded.nbytes();
@@ -106,10 +117,11 @@ void BytesCodec::encode(std::span<const NDBuffer> in, std::span<Buffer> out, con
   });
 }
 
-void BytesCodec::decode(std::span<const Buffer> in, std::span<NDBuffer> out, const ChunkRepresentation& decoded,
-                        std::span<ChunkStatus> status) const {
+void BytesCodec::decode(std::span<const Buffer> in, std::span<NDBuffer> out,
+                        const ChunkRepresentation& decoded, std::span<ChunkStatus> status) const {
   if (in.size() != status.size() || out.size() != status.size()) {
-    throw InvalidArgumentError("codec \"bytes\": batch sizes of inputs, outputs and statuses differ");
+    throw InvalidArgumentError(
+        "codec \"bytes\": batch sizes of inputs, outputs and statuses differ");
   }
   const bool swap = needs_swap(decoded.data_type);
   const size_t unit = decoded.data_type.endian_unit();
@@ -117,11 +129,13 @@ void BytesCodec::decode(std::span<const Buffer> in, std::span<NDBuffer> out, con
   for_each_chunk(status, [&](size_t i) {
     const Buffer& bytes = in[i];
     if (!is_host_accessible(bytes.kind())) {
-      throw InvalidArgumentError("codec \"bytes\": the CPU codec needs host-accessible encoded bytes");
+      throw InvalidArgumentError(
+          "codec \"bytes\": the CPU codec needs host-accessible encoded bytes");
     }
     if (bytes.size() != nbytes) {
-      throw CorruptDataError(fmt::format("codec \"bytes\": expected {} bytes for a chunk of {} {}, got {}", nbytes,
-                                         decoded.data_type.name(), shape_to_string(decoded.shape), bytes.size()));
+      throw CorruptDataError(
+          fmt::format("codec \"bytes\": expected {} bytes for a chunk of {} {}, got {}", nbytes,
+                      decoded.data_type.name(), shape_to_string(decoded.shape), bytes.size()));
     }
     if (is_decode_target(out[i], decoded)) {
       if (swap && out[i].is_c_contiguous()) {

@@ -25,11 +25,13 @@ void for_each_chunk(std::span<ChunkStatus> status, const std::function<void(size
   });
 }
 
-void throw_if_failed(std::span<const ChunkStatus> status, const std::function<std::string(size_t)>& context) {
+void throw_if_failed(std::span<const ChunkStatus> status,
+                     const std::function<std::string(size_t)>& context) {
   for (size_t i = 0; i < status.size(); ++i) {
     if (status[i].ok) continue;
     std::string prefix = context ? context(i) : std::string();
-    throw_error(status[i].code, prefix.empty() ? status[i].message : prefix + ": " + status[i].message);
+    throw_error(status[i].code,
+                prefix.empty() ? status[i].message : prefix + ": " + status[i].message);
   }
 }
 

@@ -10,32 +10,38 @@ namespace {
 
 const char* kind_name(CodecKind kind) {
   switch (kind) {
-    case CodecKind::array_to_array: return "array -> array";
-    case CodecKind::array_to_bytes: return "array -> bytes";
-    case CodecKind::bytes_to_bytes: return "bytes -> bytes";
+    case CodecKind::array_to_array:
+      return "array -> array";
+    case CodecKind::array_to_bytes:
+      return "array -> bytes";
+    case CodecKind::bytes_to_bytes:
+      return "bytes -> bytes";
   }
   return "unknown";
 }
 
 void check_batch(size_t in, size_t out, size_t status) {
   if (in != status || out != status) {
-    throw InvalidArgumentError(fmt::format("codec chain: batch of {} inputs, {} outputs and {} statuses", in, out, status));
+    throw InvalidArgumentError(fmt::format(
+        "codec chain: batch of {} inputs, {} outputs and {} statuses", in, out, status));
   }
 }
 
 bool same_view(const NDBuffer& a, const NDBuffer& b) {
-  return a.data() == b.data() && a.shape() == b.shape() && a.byte_strides() == b.byte_strides() && a.dtype() == b.dtype();
+  return a.data() == b.data() && a.shape() == b.shape() && a.byte_strides() == b.byte_strides() &&
+         a.dtype() == b.dtype();
 }
 
 bool is_decode_target(const NDBuffer& out, const ChunkRepresentation& decoded) {
-  return out.buffer().data() != nullptr && out.shape() == decoded.shape && out.dtype() == decoded.data_type &&
-         is_host_accessible(out.kind());
+  return out.buffer().data() != nullptr && out.shape() == decoded.shape &&
+         out.dtype() == decoded.data_type && is_host_accessible(out.kind());
 }
 
 // The representation each array->array codec receives on encode, followed by the one the
 // array->bytes codec receives.
-std::vector<ChunkRepresentation> stage_representations(const std::vector<std::shared_ptr<ArrayToArrayCodec>>& a2a,
-                                                       const ChunkRepresentation& decoded) {
+std::vector<ChunkRepresentation> stage_representations(
+    const std::vector<std::shared_ptr<ArrayToArrayCodec>>& a2a,
+    const ChunkRepresentation& decoded) {
   std::vector<ChunkRepresentation> reps{decoded};
   for (const auto& codec : a2a) reps.push_back(codec->encoded_representation(reps.back()));
   return reps;
@@ -43,7 +49,8 @@ std::vector<ChunkRepresentation> stage_representations(const std::vector<std::sh
 
 }  // namespace
 
-std::shared_ptr<CodecChain> CodecChain::create(std::span<const CodecSpec> specs, const ChunkRepresentation& decoded) {
+std::shared_ptr<CodecChain> CodecChain::create(std::span<const CodecSpec> specs,
+                                               const ChunkRepresentation& decoded) {
   auto chain = std::make_shared<CodecChain>();
   chain->decoded_ = decoded;
   ChunkRepresentation current = decoded;
@@ -58,9 +65,10 @@ std::shared_ptr<CodecChain> CodecChain::create(std::span<const CodecSpec> specs,
       throw_error(e.code(), fmt::format("codecs[{}]: {}", i, e.what()));
     }
     const auto misplaced = [&](const std::string& why) {
-      return InvalidArgumentError(fmt::format("codecs[{}]: codec \"{}\" is {} but {} (expected array -> array codecs, "
-                                              "one array -> bytes codec, then bytes -> bytes codecs)",
-                                              i, specs[i].name, kind_name(codec->kind()), why));
+      return InvalidArgumentError(
+          fmt::format("codecs[{}]: codec \"{}\" is {} but {} (expected array -> array codecs, "
+                      "one array -> bytes codec, then bytes -> bytes codecs)",
+                      i, specs[i].name, kind_name(codec->kind()), why));
     };
     switch (codec->kind()) {
       case CodecKind::array_to_array:
@@ -74,7 +82,8 @@ std::shared_ptr<CodecChain> CodecChain::create(std::span<const CodecSpec> specs,
         }
         break;
       case CodecKind::array_to_bytes:
-        if (chain->a2b_) throw misplaced(fmt::format("a second one after \"{}\"", chain->a2b_->name()));
+        if (chain->a2b_)
+          throw misplaced(fmt::format("a second one after \"{}\"", chain->a2b_->name()));
         chain->a2b_ = std::static_pointer_cast<ArrayToBytesCodec>(codec);
         chain->a2b_input_ = current;
         break;
@@ -85,7 +94,8 @@ std::shared_ptr<CodecChain> CodecChain::create(std::span<const CodecSpec> specs,
     }
   }
   if (!chain->a2b_) {
-    throw InvalidArgumentError("codec chain has no array -> bytes codec (for example \"bytes\" or \"sharding_indexed\")");
+    throw InvalidArgumentError(
+        "codec chain has no array -> bytes codec (for example \"bytes\" or \"sharding_indexed\")");
   }
   return chain;
 }
@@ -108,8 +118,8 @@ std::optional<int64_t> CodecChain::fixed_encoded_size(const ChunkRepresentation&
   return size;
 }
 
-void CodecChain::encode(std::span<const NDBuffer> in, std::span<Buffer> out, const ChunkRepresentation& decoded,
-                        std::span<ChunkStatus> status) const {
+void CodecChain::encode(std::span<const NDBuffer> in, std::span<Buffer> out,
+                        const ChunkRepresentation& decoded, std::span<ChunkStatus> status) const {
   check_batch(in.size(), out.size(), status.size());
   const size_t n = status.size();
   if (n == 0) return;
@@ -139,8 +149,8 @@ void CodecChain::encode(std::span<const NDBuffer> in, std::span<Buffer> out, con
   }
 }
 
-void CodecChain::decode(std::span<const Buffer> in, std::span<NDBuffer> out, const ChunkRepresentation& decoded,
-                        std::span<ChunkStatus> status) const {
+void CodecChain::decode(std::span<const Buffer> in, std::span<NDBuffer> out,
+                        const ChunkRepresentation& decoded, std::span<ChunkStatus> status) const {
   check_batch(in.size(), out.size(), status.size());
   const size_t n = status.size();
   if (n == 0) return;
@@ -165,7 +175,10 @@ void CodecChain::decode(std::span<const Buffer> in, std::span<NDBuffer> out, con
     std::vector<ChunkStatus> seed_status(n);
     std::vector<NDBuffer> seeds(n);
     for (size_t i = 0; i < n; ++i) {
-      if (status[i].ok && is_decode_target(out[i], decoded)) seeds[i] = out[i]; else seed_status[i].ok = false;
+      if (status[i].ok && is_decode_target(out[i], decoded))
+        seeds[i] = out[i];
+      else
+        seed_status[i].ok = false;
     }
     for (size_t k = 0; k < a2a_.size(); ++k) {
       std::vector<NDBuffer> next(n);

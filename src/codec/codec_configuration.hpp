@@ -4,10 +4,9 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
-
-#include <nlohmann/json.hpp>
 
 namespace cuzarr {
 
@@ -15,7 +14,8 @@ class CodecConfiguration {
  public:
   /// Throws InvalidArgumentError unless `configuration` is an object (or null, meaning {}) whose
   /// keys are all in `known`.
-  CodecConfiguration(std::string codec, const nlohmann::json& configuration, std::initializer_list<const char*> known);
+  CodecConfiguration(std::string codec, const nlohmann::json& configuration,
+                     std::initializer_list<const char*> known);
 
   bool has(const char* field) const;
   /// The integer field, or nullopt when absent; throws InvalidArgumentError when it is not an

@@ -24,14 +24,27 @@ struct CodecRegistry::Impl {
 };
 
 CodecRegistry::CodecRegistry() : impl_(std::make_shared<Impl>()) {
-  register_codec("bytes", [](const nlohmann::json& c, const ChunkRepresentation& d) { return BytesCodec::create(c, d); });
-  register_codec("transpose", [](const nlohmann::json& c, const ChunkRepresentation& d) { return TransposeCodec::create(c, d); });
-  register_codec("crc32c", [](const nlohmann::json& c, const ChunkRepresentation& d) { return Crc32cCodec::create(c, d); });
-  register_codec("gzip", [](const nlohmann::json& c, const ChunkRepresentation& d) { return GzipCodec::create(c, d); });
-  register_codec("zstd", [](const nlohmann::json& c, const ChunkRepresentation& d) { return ZstdCodec::create(c, d); });
-  register_codec("blosc", [](const nlohmann::json& c, const ChunkRepresentation& d) { return BloscCodec::create(c, d); });
-  register_codec("sharding_indexed",
-                 [](const nlohmann::json& c, const ChunkRepresentation& d) { return ShardingCodec::create(c, d); });
+  register_codec("bytes", [](const nlohmann::json& c, const ChunkRepresentation& d) {
+    return BytesCodec::create(c, d);
+  });
+  register_codec("transpose", [](const nlohmann::json& c, const ChunkRepresentation& d) {
+    return TransposeCodec::create(c, d);
+  });
+  register_codec("crc32c", [](const nlohmann::json& c, const ChunkRepresentation& d) {
+    return Crc32cCodec::create(c, d);
+  });
+  register_codec("gzip", [](const nlohmann::json& c, const ChunkRepresentation& d) {
+    return GzipCodec::create(c, d);
+  });
+  register_codec("zstd", [](const nlohmann::json& c, const ChunkRepresentation& d) {
+    return ZstdCodec::create(c, d);
+  });
+  register_codec("blosc", [](const nlohmann::json& c, const ChunkRepresentation& d) {
+    return BloscCodec::create(c, d);
+  });
+  register_codec("sharding_indexed", [](const nlohmann::json& c, const ChunkRepresentation& d) {
+    return ShardingCodec::create(c, d);
+  });
   register_numcodecs_codecs(*this);
 }
 
@@ -41,7 +54,8 @@ CodecRegistry& CodecRegistry::instance() {
 }
 
 void CodecRegistry::register_codec(const std::string& name, CodecFactory factory) {
-  if (!factory) throw InvalidArgumentError(fmt::format("codec \"{}\": cannot register an empty factory", name));
+  if (!factory)
+    throw InvalidArgumentError(fmt::format("codec \"{}\": cannot register an empty factory", name));
   std::unique_lock lock(impl_->mutex);
   impl_->factories[name] = std::move(factory);
 }
@@ -58,15 +72,18 @@ std::vector<std::string> CodecRegistry::names() const {
   return result;
 }
 
-std::shared_ptr<Codec> CodecRegistry::create(const CodecSpec& spec, const ChunkRepresentation& decoded) const {
+std::shared_ptr<Codec> CodecRegistry::create(const CodecSpec& spec,
+                                             const ChunkRepresentation& decoded) const {
   CodecFactory factory;
   {
     std::shared_lock lock(impl_->mutex);
     auto it = impl_->factories.find(spec.name);
     if (it == impl_->factories.end()) {
       std::string known;
-      for (const auto& entry : impl_->factories) known += fmt::format("{}{}", known.empty() ? "" : ", ", entry.first);
-      throw UnsupportedError(fmt::format("unknown codec \"{}\" (supported codecs: {})", spec.name, known));
+      for (const auto& entry : impl_->factories)
+        known += fmt::format("{}{}", known.empty() ? "" : ", ", entry.first);
+      throw UnsupportedError(
+          fmt::format("unknown codec \"{}\" (supported codecs: {})", spec.name, known));
     }
     factory = it->second;
   }
@@ -75,9 +92,12 @@ std::shared_ptr<Codec> CodecRegistry::create(const CodecSpec& spec, const ChunkR
   try {
     codec = factory(spec.configuration, decoded);
   } catch (const nlohmann::json::exception& e) {
-    throw InvalidArgumentError(fmt::format("codec \"{}\": bad configuration {}: {}", spec.name, spec.configuration.dump(), e.what()));
+    throw InvalidArgumentError(fmt::format("codec \"{}\": bad configuration {}: {}", spec.name,
+                                           spec.configuration.dump(), e.what()));
   }
-  if (!codec) throw InvalidArgumentError(fmt::format("codec \"{}\": the factory returned no codec", spec.name));
+  if (!codec)
+    throw InvalidArgumentError(
+        fmt::format("codec \"{}\": the factory returned no codec", spec.name));
   return codec;
 }
 

@@ -33,7 +33,8 @@ uint32_t load_le32(const unsigned char* p) {
 }
 
 #if defined(__x86_64__)
-__attribute__((target("sse4.2"))) uint32_t crc32c_sse42(const unsigned char* p, size_t n, uint32_t crc) {
+__attribute__((target("sse4.2"))) uint32_t crc32c_sse42(const unsigned char* p, size_t n,
+                                                        uint32_t crc) {
   uint64_t c = ~crc;
   while (n > 0 && (reinterpret_cast<uintptr_t>(p) & 7u) != 0) {
     c = _mm_crc32_u8(static_cast<uint32_t>(c), *p++);
@@ -69,8 +70,9 @@ uint32_t crc32c_software(std::span<const std::byte> data, uint32_t crc) noexcept
     // The tables are built for the reflected (little-endian) bit order.
     const uint32_t lo = load_le32(p) ^ c;
     const uint32_t hi = load_le32(p + 4);
-    c = kTables[7][lo & 0xFF] ^ kTables[6][(lo >> 8) & 0xFF] ^ kTables[5][(lo >> 16) & 0xFF] ^ kTables[4][lo >> 24] ^
-        kTables[3][hi & 0xFF] ^ kTables[2][(hi >> 8) & 0xFF] ^ kTables[1][(hi >> 16) & 0xFF] ^ kTables[0][hi >> 24];
+    c = kTables[7][lo & 0xFF] ^ kTables[6][(lo >> 8) & 0xFF] ^ kTables[5][(lo >> 16) & 0xFF] ^
+        kTables[4][lo >> 24] ^ kTables[3][hi & 0xFF] ^ kTables[2][(hi >> 8) & 0xFF] ^
+        kTables[1][(hi >> 16) & 0xFF] ^ kTables[0][hi >> 24];
     p += 8;
     n -= 8;
   }
@@ -92,7 +94,8 @@ bool crc32c_has_hardware() noexcept {
 
 uint32_t crc32c(std::span<const std::byte> data, uint32_t crc) noexcept {
 #if defined(__x86_64__)
-  if (crc32c_has_hardware()) return crc32c_sse42(reinterpret_cast<const unsigned char*>(data.data()), data.size(), crc);
+  if (crc32c_has_hardware())
+    return crc32c_sse42(reinterpret_cast<const unsigned char*>(data.data()), data.size(), crc);
 #endif
   return crc32c_software(data, crc);
 }

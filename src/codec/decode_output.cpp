@@ -19,12 +19,15 @@ size_t decoded_size_limit(const ChunkRepresentation& decoded) {
 }
 
 DecodeOutput::DecodeOutput(size_t initial, size_t limit, std::string codec)
-    : buffer_(Buffer::allocate(std::max<size_t>(std::min(initial, limit), 1))), limit_(limit), codec_(std::move(codec)) {}
+    : buffer_(Buffer::allocate(std::max<size_t>(std::min(initial, limit), 1))),
+      limit_(limit),
+      codec_(std::move(codec)) {}
 
 void DecodeOutput::grow(size_t used) {
   const size_t current = buffer_.size();
   if (current >= limit_) {
-    throw CorruptDataError(fmt::format("{}: decoded data exceeds the limit of {} bytes for this chunk", codec_, limit_));
+    throw CorruptDataError(fmt::format(
+        "{}: decoded data exceeds the limit of {} bytes for this chunk", codec_, limit_));
   }
   const size_t next = current > limit_ / 2 ? limit_ : std::max<size_t>(current * 2, 4096);
   Buffer bigger = Buffer::allocate(std::min(next, limit_));

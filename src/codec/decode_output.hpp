@@ -20,7 +20,8 @@ size_t decoded_size_limit(const ChunkRepresentation& decoded);
 
 class DecodeOutput {
  public:
-  /// Starts with `initial` bytes of capacity (clamped to `limit`); `codec` names the codec in errors.
+  /// Starts with `initial` bytes of capacity (clamped to `limit`); `codec` names the codec in
+  /// errors.
   DecodeOutput(size_t initial, size_t limit, std::string codec);
 
   std::byte* data() noexcept { return buffer_.data(); }

@@ -7,12 +7,13 @@
 namespace cuzarr {
 
 void throw_unsupported_element_type(const DataType& type, const std::string& where) {
-  throw UnsupportedError(fmt::format("{}: data type {} is not supported (expected bool, an integer or a float type)",
-                                     where, type.name()));
+  throw UnsupportedError(
+      fmt::format("{}: data type {} is not supported (expected bool, an integer or a float type)",
+                  where, type.name()));
 }
 
-void cast_elements(const std::byte* src, const DataType& from, std::byte* dst, const DataType& to, size_t count,
-                   const std::string& where) {
+void cast_elements(const std::byte* src, const DataType& from, std::byte* dst, const DataType& to,
+                   size_t count, const std::string& where) {
   visit_real_type(from, where, [&](auto s) {
     using S = decltype(s);
     visit_real_type(to, where, [&](auto d) {

@@ -43,8 +43,10 @@ D convert(S v) {
   } else if constexpr (std::is_same_v<S, Half>) {
     return convert<D>(half_bits_to_float(v.bits));
   } else if constexpr (std::is_same_v<D, Half>) {
-    if constexpr (std::is_same_v<S, float>) return Half{float_to_half_bits(v)};
-    else return Half{double_to_half_bits(static_cast<double>(v))};
+    if constexpr (std::is_same_v<S, float>)
+      return Half{float_to_half_bits(v)};
+    else
+      return Half{double_to_half_bits(static_cast<double>(v))};
   } else if constexpr (std::is_same_v<D, bool>) {
     return v != S{};
   } else if constexpr (std::is_integral_v<D> && std::is_floating_point_v<S>) {
@@ -115,27 +117,40 @@ template <class F>
 decltype(auto) visit_real_type(const DataType& type, const std::string& where, F&& f);
 
 /// Converts `count` elements of `from` at `src` into `to` at `dst` (numpy astype).
-void cast_elements(const std::byte* src, const DataType& from, std::byte* dst, const DataType& to, size_t count,
-                   const std::string& where);
+void cast_elements(const std::byte* src, const DataType& from, std::byte* dst, const DataType& to,
+                   size_t count, const std::string& where);
 
 [[noreturn]] void throw_unsupported_element_type(const DataType& type, const std::string& where);
 
 template <class F>
 decltype(auto) visit_real_type(const DataType& type, const std::string& where, F&& f) {
   switch (type.kind()) {
-    case DataTypeKind::boolean: return f(bool{});
-    case DataTypeKind::int8: return f(int8_t{});
-    case DataTypeKind::int16: return f(int16_t{});
-    case DataTypeKind::int32: return f(int32_t{});
-    case DataTypeKind::int64: return f(int64_t{});
-    case DataTypeKind::uint8: return f(uint8_t{});
-    case DataTypeKind::uint16: return f(uint16_t{});
-    case DataTypeKind::uint32: return f(uint32_t{});
-    case DataTypeKind::uint64: return f(uint64_t{});
-    case DataTypeKind::float16: return f(Half{});
-    case DataTypeKind::float32: return f(float{});
-    case DataTypeKind::float64: return f(double{});
-    default: throw_unsupported_element_type(type, where);
+    case DataTypeKind::boolean:
+      return f(bool{});
+    case DataTypeKind::int8:
+      return f(int8_t{});
+    case DataTypeKind::int16:
+      return f(int16_t{});
+    case DataTypeKind::int32:
+      return f(int32_t{});
+    case DataTypeKind::int64:
+      return f(int64_t{});
+    case DataTypeKind::uint8:
+      return f(uint8_t{});
+    case DataTypeKind::uint16:
+      return f(uint16_t{});
+    case DataTypeKind::uint32:
+      return f(uint32_t{});
+    case DataTypeKind::uint64:
+      return f(uint64_t{});
+    case DataTypeKind::float16:
+      return f(Half{});
+    case DataTypeKind::float32:
+      return f(float{});
+    case DataTypeKind::float64:
+      return f(double{});
+    default:
+      throw_unsupported_element_type(type, where);
   }
 }
 

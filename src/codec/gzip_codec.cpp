@@ -19,7 +19,8 @@ constexpr size_t kMaxStep = std::numeric_limits<uInt>::max();
 
 void check_batch(size_t in, size_t out, size_t status) {
   if (in != status || out != status) {
-    throw InvalidArgumentError("codec \"gzip\": batch sizes of inputs, outputs and statuses differ");
+    throw InvalidArgumentError(
+        "codec \"gzip\": batch sizes of inputs, outputs and statuses differ");
   }
 }
 
@@ -33,7 +34,9 @@ struct Deflater {
   z_stream stream{};
   explicit Deflater(int level) {
     const int rc = deflateInit2(&stream, level, Z_DEFLATED, kGzipWindowBits, 8, Z_DEFAULT_STRATEGY);
-    if (rc != Z_OK) throw Error(ErrorCode::invalid_argument, fmt::format("codec \"gzip\": deflateInit2 failed ({})", rc));
+    if (rc != Z_OK)
+      throw Error(ErrorCode::invalid_argument,
+                  fmt::format("codec \"gzip\": deflateInit2 failed ({})", rc));
   }
   ~Deflater() { deflateEnd(&stream); }
   Deflater(const Deflater&) = delete;
@@ -44,7 +47,8 @@ struct Inflater {
   z_stream stream{};
   Inflater() {
     const int rc = inflateInit2(&stream, kAutoDetectWindowBits);
-    if (rc != Z_OK) throw CorruptDataError(fmt::format("codec \"gzip\": inflateInit2 failed ({})", rc));
+    if (rc != Z_OK)
+      throw CorruptDataError(fmt::format("codec \"gzip\": inflateInit2 failed ({})", rc));
   }
   ~Inflater() { inflateEnd(&stream); }
   Inflater(const Inflater&) = delete;
@@ -71,9 +75,11 @@ Buffer gzip_compress(std::span<const std::byte> data, int level) {
     produced += avail_out_before - d.stream.avail_out;
     if (rc == Z_STREAM_END) break;
     if (rc != Z_OK && rc != Z_BUF_ERROR) {
-      throw Error(ErrorCode::invalid_argument, fmt::format("codec \"gzip\": deflate failed: {}", zlib_message(d.stream, rc)));
+      throw Error(ErrorCode::invalid_argument,
+                  fmt::format("codec \"gzip\": deflate failed: {}", zlib_message(d.stream, rc)));
     }
-    if (produced == out.size()) throw Error(ErrorCode::invalid_argument, "codec \"gzip\": deflate output exceeded its bound");
+    if (produced == out.size())
+      throw Error(ErrorCode::invalid_argument, "codec \"gzip\": deflate output exceeded its bound");
   }
   return out.slice(0, produced);
 }
@@ -100,17 +106,20 @@ Buffer gzip_decompress(std::span<const std::byte> data, const ChunkRepresentatio
     if (rc == Z_STREAM_END) {
       if (in_left == 0) break;
       // RFC 1952, section 2.2: a gzip file is a series of members; decode the next one.
-      if (inflateReset(&inf.stream) != Z_OK) throw CorruptDataError("codec \"gzip\": inflateReset failed");
+      if (inflateReset(&inf.stream) != Z_OK)
+        throw CorruptDataError("codec \"gzip\": inflateReset failed");
       continue;
     }
-    if (rc == Z_NEED_DICT) throw CorruptDataError("codec \"gzip\": stream needs a preset dictionary");
+    if (rc == Z_NEED_DICT)
+      throw CorruptDataError("codec \"gzip\": stream needs a preset dictionary");
     if (rc == Z_DATA_ERROR || rc == Z_MEM_ERROR || rc == Z_STREAM_ERROR) {
       throw CorruptDataError(fmt::format("codec \"gzip\": {}", zlib_message(inf.stream, rc)));
     }
     // Z_OK or Z_BUF_ERROR: progress stalls only when input ran out before the member ended.
     const bool output_full = produced == output.capacity();
     if (in_left == 0 && !output_full && inf.stream.avail_in == 0) {
-      throw CorruptDataError(fmt::format("codec \"gzip\": stream truncated after {} input bytes", data.size()));
+      throw CorruptDataError(
+          fmt::format("codec \"gzip\": stream truncated after {} input bytes", data.size()));
     }
   }
   return output.finish(produced);
@@ -119,24 +128,29 @@ Buffer gzip_decompress(std::span<const std::byte> data, const ChunkRepresentatio
 }  // namespace
 
 GzipCodec::GzipCodec(int level) : level_(level) {
-  if (level < 0 || level > 9) throw InvalidArgumentError(fmt::format("codec \"gzip\": \"level\" must be in [0, 9], got {}", level));
+  if (level < 0 || level > 9)
+    throw InvalidArgumentError(
+        fmt::format("codec \"gzip\": \"level\" must be in [0, 9], got {}", level));
 }
 
-std::shared_ptr<GzipCodec> GzipCodec::create(const nlohmann::json& configuration, const ChunkRepresentation&) {
+std::shared_ptr<GzipCodec> GzipCodec::create(const nlohmann::json& configuration,
+                                             const ChunkRepresentation&) {
   CodecConfiguration config("gzip", configuration, {"level"});
   return std::make_shared<GzipCodec>(static_cast<int>(config.integer("level", 0, 9).value_or(5)));
 }
 
-nlohmann::json GzipCodec::to_json() const { return {{"name", "gzip"}, {"configuration", {{"level", level_}}}}; }
+nlohmann::json GzipCodec::to_json() const {
+  return {{"name", "gzip"}, {"configuration", {{"level", level_}}}};
+}
 
-void GzipCodec::encode(std::span<const Buffer> in, std::span<Buffer> out, const ChunkRepresentation&,
-                       std::span<ChunkStatus> status) const {
+void GzipCodec::encode(std::span<const Buffer> in, std::span<Buffer> out,
+                       const ChunkRepresentation&, std::span<ChunkStatus> status) const {
   check_batch(in.size(), out.size(), status.size());
   for_each_chunk(status, [&](size_t i) { out[i] = gzip_compress(in[i].bytes(), level_); });
 }
 
-void GzipCodec::decode(std::span<const Buffer> in, std::span<Buffer> out, const ChunkRepresentation& decoded,
-                       std::span<ChunkStatus> status) const {
+void GzipCodec::decode(std::span<const Buffer> in, std::span<Buffer> out,
+                       const ChunkRepresentation& decoded, std::span<ChunkStatus> status) const {
   check_batch(in.size(), out.size(), status.size());
   for_each_chunk(status, [&](size_t i) { out[i] = gzip_decompress(in[i].bytes(), decoded); });
 }

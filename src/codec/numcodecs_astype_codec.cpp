@@ -14,14 +14,16 @@ constexpr const char* kName = "numcodecs.astype";
 
 void check_batch(size_t in, size_t out, size_t status) {
   if (in != status || out != status) {
-    throw InvalidArgumentError("codec \"numcodecs.astype\": batch sizes of inputs, outputs and statuses differ");
+    throw InvalidArgumentError(
+        "codec \"numcodecs.astype\": batch sizes of inputs, outputs and statuses differ");
   }
 }
 
 NDBuffer cast_array(const NDBuffer& in, const DataType& to) {
   NDBuffer src = c_ordered(in);
   NDBuffer dst = NDBuffer::allocate(to, in.shape());
-  cast_elements(src.data(), src.dtype(), dst.data(), to, static_cast<size_t>(src.size()), "codec \"numcodecs.astype\"");
+  cast_elements(src.data(), src.dtype(), dst.data(), to, static_cast<size_t>(src.size()),
+                "codec \"numcodecs.astype\"");
   return dst;
 }
 
@@ -35,15 +37,16 @@ NumcodecsAsTypeCodec::NumcodecsAsTypeCodec(DataType encode_dtype, DataType decod
   visit_real_type(decode_dtype_, where, [](auto) {});
 }
 
-std::shared_ptr<NumcodecsAsTypeCodec> NumcodecsAsTypeCodec::create(const nlohmann::json& configuration,
-                                                                   const ChunkRepresentation& decoded) {
+std::shared_ptr<NumcodecsAsTypeCodec> NumcodecsAsTypeCodec::create(
+    const nlohmann::json& configuration, const ChunkRepresentation& decoded) {
   CodecConfiguration config(kName, configuration, {"encode_dtype", "decode_dtype"});
   config.at("encode_dtype");  // required
   const DataType encode = dtype_field(config, "encode_dtype", decoded.data_type);
   const DataType decode = dtype_field(config, "decode_dtype", decoded.data_type);
   if (decode != decoded.data_type) {
-    throw InvalidArgumentError(fmt::format("{}\"decode_dtype\" {} differs from the chunk's data type {}", config.prefix(),
-                                           decode.name(), decoded.data_type.name()));
+    throw InvalidArgumentError(
+        fmt::format("{}\"decode_dtype\" {} differs from the chunk's data type {}", config.prefix(),
+                    decode.name(), decoded.data_type.name()));
   }
   return std::make_shared<NumcodecsAsTypeCodec>(encode, decode);
 }
@@ -51,19 +54,24 @@ std::shared_ptr<NumcodecsAsTypeCodec> NumcodecsAsTypeCodec::create(const nlohman
 nlohmann::json NumcodecsAsTypeCodec::to_json() const {
   return {{"name", kName},
           {"configuration",
-           {{"encode_dtype", numpy_dtype_string(encode_dtype_)}, {"decode_dtype", numpy_dtype_string(decode_dtype_)}}}};
+           {{"encode_dtype", numpy_dtype_string(encode_dtype_)},
+            {"decode_dtype", numpy_dtype_string(decode_dtype_)}}}};
 }
 
-ChunkRepresentation NumcodecsAsTypeCodec::encoded_representation(const ChunkRepresentation& decoded) const {
-  ChunkRepresentation encoded{decoded.shape, encode_dtype_, std::vector<std::byte>(encode_dtype_.size())};
+ChunkRepresentation NumcodecsAsTypeCodec::encoded_representation(
+    const ChunkRepresentation& decoded) const {
+  ChunkRepresentation encoded{decoded.shape, encode_dtype_,
+                              std::vector<std::byte>(encode_dtype_.size())};
   if (decoded.fill_value.size() == decode_dtype_.size()) {
-    cast_elements(decoded.fill_value.data(), decode_dtype_, encoded.fill_value.data(), encode_dtype_, 1, kName);
+    cast_elements(decoded.fill_value.data(), decode_dtype_, encoded.fill_value.data(),
+                  encode_dtype_, 1, kName);
   }
   return encoded;
 }
 
 void NumcodecsAsTypeCodec::encode(std::span<const NDBuffer> in, std::span<NDBuffer> out,
-                                  const ChunkRepresentation& decoded, std::span<ChunkStatus> status) const {
+                                  const ChunkRepresentation& decoded,
+                                  std::span<ChunkStatus> status) const {
   check_batch(in.size(), out.size(), status.size());
   for_each_chunk(status, [&](size_t i) {
     require_filter_input(kName, in[i], decoded.shape, decode_dtype_, "encode");
@@ -72,7 +80,8 @@ void NumcodecsAsTypeCodec::encode(std::span<const NDBuffer> in, std::span<NDBuff
 }
 
 void NumcodecsAsTypeCodec::decode(std::span<const NDBuffer> in, std::span<NDBuffer> out,
-                                  const ChunkRepresentation& decoded, std::span<ChunkStatus> status) const {
+                                  const ChunkRepresentation& decoded,
+                                  std::span<ChunkStatus> status) const {
   check_batch(in.size(), out.size(), status.size());
   for_each_chunk(status, [&](size_t i) {
     require_filter_input(kName, in[i], decoded.shape, encode_dtype_, "decode");

@@ -15,18 +15,23 @@ constexpr const char* kName = "numcodecs.bitround";
 
 void check_batch(size_t in, size_t out, size_t status) {
   if (in != status || out != status) {
-    throw InvalidArgumentError("codec \"numcodecs.bitround\": batch sizes of inputs, outputs and statuses differ");
+    throw InvalidArgumentError(
+        "codec \"numcodecs.bitround\": batch sizes of inputs, outputs and statuses differ");
   }
 }
 
 int mantissa_bits(const DataType& dtype) {
   switch (dtype.kind()) {
-    case DataTypeKind::float16: return 10;
-    case DataTypeKind::float32: return 23;
-    case DataTypeKind::float64: return 52;
+    case DataTypeKind::float16:
+      return 10;
+    case DataTypeKind::float32:
+      return 23;
+    case DataTypeKind::float64:
+      return 52;
     default:
-      throw InvalidArgumentError(
-          fmt::format("codec \"numcodecs.bitround\": needs a float16, float32 or float64 chunk, got {}", dtype.name()));
+      throw InvalidArgumentError(fmt::format(
+          "codec \"numcodecs.bitround\": needs a float16, float32 or float64 chunk, got {}",
+          dtype.name()));
   }
 }
 
@@ -47,32 +52,36 @@ void round_bits(std::byte* data, size_t count, int maskbits) {
 
 }  // namespace
 
-NumcodecsBitRoundCodec::NumcodecsBitRoundCodec(int keepbits, DataType dtype) : keepbits_(keepbits), dtype_(dtype) {
+NumcodecsBitRoundCodec::NumcodecsBitRoundCodec(int keepbits, DataType dtype)
+    : keepbits_(keepbits), dtype_(dtype) {
   const int bits = mantissa_bits(dtype_);
   if (keepbits < 0 || keepbits > bits) {
-    throw InvalidArgumentError(fmt::format("codec \"numcodecs.bitround\": \"keepbits\" must be in [0, {}] for {}, got {}",
-                                           bits, dtype_.name(), keepbits));
+    throw InvalidArgumentError(
+        fmt::format("codec \"numcodecs.bitround\": \"keepbits\" must be in [0, {}] for {}, got {}",
+                    bits, dtype_.name(), keepbits));
   }
 }
 
-std::shared_ptr<NumcodecsBitRoundCodec> NumcodecsBitRoundCodec::create(const nlohmann::json& configuration,
-                                                                       const ChunkRepresentation& decoded) {
+std::shared_ptr<NumcodecsBitRoundCodec> NumcodecsBitRoundCodec::create(
+    const nlohmann::json& configuration, const ChunkRepresentation& decoded) {
   CodecConfiguration config(kName, configuration, {"keepbits"});
   config.at("keepbits");  // required
-  return std::make_shared<NumcodecsBitRoundCodec>(static_cast<int>(config.integer("keepbits", 0, 64).value()),
-                                                  decoded.data_type);
+  return std::make_shared<NumcodecsBitRoundCodec>(
+      static_cast<int>(config.integer("keepbits", 0, 64).value()), decoded.data_type);
 }
 
 nlohmann::json NumcodecsBitRoundCodec::to_json() const {
   return {{"name", kName}, {"configuration", {{"keepbits", keepbits_}}}};
 }
 
-ChunkRepresentation NumcodecsBitRoundCodec::encoded_representation(const ChunkRepresentation& decoded) const {
+ChunkRepresentation NumcodecsBitRoundCodec::encoded_representation(
+    const ChunkRepresentation& decoded) const {
   return decoded;
 }
 
 void NumcodecsBitRoundCodec::encode(std::span<const NDBuffer> in, std::span<NDBuffer> out,
-                                    const ChunkRepresentation& decoded, std::span<ChunkStatus> status) const {
+                                    const ChunkRepresentation& decoded,
+                                    std::span<ChunkStatus> status) const {
   check_batch(in.size(), out.size(), status.size());
   const int maskbits = mantissa_bits(dtype_) - keepbits_;
   for_each_chunk(status, [&](size_t i) {
@@ -85,16 +94,23 @@ void NumcodecsBitRoundCodec::encode(std::span<const NDBuffer> in, std::span<NDBu
     dst.assign(in[i]);
     const auto count = static_cast<size_t>(dst.size());
     switch (dtype_.size()) {
-      case 2: round_bits<uint16_t>(dst.data(), count, maskbits); break;
-      case 4: round_bits<uint32_t>(dst.data(), count, maskbits); break;
-      default: round_bits<uint64_t>(dst.data(), count, maskbits); break;
+      case 2:
+        round_bits<uint16_t>(dst.data(), count, maskbits);
+        break;
+      case 4:
+        round_bits<uint32_t>(dst.data(), count, maskbits);
+        break;
+      default:
+        round_bits<uint64_t>(dst.data(), count, maskbits);
+        break;
     }
     out[i] = dst;
   });
 }
 
 void NumcodecsBitRoundCodec::decode(std::span<const NDBuffer> in, std::span<NDBuffer> out,
-                                    const ChunkRepresentation& decoded, std::span<ChunkStatus> status) const {
+                                    const ChunkRepresentation& decoded,
+                                    std::span<ChunkStatus> status) const {
   check_batch(in.size(), out.size(), status.size());
   for_each_chunk(status, [&](size_t i) {
     require_filter_input(kName, in[i], decoded.shape, dtype_, "decode");

@@ -17,7 +17,8 @@ const std::string kWhere = "codec \"numcodecs.delta\"";
 
 void check_batch(size_t in, size_t out, size_t status) {
   if (in != status || out != status) {
-    throw InvalidArgumentError("codec \"numcodecs.delta\": batch sizes of inputs, outputs and statuses differ");
+    throw InvalidArgumentError(
+        "codec \"numcodecs.delta\": batch sizes of inputs, outputs and statuses differ");
   }
 }
 
@@ -48,31 +49,37 @@ T add(T a, T b) {
 
 }  // namespace
 
-NumcodecsDeltaCodec::NumcodecsDeltaCodec(DataType dtype, DataType astype) : dtype_(dtype), astype_(astype) {
+NumcodecsDeltaCodec::NumcodecsDeltaCodec(DataType dtype, DataType astype)
+    : dtype_(dtype), astype_(astype) {
   visit_real_type(dtype_, kWhere, [](auto) {});
   visit_real_type(astype_, kWhere, [](auto) {});
   if (dtype_.kind() == DataTypeKind::boolean) {
-    throw InvalidArgumentError("codec \"numcodecs.delta\": \"dtype\" bool has no difference (numpy cannot subtract bools)");
+    throw InvalidArgumentError(
+        "codec \"numcodecs.delta\": \"dtype\" bool has no difference (numpy cannot subtract "
+        "bools)");
   }
 }
 
-std::shared_ptr<NumcodecsDeltaCodec> NumcodecsDeltaCodec::create(const nlohmann::json& configuration,
-                                                                 const ChunkRepresentation& decoded) {
+std::shared_ptr<NumcodecsDeltaCodec> NumcodecsDeltaCodec::create(
+    const nlohmann::json& configuration, const ChunkRepresentation& decoded) {
   CodecConfiguration config(kName, configuration, {"dtype", "astype"});
   const DataType dtype = dtype_field(config, "dtype", decoded.data_type);
   if (dtype != decoded.data_type) {
-    throw InvalidArgumentError(fmt::format("{}\"dtype\" {} differs from the chunk's data type {}", config.prefix(),
-                                           dtype.name(), decoded.data_type.name()));
+    throw InvalidArgumentError(fmt::format("{}\"dtype\" {} differs from the chunk's data type {}",
+                                           config.prefix(), dtype.name(),
+                                           decoded.data_type.name()));
   }
   return std::make_shared<NumcodecsDeltaCodec>(dtype, dtype_field(config, "astype", dtype));
 }
 
 nlohmann::json NumcodecsDeltaCodec::to_json() const {
   return {{"name", kName},
-          {"configuration", {{"dtype", numpy_dtype_string(dtype_)}, {"astype", numpy_dtype_string(astype_)}}}};
+          {"configuration",
+           {{"dtype", numpy_dtype_string(dtype_)}, {"astype", numpy_dtype_string(astype_)}}}};
 }
 
-ChunkRepresentation NumcodecsDeltaCodec::encoded_representation(const ChunkRepresentation& decoded) const {
+ChunkRepresentation NumcodecsDeltaCodec::encoded_representation(
+    const ChunkRepresentation& decoded) const {
   ChunkRepresentation encoded{decoded.shape, astype_, std::vector<std::byte>(astype_.size())};
   if (decoded.fill_value.size() == dtype_.size()) {
     cast_elements(decoded.fill_value.data(), dtype_, encoded.fill_value.data(), astype_, 1, kWhere);
@@ -81,7 +88,8 @@ ChunkRepresentation NumcodecsDeltaCodec::encoded_representation(const ChunkRepre
 }
 
 void NumcodecsDeltaCodec::encode(std::span<const NDBuffer> in, std::span<NDBuffer> out,
-                                 const ChunkRepresentation& decoded, std::span<ChunkStatus> status) const {
+                                 const ChunkRepresentation& decoded,
+                                 std::span<ChunkStatus> status) const {
   check_batch(in.size(), out.size(), status.size());
   for_each_chunk(status, [&](size_t i) {
     require_filter_input(kName, in[i], decoded.shape, dtype_, "encode");
@@ -97,7 +105,8 @@ void NumcodecsDeltaCodec::encode(std::span<const NDBuffer> in, std::span<NDBuffe
           for (size_t k = 0; k < n; ++k) {
             const T value = load_element<T>(src.data() + k * sizeof(T));
             // enc[0] = arr[0]; enc[k] = arr[k] - arr[k - 1] (np.diff), cast to astype.
-            store_element<A>(dst.data() + k * sizeof(A), convert<A>(k == 0 ? value : subtract(value, previous)));
+            store_element<A>(dst.data() + k * sizeof(A),
+                             convert<A>(k == 0 ? value : subtract(value, previous)));
             previous = value;
           }
         }
@@ -108,7 +117,8 @@ void NumcodecsDeltaCodec::encode(std::span<const NDBuffer> in, std::span<NDBuffe
 }
 
 void NumcodecsDeltaCodec::decode(std::span<const NDBuffer> in, std::span<NDBuffer> out,
-                                 const ChunkRepresentation& decoded, std::span<ChunkStatus> status) const {
+                                 const ChunkRepresentation& decoded,
+                                 std::span<ChunkStatus> status) const {
   check_batch(in.size(), out.size(), status.size());
   for_each_chunk(status, [&](size_t i) {
     require_filter_input(kName, in[i], decoded.shape, astype_, "decode");

@@ -7,15 +7,17 @@
 
 namespace cuzarr {
 
-void require_filter_input(const std::string& codec, const NDBuffer& array, const Shape& shape, const DataType& dtype,
-                          const char* direction) {
+void require_filter_input(const std::string& codec, const NDBuffer& array, const Shape& shape,
+                          const DataType& dtype, const char* direction) {
   if (array.shape() != shape || array.dtype() != dtype) {
-    throw InvalidArgumentError(fmt::format("codec \"{}\": {} got an array of {} {}, expected {} {}", codec, direction,
-                                           array.dtype().name(), shape_to_string(array.shape()), dtype.name(),
+    throw InvalidArgumentError(fmt::format("codec \"{}\": {} got an array of {} {}, expected {} {}",
+                                           codec, direction, array.dtype().name(),
+                                           shape_to_string(array.shape()), dtype.name(),
                                            shape_to_string(shape)));
   }
   if (!is_host_accessible(array.kind())) {
-    throw InvalidArgumentError(fmt::format("codec \"{}\": the CPU codec needs a host-accessible array", codec));
+    throw InvalidArgumentError(
+        fmt::format("codec \"{}\": the CPU codec needs a host-accessible array", codec));
   }
 }
 
@@ -26,7 +28,8 @@ NDBuffer c_ordered(const NDBuffer& array) {
   return copy;
 }
 
-DataType dtype_field(const CodecConfiguration& config, const char* field, const DataType& fallback) {
+DataType dtype_field(const CodecConfiguration& config, const char* field,
+                     const DataType& fallback) {
   if (!config.has(field) || config.at(field).is_null()) return fallback;
   const auto text = config.string(field);
   return parse_numpy_dtype(*text, fmt::format("{}\"{}\"", config.prefix(), field));

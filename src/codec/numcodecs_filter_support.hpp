@@ -14,8 +14,8 @@ namespace cuzarr {
 
 /// Throws InvalidArgumentError naming `codec` unless `array` is host-accessible with `shape` and
 /// `dtype`; `direction` is "encode" or "decode".
-void require_filter_input(const std::string& codec, const NDBuffer& array, const Shape& shape, const DataType& dtype,
-                          const char* direction);
+void require_filter_input(const std::string& codec, const NDBuffer& array, const Shape& shape,
+                          const DataType& dtype, const char* direction);
 /// `array` itself when it is C-contiguous, else a C-ordered copy.
 NDBuffer c_ordered(const NDBuffer& array);
 /// The numpy data type in `field` ("<i4", "int32", ...), or `fallback` when it is absent or null.

@@ -19,7 +19,8 @@ using Number = NumcodecsFixedScaleOffsetCodec::Number;
 
 void check_batch(size_t in, size_t out, size_t status) {
   if (in != status || out != status) {
-    throw InvalidArgumentError(fmt::format("{}: batch sizes of inputs, outputs and statuses differ", kWhere));
+    throw InvalidArgumentError(
+        fmt::format("{}: batch sizes of inputs, outputs and statuses differ", kWhere));
   }
 }
 
@@ -28,14 +29,16 @@ Number number_field(const CodecConfiguration& config, const char* field) {
   Number n;
   if (v.is_number_integer()) {
     if (v.is_number_unsigned() && v.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX)) {
-      throw InvalidArgumentError(fmt::format("{}\"{}\" {} is too large", config.prefix(), field, v.dump()));
+      throw InvalidArgumentError(
+          fmt::format("{}\"{}\" {} is too large", config.prefix(), field, v.dump()));
     }
     n.is_integer = true;
     n.integer = v.get<int64_t>();
   } else if (v.is_number_float()) {
     n.real = v.get<double>();
   } else {
-    throw InvalidArgumentError(fmt::format("{}\"{}\" must be a number, got {}", config.prefix(), field, v.dump()));
+    throw InvalidArgumentError(
+        fmt::format("{}\"{}\" must be a number, got {}", config.prefix(), field, v.dump()));
   }
   return n;
 }
@@ -89,12 +92,16 @@ void check_integer_operand(const Number& n, const DataType& dtype, const char* f
   visit_real_type(dtype, kWhere, [&](auto t) {
     using T = decltype(t);
     if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
-      const bool fits = std::is_signed_v<T> ? (n.integer >= static_cast<int64_t>(std::numeric_limits<T>::min()) &&
-                                               (sizeof(T) == 8 || n.integer <= static_cast<int64_t>(std::numeric_limits<T>::max())))
-                                            : (n.integer >= 0 && (sizeof(T) == 8 || n.integer <= static_cast<int64_t>(std::numeric_limits<T>::max())));
+      const bool fits = std::is_signed_v<T>
+                            ? (n.integer >= static_cast<int64_t>(std::numeric_limits<T>::min()) &&
+                               (sizeof(T) == 8 ||
+                                n.integer <= static_cast<int64_t>(std::numeric_limits<T>::max())))
+                            : (n.integer >= 0 &&
+                               (sizeof(T) == 8 ||
+                                n.integer <= static_cast<int64_t>(std::numeric_limits<T>::max())));
       if (!fits) {
-        throw InvalidArgumentError(fmt::format("{}: integer \"{}\" {} is out of range for dtype {}", kWhere, field,
-                                               n.integer, dtype.name()));
+        throw InvalidArgumentError(fmt::format("{}: integer \"{}\" {} is out of range for dtype {}",
+                                               kWhere, field, n.integer, dtype.name()));
       }
     }
   });
@@ -102,11 +109,13 @@ void check_integer_operand(const Number& n, const DataType& dtype, const char* f
 
 }  // namespace
 
-NumcodecsFixedScaleOffsetCodec::NumcodecsFixedScaleOffsetCodec(Number offset, Number scale, DataType dtype, DataType astype)
+NumcodecsFixedScaleOffsetCodec::NumcodecsFixedScaleOffsetCodec(Number offset, Number scale,
+                                                               DataType dtype, DataType astype)
     : offset_(offset), scale_(scale), dtype_(dtype), astype_(astype) {
   visit_real_type(dtype_, kWhere, [](auto) {});
   visit_real_type(astype_, kWhere, [](auto) {});
-  if (dtype_.kind() == DataTypeKind::boolean) throw UnsupportedError(fmt::format("{}: \"dtype\" bool is not supported", kWhere));
+  if (dtype_.kind() == DataTypeKind::boolean)
+    throw UnsupportedError(fmt::format("{}: \"dtype\" bool is not supported", kWhere));
   check_integer_operand(offset_, dtype_, "offset");
   check_integer_operand(scale_, dtype_, "scale");
 }
@@ -118,14 +127,18 @@ std::shared_ptr<NumcodecsFixedScaleOffsetCodec> NumcodecsFixedScaleOffsetCodec::
   const Number scale = number_field(config, "scale");
   const DataType dtype = dtype_field(config, "dtype", decoded.data_type);
   if (dtype != decoded.data_type) {
-    throw InvalidArgumentError(fmt::format("{}\"dtype\" {} differs from the chunk's data type {}", config.prefix(),
-                                           dtype.name(), decoded.data_type.name()));
+    throw InvalidArgumentError(fmt::format("{}\"dtype\" {} differs from the chunk's data type {}",
+                                           config.prefix(), dtype.name(),
+                                           decoded.data_type.name()));
   }
-  return std::make_shared<NumcodecsFixedScaleOffsetCodec>(offset, scale, dtype, dtype_field(config, "astype", dtype));
+  return std::make_shared<NumcodecsFixedScaleOffsetCodec>(offset, scale, dtype,
+                                                          dtype_field(config, "astype", dtype));
 }
 
 nlohmann::json NumcodecsFixedScaleOffsetCodec::to_json() const {
-  auto number = [](const Number& n) { return n.is_integer ? nlohmann::json(n.integer) : nlohmann::json(n.real); };
+  auto number = [](const Number& n) {
+    return n.is_integer ? nlohmann::json(n.integer) : nlohmann::json(n.real);
+  };
   return {{"name", kName},
           {"configuration",
            {{"offset", number(offset_)},
@@ -134,40 +147,47 @@ nlohmann::json NumcodecsFixedScaleOffsetCodec::to_json() const {
             {"astype", numpy_dtype_string(astype_)}}}};
 }
 
-void NumcodecsFixedScaleOffsetCodec::encode_elements(const std::byte* src, std::byte* dst, size_t count) const {
+void NumcodecsFixedScaleOffsetCodec::encode_elements(const std::byte* src, std::byte* dst,
+                                                     size_t count) const {
   visit_real_type(dtype_, kWhere, [&](auto t) {
     using T = decltype(t);
     visit_real_type(astype_, kWhere, [&](auto a) {
       using A = decltype(a);
       if constexpr (!std::is_same_v<T, bool>) {
         for (size_t k = 0; k < count; ++k) {
-          store_element<A>(dst + k * sizeof(A), encode_one<T, A>(load_element<T>(src + k * sizeof(T)), offset_, scale_));
+          store_element<A>(dst + k * sizeof(A),
+                           encode_one<T, A>(load_element<T>(src + k * sizeof(T)), offset_, scale_));
         }
       }
     });
   });
 }
 
-void NumcodecsFixedScaleOffsetCodec::decode_elements(const std::byte* src, std::byte* dst, size_t count) const {
+void NumcodecsFixedScaleOffsetCodec::decode_elements(const std::byte* src, std::byte* dst,
+                                                     size_t count) const {
   visit_real_type(dtype_, kWhere, [&](auto t) {
     using T = decltype(t);
     visit_real_type(astype_, kWhere, [&](auto a) {
       using A = decltype(a);
       for (size_t k = 0; k < count; ++k) {
-        store_element<T>(dst + k * sizeof(T), decode_one<T, A>(load_element<A>(src + k * sizeof(A)), offset_, scale_));
+        store_element<T>(dst + k * sizeof(T),
+                         decode_one<T, A>(load_element<A>(src + k * sizeof(A)), offset_, scale_));
       }
     });
   });
 }
 
-ChunkRepresentation NumcodecsFixedScaleOffsetCodec::encoded_representation(const ChunkRepresentation& decoded) const {
+ChunkRepresentation NumcodecsFixedScaleOffsetCodec::encoded_representation(
+    const ChunkRepresentation& decoded) const {
   ChunkRepresentation encoded{decoded.shape, astype_, std::vector<std::byte>(astype_.size())};
-  if (decoded.fill_value.size() == dtype_.size()) encode_elements(decoded.fill_value.data(), encoded.fill_value.data(), 1);
+  if (decoded.fill_value.size() == dtype_.size())
+    encode_elements(decoded.fill_value.data(), encoded.fill_value.data(), 1);
   return encoded;
 }
 
 void NumcodecsFixedScaleOffsetCodec::encode(std::span<const NDBuffer> in, std::span<NDBuffer> out,
-                                            const ChunkRepresentation& decoded, std::span<ChunkStatus> status) const {
+                                            const ChunkRepresentation& decoded,
+                                            std::span<ChunkStatus> status) const {
   check_batch(in.size(), out.size(), status.size());
   for_each_chunk(status, [&](size_t i) {
     require_filter_input(kName, in[i], decoded.shape, dtype_, "encode");
@@ -179,7 +199,8 @@ void NumcodecsFixedScaleOffsetCodec::encode(std::span<const NDBuffer> in, std::s
 }
 
 void NumcodecsFixedScaleOffsetCodec::decode(std::span<const NDBuffer> in, std::span<NDBuffer> out,
-                                            const ChunkRepresentation& decoded, std::span<ChunkStatus> status) const {
+                                            const ChunkRepresentation& decoded,
+                                            std::span<ChunkStatus> status) const {
   check_batch(in.size(), out.size(), status.size());
   for_each_chunk(status, [&](size_t i) {
     require_filter_input(kName, in[i], decoded.shape, astype_, "decode");

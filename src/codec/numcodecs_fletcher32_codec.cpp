@@ -18,7 +18,8 @@ constexpr size_t kBlockWords = 360;
 
 void check_batch(size_t in, size_t out, size_t status) {
   if (in != status || out != status) {
-    throw InvalidArgumentError("codec \"numcodecs.fletcher32\": batch sizes of inputs, outputs and statuses differ");
+    throw InvalidArgumentError(
+        "codec \"numcodecs.fletcher32\": batch sizes of inputs, outputs and statuses differ");
   }
 }
 
@@ -52,13 +53,14 @@ uint32_t fletcher32_hdf5(std::span<const std::byte> data) noexcept {
   return (sum2 << 16) | sum1;
 }
 
-std::shared_ptr<NumcodecsFletcher32Codec> NumcodecsFletcher32Codec::create(const nlohmann::json& configuration,
-                                                                           const ChunkRepresentation&) {
+std::shared_ptr<NumcodecsFletcher32Codec> NumcodecsFletcher32Codec::create(
+    const nlohmann::json& configuration, const ChunkRepresentation&) {
   CodecConfiguration config("numcodecs.fletcher32", configuration, {});
   return std::make_shared<NumcodecsFletcher32Codec>();
 }
 
-void NumcodecsFletcher32Codec::encode(std::span<const Buffer> in, std::span<Buffer> out, const ChunkRepresentation&,
+void NumcodecsFletcher32Codec::encode(std::span<const Buffer> in, std::span<Buffer> out,
+                                      const ChunkRepresentation&,
                                       std::span<ChunkStatus> status) const {
   check_batch(in.size(), out.size(), status.size());
   for_each_chunk(status, [&](size_t i) {
@@ -66,27 +68,32 @@ void NumcodecsFletcher32Codec::encode(std::span<const Buffer> in, std::span<Buff
     Buffer result = Buffer::allocate(data.size() + kChecksumSize);
     if (!data.empty()) std::memcpy(result.data(), data.data(), data.size());
     const uint32_t sum = fletcher32_hdf5(data);
-    for (size_t b = 0; b < kChecksumSize; ++b) result.data()[data.size() + b] = static_cast<std::byte>(sum >> (8 * b));
+    for (size_t b = 0; b < kChecksumSize; ++b)
+      result.data()[data.size() + b] = static_cast<std::byte>(sum >> (8 * b));
     out[i] = std::move(result);
   });
 }
 
-void NumcodecsFletcher32Codec::decode(std::span<const Buffer> in, std::span<Buffer> out, const ChunkRepresentation&,
+void NumcodecsFletcher32Codec::decode(std::span<const Buffer> in, std::span<Buffer> out,
+                                      const ChunkRepresentation&,
                                       std::span<ChunkStatus> status) const {
   check_batch(in.size(), out.size(), status.size());
   for_each_chunk(status, [&](size_t i) {
     auto data = in[i].bytes();
     if (data.size() < kChecksumSize) {
-      throw CorruptDataError(fmt::format("codec \"numcodecs.fletcher32\": {} bytes are too few to hold a 4-byte checksum",
-                                         data.size()));
+      throw CorruptDataError(fmt::format(
+          "codec \"numcodecs.fletcher32\": {} bytes are too few to hold a 4-byte checksum",
+          data.size()));
     }
     const size_t payload = data.size() - kChecksumSize;
     uint32_t stored = 0;
-    for (size_t b = 0; b < kChecksumSize; ++b) stored |= static_cast<uint32_t>(data[payload + b]) << (8 * b);
+    for (size_t b = 0; b < kChecksumSize; ++b)
+      stored |= static_cast<uint32_t>(data[payload + b]) << (8 * b);
     const uint32_t computed = fletcher32_hdf5(data.first(payload));
     if (stored != computed) {
       throw CorruptDataError(fmt::format(
-          "codec \"numcodecs.fletcher32\": checksum mismatch: stored {:#010x}, computed {:#010x}", stored, computed));
+          "codec \"numcodecs.fletcher32\": checksum mismatch: stored {:#010x}, computed {:#010x}",
+          stored, computed));
     }
     out[i] = in[i].slice(0, payload);
   });

@@ -20,48 +20,58 @@ constexpr uint64_t kMaxExpansion = 255;
 
 void check_batch(size_t in, size_t out, size_t status) {
   if (in != status || out != status) {
-    throw InvalidArgumentError(fmt::format("{}: batch sizes of inputs, outputs and statuses differ", kName));
+    throw InvalidArgumentError(
+        fmt::format("{}: batch sizes of inputs, outputs and statuses differ", kName));
   }
 }
 
 Buffer lz4_compress(std::span<const std::byte> data, int acceleration) {
   if (data.size() > static_cast<size_t>(LZ4_MAX_INPUT_SIZE)) {
-    throw InvalidArgumentError(
-        fmt::format("{}: {} bytes exceed LZ4's block limit of {} bytes", kName, data.size(), LZ4_MAX_INPUT_SIZE));
+    throw InvalidArgumentError(fmt::format("{}: {} bytes exceed LZ4's block limit of {} bytes",
+                                           kName, data.size(), LZ4_MAX_INPUT_SIZE));
   }
   const int source_size = static_cast<int>(data.size());
   const int bound = LZ4_compressBound(source_size);
   Buffer out = Buffer::allocate(kHeaderSize + static_cast<size_t>(bound));
   // numcodecs' header: the decoded size as a little-endian uint32.
-  for (size_t b = 0; b < kHeaderSize; ++b) out.data()[b] = static_cast<std::byte>(static_cast<uint32_t>(source_size) >> (8 * b));
+  for (size_t b = 0; b < kHeaderSize; ++b)
+    out.data()[b] = static_cast<std::byte>(static_cast<uint32_t>(source_size) >> (8 * b));
   const int written = LZ4_compress_fast(reinterpret_cast<const char*>(data.data()),
-                                        reinterpret_cast<char*>(out.data() + kHeaderSize), source_size, bound, acceleration);
-  if (written <= 0) throw InvalidArgumentError(fmt::format("{}: LZ4_compress_fast failed ({})", kName, written));
+                                        reinterpret_cast<char*>(out.data() + kHeaderSize),
+                                        source_size, bound, acceleration);
+  if (written <= 0)
+    throw InvalidArgumentError(fmt::format("{}: LZ4_compress_fast failed ({})", kName, written));
   return out.slice(0, kHeaderSize + static_cast<size_t>(written));
 }
 
 Buffer lz4_decompress(std::span<const std::byte> data, const ChunkRepresentation& decoded) {
   if (data.size() < kHeaderSize) {
-    throw CorruptDataError(fmt::format("{}: {} bytes are too few to hold the 4-byte size header", kName, data.size()));
+    throw CorruptDataError(
+        fmt::format("{}: {} bytes are too few to hold the 4-byte size header", kName, data.size()));
   }
   uint32_t size = 0;
   for (size_t b = 0; b < kHeaderSize; ++b) size |= static_cast<uint32_t>(data[b]) << (8 * b);
   const auto block = data.subspan(kHeaderSize);
   const uint64_t plausible = static_cast<uint64_t>(block.size()) * kMaxExpansion + 64;
   const size_t limit = decoded_size_limit(decoded);
-  if (size > limit || size > plausible || size > static_cast<uint32_t>(std::numeric_limits<int>::max()) ||
+  if (size > limit || size > plausible ||
+      size > static_cast<uint32_t>(std::numeric_limits<int>::max()) ||
       block.size() > static_cast<size_t>(std::numeric_limits<int>::max())) {
-    throw CorruptDataError(fmt::format("{}: header claims {} decoded bytes, impossible for a {}-byte block "
-                                       "(or above the limit of {} bytes for this chunk)",
-                                       kName, size, block.size(), limit));
+    throw CorruptDataError(
+        fmt::format("{}: header claims {} decoded bytes, impossible for a {}-byte block "
+                    "(or above the limit of {} bytes for this chunk)",
+                    kName, size, block.size(), limit));
   }
   Buffer out = Buffer::allocate(size);
   if (size == 0) return out;  // numcodecs refuses to decode an empty buffer; accept it
-  const int got = LZ4_decompress_safe(reinterpret_cast<const char*>(block.data()), reinterpret_cast<char*>(out.data()),
+  const int got = LZ4_decompress_safe(reinterpret_cast<const char*>(block.data()),
+                                      reinterpret_cast<char*>(out.data()),
                                       static_cast<int>(block.size()), static_cast<int>(size));
-  if (got < 0) throw CorruptDataError(fmt::format("{}: malformed LZ4 block (error {})", kName, got));
+  if (got < 0)
+    throw CorruptDataError(fmt::format("{}: malformed LZ4 block (error {})", kName, got));
   if (static_cast<uint32_t>(got) != size) {
-    throw CorruptDataError(fmt::format("{}: header claims {} decoded bytes, the block holds {}", kName, size, got));
+    throw CorruptDataError(
+        fmt::format("{}: header claims {} decoded bytes, the block holds {}", kName, size, got));
   }
   return out;
 }
@@ -71,22 +81,27 @@ Buffer lz4_decompress(std::span<const std::byte> data, const ChunkRepresentation
 std::shared_ptr<NumcodecsLz4Codec> NumcodecsLz4Codec::create(const nlohmann::json& configuration,
                                                              const ChunkRepresentation&) {
   CodecConfiguration config("numcodecs.lz4", configuration, {"acceleration"});
-  auto acceleration = config.integer("acceleration", std::numeric_limits<int>::min(), std::numeric_limits<int>::max()).value_or(1);
+  auto acceleration =
+      config
+          .integer("acceleration", std::numeric_limits<int>::min(), std::numeric_limits<int>::max())
+          .value_or(1);
   // numcodecs: "if acceleration <= 0: acceleration = DEFAULT_ACCELERATION".
-  return std::make_shared<NumcodecsLz4Codec>(acceleration <= 0 ? 1 : static_cast<int>(acceleration));
+  return std::make_shared<NumcodecsLz4Codec>(acceleration <= 0 ? 1
+                                                               : static_cast<int>(acceleration));
 }
 
 nlohmann::json NumcodecsLz4Codec::to_json() const {
   return {{"name", "numcodecs.lz4"}, {"configuration", {{"acceleration", acceleration_}}}};
 }
 
-void NumcodecsLz4Codec::encode(std::span<const Buffer> in, std::span<Buffer> out, const ChunkRepresentation&,
-                               std::span<ChunkStatus> status) const {
+void NumcodecsLz4Codec::encode(std::span<const Buffer> in, std::span<Buffer> out,
+                               const ChunkRepresentation&, std::span<ChunkStatus> status) const {
   check_batch(in.size(), out.size(), status.size());
   for_each_chunk(status, [&](size_t i) { out[i] = lz4_compress(in[i].bytes(), acceleration_); });
 }
 
-void NumcodecsLz4Codec::decode(std::span<const Buffer> in, std::span<Buffer> out, const ChunkRepresentation& decoded,
+void NumcodecsLz4Codec::decode(std::span<const Buffer> in, std::span<Buffer> out,
+                               const ChunkRepresentation& decoded,
                                std::span<ChunkStatus> status) const {
   check_batch(in.size(), out.size(), status.size());
   for_each_chunk(status, [&](size_t i) { out[i] = lz4_decompress(in[i].bytes(), decoded); });

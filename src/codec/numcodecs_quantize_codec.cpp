@@ -17,7 +17,8 @@ const std::string kWhere = "codec \"numcodecs.quantize\"";
 
 void check_batch(size_t in, size_t out, size_t status) {
   if (in != status || out != status) {
-    throw InvalidArgumentError(fmt::format("{}: batch sizes of inputs, outputs and statuses differ", kWhere));
+    throw InvalidArgumentError(
+        fmt::format("{}: batch sizes of inputs, outputs and statuses differ", kWhere));
   }
 }
 
@@ -36,31 +37,37 @@ double quantize_scale(int digits) {
 NumcodecsQuantizeCodec::NumcodecsQuantizeCodec(int digits, DataType dtype, DataType astype)
     : digits_(digits), dtype_(dtype), astype_(astype), scale_(quantize_scale(digits)) {
   if (!dtype_.is_float() || !astype_.is_float()) {
-    throw InvalidArgumentError(fmt::format("{}: \"dtype\" and \"astype\" must be float types, got {} and {}", kWhere,
-                                           dtype_.name(), astype_.name()));
+    throw InvalidArgumentError(
+        fmt::format("{}: \"dtype\" and \"astype\" must be float types, got {} and {}", kWhere,
+                    dtype_.name(), astype_.name()));
   }
 }
 
-std::shared_ptr<NumcodecsQuantizeCodec> NumcodecsQuantizeCodec::create(const nlohmann::json& configuration,
-                                                                       const ChunkRepresentation& decoded) {
+std::shared_ptr<NumcodecsQuantizeCodec> NumcodecsQuantizeCodec::create(
+    const nlohmann::json& configuration, const ChunkRepresentation& decoded) {
   CodecConfiguration config(kName, configuration, {"digits", "dtype", "astype"});
   config.at("digits");  // required
   const auto digits = config.integer("digits", -300, 300).value();
   const DataType dtype = dtype_field(config, "dtype", decoded.data_type);
   if (dtype != decoded.data_type) {
-    throw InvalidArgumentError(fmt::format("{}\"dtype\" {} differs from the chunk's data type {}", config.prefix(),
-                                           dtype.name(), decoded.data_type.name()));
+    throw InvalidArgumentError(fmt::format("{}\"dtype\" {} differs from the chunk's data type {}",
+                                           config.prefix(), dtype.name(),
+                                           decoded.data_type.name()));
   }
-  return std::make_shared<NumcodecsQuantizeCodec>(static_cast<int>(digits), dtype, dtype_field(config, "astype", dtype));
+  return std::make_shared<NumcodecsQuantizeCodec>(static_cast<int>(digits), dtype,
+                                                  dtype_field(config, "astype", dtype));
 }
 
 nlohmann::json NumcodecsQuantizeCodec::to_json() const {
   return {{"name", kName},
           {"configuration",
-           {{"digits", digits_}, {"dtype", numpy_dtype_string(dtype_)}, {"astype", numpy_dtype_string(astype_)}}}};
+           {{"digits", digits_},
+            {"dtype", numpy_dtype_string(dtype_)},
+            {"astype", numpy_dtype_string(astype_)}}}};
 }
 
-void NumcodecsQuantizeCodec::encode_elements(const std::byte* src, std::byte* dst, size_t count) const {
+void NumcodecsQuantizeCodec::encode_elements(const std::byte* src, std::byte* dst,
+                                             size_t count) const {
   visit_real_type(dtype_, kWhere, [&](auto t) {
     using T = decltype(t);
     visit_real_type(astype_, kWhere, [&](auto a) {
@@ -78,14 +85,17 @@ void NumcodecsQuantizeCodec::encode_elements(const std::byte* src, std::byte* ds
   });
 }
 
-ChunkRepresentation NumcodecsQuantizeCodec::encoded_representation(const ChunkRepresentation& decoded) const {
+ChunkRepresentation NumcodecsQuantizeCodec::encoded_representation(
+    const ChunkRepresentation& decoded) const {
   ChunkRepresentation encoded{decoded.shape, astype_, std::vector<std::byte>(astype_.size())};
-  if (decoded.fill_value.size() == dtype_.size()) encode_elements(decoded.fill_value.data(), encoded.fill_value.data(), 1);
+  if (decoded.fill_value.size() == dtype_.size())
+    encode_elements(decoded.fill_value.data(), encoded.fill_value.data(), 1);
   return encoded;
 }
 
 void NumcodecsQuantizeCodec::encode(std::span<const NDBuffer> in, std::span<NDBuffer> out,
-                                    const ChunkRepresentation& decoded, std::span<ChunkStatus> status) const {
+                                    const ChunkRepresentation& decoded,
+                                    std::span<ChunkStatus> status) const {
   check_batch(in.size(), out.size(), status.size());
   for_each_chunk(status, [&](size_t i) {
     require_filter_input(kName, in[i], decoded.shape, dtype_, "encode");
@@ -97,7 +107,8 @@ void NumcodecsQuantizeCodec::encode(std::span<const NDBuffer> in, std::span<NDBu
 }
 
 void NumcodecsQuantizeCodec::decode(std::span<const NDBuffer> in, std::span<NDBuffer> out,
-                                    const ChunkRepresentation& decoded, std::span<ChunkStatus> status) const {
+                                    const ChunkRepresentation& decoded,
+                                    std::span<ChunkStatus> status) const {
   check_batch(in.size(), out.size(), status.size());
   for_each_chunk(status, [&](size_t i) {
     require_filter_input(kName, in[i], decoded.shape, astype_, "decode");

@@ -10,7 +10,8 @@ namespace {
 
 void check_batch(size_t in, size_t out, size_t status) {
   if (in != status || out != status) {
-    throw InvalidArgumentError("codec \"numcodecs.shuffle\": batch sizes of inputs, outputs and statuses differ");
+    throw InvalidArgumentError(
+        "codec \"numcodecs.shuffle\": batch sizes of inputs, outputs and statuses differ");
   }
 }
 
@@ -33,8 +34,9 @@ Buffer run(const Buffer& in, int64_t elementsize, bool forward) {
   auto data = in.bytes();
   const auto size = static_cast<size_t>(elementsize);
   if (data.size() % size != 0) {
-    const auto message = fmt::format("codec \"numcodecs.shuffle\": {} bytes are not a multiple of \"elementsize\" {}",
-                                     data.size(), elementsize);
+    const auto message = fmt::format(
+        "codec \"numcodecs.shuffle\": {} bytes are not a multiple of \"elementsize\" {}",
+        data.size(), elementsize);
     if (forward) throw InvalidArgumentError(message);
     throw CorruptDataError(message);
   }
@@ -45,8 +47,8 @@ Buffer run(const Buffer& in, int64_t elementsize, bool forward) {
 
 }  // namespace
 
-std::shared_ptr<NumcodecsShuffleCodec> NumcodecsShuffleCodec::create(const nlohmann::json& configuration,
-                                                                     const ChunkRepresentation& decoded) {
+std::shared_ptr<NumcodecsShuffleCodec> NumcodecsShuffleCodec::create(
+    const nlohmann::json& configuration, const ChunkRepresentation& decoded) {
   CodecConfiguration config("numcodecs.shuffle", configuration, {"elementsize"});
   // zarr-python fills a missing elementsize from the array's data type (evolve_from_array_spec).
   const auto elementsize = config.integer("elementsize", 0, int64_t{1} << 30)
@@ -58,13 +60,15 @@ nlohmann::json NumcodecsShuffleCodec::to_json() const {
   return {{"name", "numcodecs.shuffle"}, {"configuration", {{"elementsize", elementsize_}}}};
 }
 
-void NumcodecsShuffleCodec::encode(std::span<const Buffer> in, std::span<Buffer> out, const ChunkRepresentation&,
+void NumcodecsShuffleCodec::encode(std::span<const Buffer> in, std::span<Buffer> out,
+                                   const ChunkRepresentation&,
                                    std::span<ChunkStatus> status) const {
   check_batch(in.size(), out.size(), status.size());
   for_each_chunk(status, [&](size_t i) { out[i] = run(in[i], elementsize_, true); });
 }
 
-void NumcodecsShuffleCodec::decode(std::span<const Buffer> in, std::span<Buffer> out, const ChunkRepresentation&,
+void NumcodecsShuffleCodec::decode(std::span<const Buffer> in, std::span<Buffer> out,
+                                   const ChunkRepresentation&,
                                    std::span<ChunkStatus> status) const {
   check_batch(in.size(), out.size(), status.size());
   for_each_chunk(status, [&](size_t i) { out[i] = run(in[i], elementsize_, false); });

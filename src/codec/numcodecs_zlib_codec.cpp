@@ -19,7 +19,8 @@ constexpr size_t kMaxStep = std::numeric_limits<uInt>::max();
 
 void check_batch(size_t in, size_t out, size_t status) {
   if (in != status || out != status) {
-    throw InvalidArgumentError(fmt::format("{}: batch sizes of inputs, outputs and statuses differ", kName));
+    throw InvalidArgumentError(
+        fmt::format("{}: batch sizes of inputs, outputs and statuses differ", kName));
   }
 }
 
@@ -32,7 +33,8 @@ struct Deflater {
   z_stream stream{};
   explicit Deflater(int level) {
     const int rc = deflateInit2(&stream, level, Z_DEFLATED, kZlibWindowBits, 8, Z_DEFAULT_STRATEGY);
-    if (rc != Z_OK) throw InvalidArgumentError(fmt::format("{}: deflateInit2 failed ({})", kName, rc));
+    if (rc != Z_OK)
+      throw InvalidArgumentError(fmt::format("{}: deflateInit2 failed ({})", kName, rc));
   }
   ~Deflater() { deflateEnd(&stream); }
   Deflater(const Deflater&) = delete;
@@ -68,16 +70,20 @@ Buffer zlib_compress(std::span<const std::byte> data, int level) {
     produced += avail_out_before - d.stream.avail_out;
     if (rc == Z_STREAM_END) break;
     if (rc != Z_OK && rc != Z_BUF_ERROR) {
-      throw InvalidArgumentError(fmt::format("{}: deflate failed: {}", kName, zlib_message(d.stream, rc)));
+      throw InvalidArgumentError(
+          fmt::format("{}: deflate failed: {}", kName, zlib_message(d.stream, rc)));
     }
-    if (produced == out.size()) throw InvalidArgumentError(fmt::format("{}: deflate output exceeded its bound", kName));
+    if (produced == out.size())
+      throw InvalidArgumentError(fmt::format("{}: deflate output exceeded its bound", kName));
   }
   return out.slice(0, produced);
 }
 
 Buffer zlib_decompress(std::span<const std::byte> data, const ChunkRepresentation& decoded) {
-  if (data.empty()) throw CorruptDataError(fmt::format("{}: empty input is not a zlib stream", kName));
-  DecodeOutput output(static_cast<size_t>(decoded.nbytes()) + 64, decoded_size_limit(decoded), kName);
+  if (data.empty())
+    throw CorruptDataError(fmt::format("{}: empty input is not a zlib stream", kName));
+  DecodeOutput output(static_cast<size_t>(decoded.nbytes()) + 64, decoded_size_limit(decoded),
+                      kName);
   Inflater inf;
   inf.stream.next_in = reinterpret_cast<Bytef*>(const_cast<std::byte*>(data.data()));
   size_t in_left = data.size();
@@ -94,12 +100,14 @@ Buffer zlib_decompress(std::span<const std::byte> data, const ChunkRepresentatio
     produced += out_step - inf.stream.avail_out;
     // One stream only: whatever follows its Adler-32 trailer is ignored, as zlib.decompress does.
     if (rc == Z_STREAM_END) break;
-    if (rc == Z_NEED_DICT) throw CorruptDataError(fmt::format("{}: stream needs a preset dictionary", kName));
+    if (rc == Z_NEED_DICT)
+      throw CorruptDataError(fmt::format("{}: stream needs a preset dictionary", kName));
     if (rc == Z_DATA_ERROR || rc == Z_MEM_ERROR || rc == Z_STREAM_ERROR) {
       throw CorruptDataError(fmt::format("{}: {}", kName, zlib_message(inf.stream, rc)));
     }
     if (in_left == 0 && inf.stream.avail_in == 0 && produced < output.capacity()) {
-      throw CorruptDataError(fmt::format("{}: stream truncated after {} input bytes", kName, data.size()));
+      throw CorruptDataError(
+          fmt::format("{}: stream truncated after {} input bytes", kName, data.size()));
     }
   }
   return output.finish(produced);
@@ -109,27 +117,30 @@ Buffer zlib_decompress(std::span<const std::byte> data, const ChunkRepresentatio
 
 NumcodecsZlibCodec::NumcodecsZlibCodec(int level) : level_(level) {
   if (level < -1 || level > 9) {
-    throw InvalidArgumentError(fmt::format("{}: \"level\" must be in [-1, 9], got {}", kName, level));
+    throw InvalidArgumentError(
+        fmt::format("{}: \"level\" must be in [-1, 9], got {}", kName, level));
   }
 }
 
 std::shared_ptr<NumcodecsZlibCodec> NumcodecsZlibCodec::create(const nlohmann::json& configuration,
                                                                const ChunkRepresentation&) {
   CodecConfiguration config("numcodecs.zlib", configuration, {"level"});
-  return std::make_shared<NumcodecsZlibCodec>(static_cast<int>(config.integer("level", -1, 9).value_or(1)));
+  return std::make_shared<NumcodecsZlibCodec>(
+      static_cast<int>(config.integer("level", -1, 9).value_or(1)));
 }
 
 nlohmann::json NumcodecsZlibCodec::to_json() const {
   return {{"name", "numcodecs.zlib"}, {"configuration", {{"level", level_}}}};
 }
 
-void NumcodecsZlibCodec::encode(std::span<const Buffer> in, std::span<Buffer> out, const ChunkRepresentation&,
-                                std::span<ChunkStatus> status) const {
+void NumcodecsZlibCodec::encode(std::span<const Buffer> in, std::span<Buffer> out,
+                                const ChunkRepresentation&, std::span<ChunkStatus> status) const {
   check_batch(in.size(), out.size(), status.size());
   for_each_chunk(status, [&](size_t i) { out[i] = zlib_compress(in[i].bytes(), level_); });
 }
 
-void NumcodecsZlibCodec::decode(std::span<const Buffer> in, std::span<Buffer> out, const ChunkRepresentation& decoded,
+void NumcodecsZlibCodec::decode(std::span<const Buffer> in, std::span<Buffer> out,
+                                const ChunkRepresentation& decoded,
                                 std::span<ChunkStatus> status) const {
   check_batch(in.size(), out.size(), status.size());
   for_each_chunk(status, [&](size_t i) { out[i] = zlib_decompress(in[i].bytes(), decoded); });

@@ -12,19 +12,28 @@ namespace {
 
 // numpy type code + size -> the cuzarr kind.
 constexpr std::array<std::pair<std::string_view, DataTypeKind>, 14> kCodes = {{
-    {"b1", DataTypeKind::boolean}, {"i1", DataTypeKind::int8},     {"i2", DataTypeKind::int16},
-    {"i4", DataTypeKind::int32},   {"i8", DataTypeKind::int64},    {"u1", DataTypeKind::uint8},
-    {"u2", DataTypeKind::uint16},  {"u4", DataTypeKind::uint32},   {"u8", DataTypeKind::uint64},
-    {"f2", DataTypeKind::float16}, {"f4", DataTypeKind::float32},  {"f8", DataTypeKind::float64},
-    {"c8", DataTypeKind::complex64}, {"c16", DataTypeKind::complex128},
+    {"b1", DataTypeKind::boolean},
+    {"i1", DataTypeKind::int8},
+    {"i2", DataTypeKind::int16},
+    {"i4", DataTypeKind::int32},
+    {"i8", DataTypeKind::int64},
+    {"u1", DataTypeKind::uint8},
+    {"u2", DataTypeKind::uint16},
+    {"u4", DataTypeKind::uint32},
+    {"u8", DataTypeKind::uint64},
+    {"f2", DataTypeKind::float16},
+    {"f4", DataTypeKind::float32},
+    {"f8", DataTypeKind::float64},
+    {"c8", DataTypeKind::complex64},
+    {"c16", DataTypeKind::complex128},
 }};
 
 }  // namespace
 
 DataType parse_numpy_dtype(std::string_view text, const std::string& where) {
   if (text == "bool") return DataType(DataTypeKind::boolean);
-  if (text == "complex64" || text == "complex128" || text.starts_with("int") || text.starts_with("uint") ||
-      text.starts_with("float")) {
+  if (text == "complex64" || text == "complex128" || text.starts_with("int") ||
+      text.starts_with("uint") || text.starts_with("float")) {
     try {
       return DataType::from_name(text);
     } catch (const Error&) {
@@ -41,7 +50,8 @@ DataType parse_numpy_dtype(std::string_view text, const std::string& where) {
     if (code != name) continue;
     DataType type(kind);
     if (order == '>' && type.endian_unit() > 1) {
-      throw UnsupportedError(fmt::format("{}: big-endian numpy data type \"{}\" is not supported", where, text));
+      throw UnsupportedError(
+          fmt::format("{}: big-endian numpy data type \"{}\" is not supported", where, text));
     }
     return type;
   }

@@ -23,22 +23,27 @@ constexpr std::string_view kIndexSource = "sharding_indexed";
 Shape parse_chunk_shape(const nlohmann::json& configuration, const Shape& shard_shape) {
   if (!configuration.contains("chunk_shape")) throw_bad_field("chunk_shape", "is required");
   const auto& j = configuration["chunk_shape"];
-  if (!j.is_array()) throw_bad_field("chunk_shape", fmt::format("must be an array of positive integers, got {}", j.dump()));
+  if (!j.is_array())
+    throw_bad_field("chunk_shape",
+                    fmt::format("must be an array of positive integers, got {}", j.dump()));
   Shape shape;
   for (const auto& e : j) {
     if (!e.is_number_integer() || e.get<int64_t>() <= 0) {
-      throw_bad_field("chunk_shape", fmt::format("must be an array of positive integers, got {}", j.dump()));
+      throw_bad_field("chunk_shape",
+                      fmt::format("must be an array of positive integers, got {}", j.dump()));
     }
     shape.push_back(e.get<int64_t>());
   }
   if (shape.size() != shard_shape.size()) {
-    throw_bad_field("chunk_shape", fmt::format("{} has {} dimensions, the shard shape {} has {}", shape_to_string(shape),
-                                               shape.size(), shape_to_string(shard_shape), shard_shape.size()));
+    throw_bad_field("chunk_shape", fmt::format("{} has {} dimensions, the shard shape {} has {}",
+                                               shape_to_string(shape), shape.size(),
+                                               shape_to_string(shard_shape), shard_shape.size()));
   }
   for (size_t d = 0; d < shape.size(); ++d) {
     if (shard_shape[d] % shape[d] != 0) {
-      throw_bad_field("chunk_shape", fmt::format("{} does not evenly divide the shard shape {} (dimension {})",
-                                                 shape_to_string(shape), shape_to_string(shard_shape), d));
+      throw_bad_field("chunk_shape",
+                      fmt::format("{} does not evenly divide the shard shape {} (dimension {})",
+                                  shape_to_string(shape), shape_to_string(shard_shape), d));
     }
   }
   return shape;
@@ -48,7 +53,8 @@ std::vector<CodecSpec> parse_codec_list(const nlohmann::json& configuration, std
                                         const nlohmann::json& default_list) {
   const std::string key(field);
   const nlohmann::json& j = configuration.contains(key) ? configuration[key] : default_list;
-  if (!j.is_array()) throw_bad_field(field, fmt::format("must be an array of codecs, got {}", j.dump()));
+  if (!j.is_array())
+    throw_bad_field(field, fmt::format("must be an array of codecs, got {}", j.dump()));
   std::vector<CodecSpec> specs;
   for (const auto& entry : j) {
     try {
@@ -60,8 +66,8 @@ std::vector<CodecSpec> parse_codec_list(const nlohmann::json& configuration, std
   return specs;
 }
 
-std::shared_ptr<CodecChain> make_chain(const std::vector<CodecSpec>& specs, const ChunkRepresentation& decoded,
-                                       std::string_view field) {
+std::shared_ptr<CodecChain> make_chain(const std::vector<CodecSpec>& specs,
+                                       const ChunkRepresentation& decoded, std::string_view field) {
   try {
     return CodecChain::create(specs, decoded);
   } catch (const Error& e) {
@@ -74,19 +80,22 @@ std::shared_ptr<CodecChain> make_chain(const std::vector<CodecSpec>& specs, cons
 ChunkRepresentation index_representation(const Shape& grid) {
   Shape shape = grid;
   shape.push_back(2);
-  return {std::move(shape), DataType(DataTypeKind::uint64), std::vector<std::byte>(8, std::byte{0xff})};
+  return {std::move(shape), DataType(DataTypeKind::uint64),
+          std::vector<std::byte>(8, std::byte{0xff})};
 }
 
 // The view of inner chunk `coords` within a shard array.
 NDBuffer inner_chunk_view(const NDBuffer& shard, const Shape& inner_shape, const Index& coords) {
   NDBuffer view = shard;
-  for (size_t d = 0; d < inner_shape.size(); ++d) view = view.sliced(d, coords[d] * inner_shape[d], 1, inner_shape[d]);
+  for (size_t d = 0; d < inner_shape.size(); ++d)
+    view = view.sliced(d, coords[d] * inner_shape[d], 1, inner_shape[d]);
   return view;
 }
 
 // True when every element of `view` has exactly the bytes of the fill value. `row` holds the
 // fill value repeated (a multiple of its size) to compare contiguous runs with memcmp.
-bool region_is_fill(const std::byte* p, const NDBuffer& view, size_t dim, const std::vector<std::byte>& row) {
+bool region_is_fill(const std::byte* p, const NDBuffer& view, size_t dim,
+                    const std::vector<std::byte>& row) {
   const size_t elem = view.dtype().size();
   if (dim == view.ndim()) return std::memcmp(p, row.data(), elem) == 0;
   const int64_t extent = view.shape()[dim];
@@ -125,9 +134,9 @@ std::string index_failure_message(std::string_view source, const std::string& me
 ShardIndex read_index(const NDBuffer& decoded, const Shape& grid, std::string_view source) {
   const ChunkRepresentation expected = index_representation(grid);
   if (decoded.shape() != expected.shape || decoded.dtype() != expected.data_type) {
-    throw CorruptDataError(fmt::format("{}: decoded shard index has shape {} and type {}, expected {} uint64", source,
-                                       shape_to_string(decoded.shape()), decoded.dtype().name(),
-                                       shape_to_string(expected.shape)));
+    throw CorruptDataError(fmt::format(
+        "{}: decoded shard index has shape {} and type {}, expected {} uint64", source,
+        shape_to_string(decoded.shape()), decoded.dtype().name(), shape_to_string(expected.shape)));
   }
   NDBuffer dense = decoded;
   if (!dense.is_c_contiguous() || !is_host_accessible(dense.kind())) {
@@ -136,7 +145,8 @@ ShardIndex read_index(const NDBuffer& decoded, const Shape& grid, std::string_vi
       dense.assign(decoded);
     } else {
       // Device memory: the index chain produced a C-order array (allocate above has that shape).
-      copy_bytes(dense.data(), MemoryKind::host, decoded.data(), decoded.kind(), static_cast<size_t>(dense.nbytes()));
+      copy_bytes(dense.data(), MemoryKind::host, decoded.data(), decoded.kind(),
+                 static_cast<size_t>(dense.nbytes()));
     }
   }
   ShardIndex index = ShardIndex::empty(grid);
@@ -150,22 +160,27 @@ ShardIndex read_index(const NDBuffer& decoded, const Shape& grid, std::string_vi
 }
 
 bool is_usable_output(const NDBuffer& out, const ChunkRepresentation& shard) {
-  return out.shape() == shard.shape && out.dtype() == shard.data_type && is_host_accessible(out.kind()) &&
-         (out.size() == 0 || out.buffer().data() != nullptr);
+  return out.shape() == shard.shape && out.dtype() == shard.data_type &&
+         is_host_accessible(out.kind()) && (out.size() == 0 || out.buffer().data() != nullptr);
 }
 
 }  // namespace
 
-std::shared_ptr<ShardingCodec> ShardingCodec::create(const nlohmann::json& configuration, const ChunkRepresentation& shard) {
+std::shared_ptr<ShardingCodec> ShardingCodec::create(const nlohmann::json& configuration,
+                                                     const ChunkRepresentation& shard) {
   if (!configuration.is_object()) {
     throw InvalidArgumentError(
-        fmt::format("codec \"sharding_indexed\": configuration must be an object, got {}", configuration.dump()));
+        fmt::format("codec \"sharding_indexed\": configuration must be an object, got {}",
+                    configuration.dump()));
   }
   for (const auto& item : configuration.items()) {
     const auto& key = item.key();
-    if (key != "chunk_shape" && key != "codecs" && key != "index_codecs" && key != "index_location") {
-      throw_bad_field(key, "is not a configuration field of this codec (expected chunk_shape, codecs, index_codecs, "
-                           "index_location)");
+    if (key != "chunk_shape" && key != "codecs" && key != "index_codecs" &&
+        key != "index_location") {
+      throw_bad_field(
+          key,
+          "is not a configuration field of this codec (expected chunk_shape, codecs, index_codecs, "
+          "index_location)");
     }
   }
 
@@ -173,26 +188,32 @@ std::shared_ptr<ShardingCodec> ShardingCodec::create(const nlohmann::json& confi
   codec->shard_ = shard;
   codec->inner_shape_ = parse_chunk_shape(configuration, shard.shape);
   codec->grid_.resize(shard.shape.size());
-  for (size_t d = 0; d < shard.shape.size(); ++d) codec->grid_[d] = shard.shape[d] / codec->inner_shape_[d];
+  for (size_t d = 0; d < shard.shape.size(); ++d)
+    codec->grid_[d] = shard.shape[d] / codec->inner_shape_[d];
 
   // The spec makes "codecs" and "index_codecs" required; like zarr-python we accept their
   // absence with its defaults (bytes; bytes + crc32c) and always write them out in to_json().
-  const nlohmann::json little_endian_bytes = {{"name", "bytes"}, {"configuration", {{"endian", "little"}}}};
-  const auto inner_specs = parse_codec_list(configuration, "codecs", nlohmann::json::array({little_endian_bytes}));
+  const nlohmann::json little_endian_bytes = {{"name", "bytes"},
+                                              {"configuration", {{"endian", "little"}}}};
+  const auto inner_specs =
+      parse_codec_list(configuration, "codecs", nlohmann::json::array({little_endian_bytes}));
   const ChunkRepresentation inner{codec->inner_shape_, shard.data_type, shard.fill_value};
   codec->inner_ = make_chain(inner_specs, inner, "codecs");
 
-  const auto index_specs = parse_codec_list(configuration, "index_codecs",
-                                            nlohmann::json::array({little_endian_bytes, {{"name", "crc32c"}}}));
+  const auto index_specs =
+      parse_codec_list(configuration, "index_codecs",
+                       nlohmann::json::array({little_endian_bytes, {{"name", "crc32c"}}}));
   const ChunkRepresentation index_rep = index_representation(codec->grid_);
   codec->index_ = make_chain(index_specs, index_rep, "index_codecs");
   // Sharding spec, "index_codecs": codecs with a variable-sized output MUST NOT be used, since
   // readers fetch the index as a fixed number of bytes from the start or the end of the shard.
   const auto index_size = codec->index_->fixed_encoded_size(index_rep);
   if (!index_size) {
-    throw_bad_field("index_codecs", fmt::format("{} must have a fixed encoded size (no compression; for example bytes "
-                                                "followed by crc32c)",
-                                                codec->index_->to_json().dump()));
+    throw_bad_field(
+        "index_codecs",
+        fmt::format("{} must have a fixed encoded size (no compression; for example bytes "
+                    "followed by crc32c)",
+                    codec->index_->to_json().dump()));
   }
   codec->index_size_ = *index_size;
 
@@ -203,7 +224,8 @@ std::shared_ptr<ShardingCodec> ShardingCodec::create(const nlohmann::json& confi
     } else if (j == "end") {
       codec->location_ = IndexLocation::end;
     } else {
-      throw_bad_field("index_location", fmt::format("must be \"start\" or \"end\", got {}", j.dump()));
+      throw_bad_field("index_location",
+                      fmt::format("must be \"start\" or \"end\", got {}", j.dump()));
     }
   }
   return codec;
@@ -223,15 +245,16 @@ ByteRange ShardingCodec::index_byte_range() const {
   return location_ == IndexLocation::start ? ByteRange::range(0, size) : ByteRange::suffix(size);
 }
 
-ShardIndex ShardingCodec::decode_index(const Buffer& encoded_index, uint64_t shard_size, const std::string& source) const {
+ShardIndex ShardingCodec::decode_index(const Buffer& encoded_index, uint64_t shard_size,
+                                       const std::string& source) const {
   const auto index_size = static_cast<uint64_t>(index_size_);
   if (encoded_index.size() != index_size) {
-    throw CorruptDataError(
-        fmt::format("{}: shard index is {} bytes, expected {}", source, encoded_index.size(), index_size));
+    throw CorruptDataError(fmt::format("{}: shard index is {} bytes, expected {}", source,
+                                       encoded_index.size(), index_size));
   }
   if (shard_size < index_size) {
-    throw CorruptDataError(
-        fmt::format("{}: shard of {} bytes is shorter than its {}-byte index", source, shard_size, index_size));
+    throw CorruptDataError(fmt::format("{}: shard of {} bytes is shorter than its {}-byte index",
+                                       source, shard_size, index_size));
   }
   const Buffer in[1] = {encoded_index};
   NDBuffer out[1];
@@ -248,7 +271,8 @@ ShardIndex ShardingCodec::decode_index(const Buffer& encoded_index, uint64_t sha
   return index;
 }
 
-void ShardingCodec::encode(std::span<const NDBuffer> in, std::span<Buffer> out, const ChunkRepresentation& decoded,
+void ShardingCodec::encode(std::span<const NDBuffer> in, std::span<Buffer> out,
+                           const ChunkRepresentation& decoded,
                            std::span<ChunkStatus> status) const {
   (void)decoded;  // the shard representation was fixed at creation
   const size_t shards = in.size();
@@ -256,12 +280,14 @@ void ShardingCodec::encode(std::span<const NDBuffer> in, std::span<Buffer> out, 
   for (size_t s = 0; s < shards; ++s) {
     if (!status[s].ok) continue;
     if (in[s].shape() != shard_.shape || in[s].dtype() != shard_.data_type) {
-      status[s].fail(ErrorCode::invalid_argument,
-                     fmt::format("sharding_indexed: shard array of shape {} and type {}, expected {} {}",
-                                 shape_to_string(in[s].shape()), in[s].dtype().name(), shape_to_string(shard_.shape),
-                                 shard_.data_type.name()));
+      status[s].fail(
+          ErrorCode::invalid_argument,
+          fmt::format("sharding_indexed: shard array of shape {} and type {}, expected {} {}",
+                      shape_to_string(in[s].shape()), in[s].dtype().name(),
+                      shape_to_string(shard_.shape), shard_.data_type.name()));
     } else if (!is_host_accessible(in[s].kind())) {
-      status[s].fail(ErrorCode::unsupported, "sharding_indexed: encoding shards from device memory is not supported");
+      status[s].fail(ErrorCode::unsupported,
+                     "sharding_indexed: encoding shards from device memory is not supported");
     }
   }
   const ShardIndex layout = ShardIndex::empty(grid_);  // only for chunk coordinates
@@ -283,7 +309,8 @@ void ShardingCodec::encode(std::span<const NDBuffer> in, std::span<Buffer> out, 
   std::vector<size_t> chunk_of;  // flat (shard, inner chunk) index of each batch entry
   for (size_t k = 0; k < present.size(); ++k) {
     if (!present[k]) continue;
-    chunk_in.push_back(inner_chunk_view(in[k / per_shard], inner_shape_, layout.chunk_coords(k % per_shard)));
+    chunk_in.push_back(
+        inner_chunk_view(in[k / per_shard], inner_shape_, layout.chunk_coords(k % per_shard)));
     chunk_of.push_back(k);
   }
   std::vector<Buffer> chunk_out(chunk_in.size());
@@ -299,9 +326,10 @@ void ShardingCodec::encode(std::span<const NDBuffer> in, std::span<Buffer> out, 
     const size_t s = k / per_shard;
     position_of[k] = static_cast<int64_t>(b);
     if (status[s].ok && !chunk_status[b].ok) {
-      status[s].fail(chunk_status[b].code, fmt::format("sharding_indexed: inner chunk {}: {}",
-                                                       shape_to_string(layout.chunk_coords(k % per_shard)),
-                                                       chunk_status[b].message));
+      status[s].fail(chunk_status[b].code,
+                     fmt::format("sharding_indexed: inner chunk {}: {}",
+                                 shape_to_string(layout.chunk_coords(k % per_shard)),
+                                 chunk_status[b].message));
     }
   }
   std::vector<NDBuffer> index_in;
@@ -311,10 +339,12 @@ void ShardingCodec::encode(std::span<const NDBuffer> in, std::span<Buffer> out, 
   for (size_t s = 0; s < shards; ++s) {
     if (!status[s].ok) continue;
     const auto first = present.begin() + static_cast<ptrdiff_t>(s * per_shard);
-    if (std::find(first, first + static_cast<ptrdiff_t>(per_shard), uint8_t{1}) == first + static_cast<ptrdiff_t>(per_shard)) {
+    if (std::find(first, first + static_cast<ptrdiff_t>(per_shard), uint8_t{1}) ==
+        first + static_cast<ptrdiff_t>(per_shard)) {
       continue;  // every inner chunk is empty: the shard is not stored
     }
-    NDBuffer index = NDBuffer::allocate(DataType(DataTypeKind::uint64), index_representation(grid_).shape);
+    NDBuffer index =
+        NDBuffer::allocate(DataType(DataTypeKind::uint64), index_representation(grid_).shape);
     auto* entries = index.data_as<uint64_t>();
     uint64_t offset = location_ == IndexLocation::start ? index_size : 0;
     for (size_t j = 0; j < per_shard; ++j) {
@@ -347,18 +377,21 @@ void ShardingCodec::encode(std::span<const NDBuffer> in, std::span<Buffer> out, 
     }
     const size_t slot = index_slot[s];
     if (!index_status[slot].ok) {
-      throw_error(index_status[slot].code, fmt::format("sharding_indexed: shard index does not encode: {}",
-                                                       index_status[slot].message));
+      throw_error(index_status[slot].code,
+                  fmt::format("sharding_indexed: shard index does not encode: {}",
+                              index_status[slot].message));
     }
     const Buffer& encoded_index = index_out[slot];
     if (encoded_index.size() != index_size) {
-      throw CorruptDataError(fmt::format("sharding_indexed: index chain produced {} bytes, expected {}",
-                                         encoded_index.size(), index_size));
+      throw CorruptDataError(
+          fmt::format("sharding_indexed: index chain produced {} bytes, expected {}",
+                      encoded_index.size(), index_size));
     }
     Buffer shard = Buffer::allocate(static_cast<size_t>(shard_bytes[s]));
     size_t cursor = 0;
     if (location_ == IndexLocation::start) {
-      copy_bytes(shard.data(), shard.kind(), encoded_index.data(), encoded_index.kind(), encoded_index.size());
+      copy_bytes(shard.data(), shard.kind(), encoded_index.data(), encoded_index.kind(),
+                 encoded_index.size());
       cursor = encoded_index.size();
     }
     for (size_t j = 0; j < per_shard; ++j) {
@@ -369,13 +402,15 @@ void ShardingCodec::encode(std::span<const NDBuffer> in, std::span<Buffer> out, 
       cursor += chunk.size();
     }
     if (location_ == IndexLocation::end) {
-      copy_bytes(shard.data() + cursor, shard.kind(), encoded_index.data(), encoded_index.kind(), encoded_index.size());
+      copy_bytes(shard.data() + cursor, shard.kind(), encoded_index.data(), encoded_index.kind(),
+                 encoded_index.size());
     }
     out[s] = std::move(shard);
   });
 }
 
-void ShardingCodec::decode(std::span<const Buffer> in, std::span<NDBuffer> out, const ChunkRepresentation& decoded,
+void ShardingCodec::decode(std::span<const Buffer> in, std::span<NDBuffer> out,
+                           const ChunkRepresentation& decoded,
                            std::span<ChunkStatus> status) const {
   (void)decoded;  // the shard representation was fixed at creation
   const size_t shards = in.size();
@@ -388,8 +423,9 @@ void ShardingCodec::decode(std::span<const Buffer> in, std::span<NDBuffer> out, 
   for (size_t s = 0; s < shards; ++s) {
     if (!status[s].ok || in[s].empty()) continue;  // an empty value holds only fill value
     if (in[s].size() < index_size) {
-      status[s].fail(ErrorCode::corrupt_data, fmt::format("{}: shard of {} bytes is shorter than its {}-byte index",
-                                                          kIndexSource, in[s].size(), index_size));
+      status[s].fail(ErrorCode::corrupt_data,
+                     fmt::format("{}: shard of {} bytes is shorter than its {}-byte index",
+                                 kIndexSource, in[s].size(), index_size));
       continue;
     }
     uint64_t begin = 0, end = 0;
@@ -405,13 +441,16 @@ void ShardingCodec::decode(std::span<const Buffer> in, std::span<NDBuffer> out, 
   const std::string source(kIndexSource);
   std::vector<ShardIndex> indexes(shards);
   for_each_chunk(status, [&](size_t s) {
-    if (!is_usable_output(out[s], shard_)) out[s] = NDBuffer::allocate(shard_.data_type, shard_.shape);
+    if (!is_usable_output(out[s], shard_))
+      out[s] = NDBuffer::allocate(shard_.data_type, shard_.shape);
     if (index_slot[s] == SIZE_MAX) {
       out[s].fill(shard_.fill_value);
       return;
     }
     const size_t slot = index_slot[s];
-    if (!index_status[slot].ok) throw_error(index_status[slot].code, index_failure_message(source, index_status[slot].message));
+    if (!index_status[slot].ok)
+      throw_error(index_status[slot].code,
+                  index_failure_message(source, index_status[slot].message));
     ShardIndex index = read_index(index_out[slot], grid_, source);
     const uint64_t shard_size = in[s].size();
     if (location_ == IndexLocation::start) {
@@ -420,7 +459,8 @@ void ShardingCodec::decode(std::span<const Buffer> in, std::span<NDBuffer> out, 
       index.validate(0, shard_size - index_size, source);
     }
     for (size_t j = 0; j < per_shard; ++j) {
-      if (index.is_empty(j)) inner_chunk_view(out[s], inner_shape_, index.chunk_coords(j)).fill(shard_.fill_value);
+      if (index.is_empty(j))
+        inner_chunk_view(out[s], inner_shape_, index.chunk_coords(j)).fill(shard_.fill_value);
     }
     indexes[s] = std::move(index);
   });
@@ -435,7 +475,8 @@ void ShardingCodec::decode(std::span<const Buffer> in, std::span<NDBuffer> out, 
     const ShardIndex& index = indexes[s];
     for (size_t j = 0; j < per_shard; ++j) {
       if (index.is_empty(j)) continue;
-      chunk_in.push_back(in[s].slice(static_cast<size_t>(index.offsets[j]), static_cast<size_t>(index.nbytes[j])));
+      chunk_in.push_back(
+          in[s].slice(static_cast<size_t>(index.offsets[j]), static_cast<size_t>(index.nbytes[j])));
       targets.push_back(inner_chunk_view(out[s], inner_shape_, index.chunk_coords(j)));
       chunk_of.push_back(s * per_shard + j);
     }
@@ -463,7 +504,8 @@ void ShardingCodec::decode(std::span<const Buffer> in, std::span<NDBuffer> out, 
     if (status[s].ok && !chunk_status[b].ok) {
       status[s].fail(chunk_status[b].code,
                      fmt::format("{}: inner chunk {}: {}", kIndexSource,
-                                 shape_to_string(layout.chunk_coords(chunk_of[b] % per_shard)), chunk_status[b].message));
+                                 shape_to_string(layout.chunk_coords(chunk_of[b] % per_shard)),
+                                 chunk_status[b].message));
     }
   }
 }

@@ -14,7 +14,8 @@ namespace {
 
 void check_batch(size_t in, size_t out, size_t status) {
   if (in != status || out != status) {
-    throw InvalidArgumentError("codec \"zstd\": batch sizes of inputs, outputs and statuses differ");
+    throw InvalidArgumentError(
+        "codec \"zstd\": batch sizes of inputs, outputs and statuses differ");
   }
 }
 
@@ -38,14 +39,16 @@ ZSTD_DCtx* thread_dctx() {
 }
 
 void check_zstd(size_t rc, const char* what) {
-  if (ZSTD_isError(rc)) throw CorruptDataError(fmt::format("codec \"zstd\": {}: {}", what, ZSTD_getErrorName(rc)));
+  if (ZSTD_isError(rc))
+    throw CorruptDataError(fmt::format("codec \"zstd\": {}: {}", what, ZSTD_getErrorName(rc)));
 }
 
 Buffer zstd_compress(std::span<const std::byte> data, int level, bool checksum) {
   ZSTD_CCtx* cctx = thread_cctx();
   auto setup = [&](size_t rc) {
     if (ZSTD_isError(rc)) {
-      throw InvalidArgumentError(fmt::format("codec \"zstd\": bad compression parameter: {}", ZSTD_getErrorName(rc)));
+      throw InvalidArgumentError(
+          fmt::format("codec \"zstd\": bad compression parameter: {}", ZSTD_getErrorName(rc)));
     }
   };
   setup(ZSTD_CCtx_reset(cctx, ZSTD_reset_session_and_parameters));
@@ -54,14 +57,16 @@ Buffer zstd_compress(std::span<const std::byte> data, int level, bool checksum) 
   Buffer out = Buffer::allocate(ZSTD_compressBound(data.size()));
   const size_t written = ZSTD_compress2(cctx, out.data(), out.size(), data.data(), data.size());
   if (ZSTD_isError(written)) {
-    throw InvalidArgumentError(fmt::format("codec \"zstd\": compression failed: {}", ZSTD_getErrorName(written)));
+    throw InvalidArgumentError(
+        fmt::format("codec \"zstd\": compression failed: {}", ZSTD_getErrorName(written)));
   }
   return out.slice(0, written);
 }
 
 // Frames without a content size (streaming writers) or too large to trust: decode as a stream,
 // growing the output as data actually comes out.
-Buffer zstd_decompress_streaming(std::span<const std::byte> data, const ChunkRepresentation& decoded, size_t limit) {
+Buffer zstd_decompress_streaming(std::span<const std::byte> data,
+                                 const ChunkRepresentation& decoded, size_t limit) {
   ZSTD_DCtx* dctx = thread_dctx();
   check_zstd(ZSTD_DCtx_reset(dctx, ZSTD_reset_session_and_parameters), "reset");
   DecodeOutput output(static_cast<size_t>(decoded.nbytes()) + 64, limit, "codec \"zstd\"");
@@ -76,7 +81,8 @@ Buffer zstd_decompress_streaming(std::span<const std::byte> data, const ChunkRep
     // rc == 0: a frame is complete and flushed; another may follow (frames back to back).
     if (rc == 0 && input.pos == input.size) break;
     if (input.pos == input.size && out.pos < out.size) {
-      throw CorruptDataError(fmt::format("codec \"zstd\": frame truncated after {} input bytes", data.size()));
+      throw CorruptDataError(
+          fmt::format("codec \"zstd\": frame truncated after {} input bytes", data.size()));
     }
   }
   return output.finish(produced);
@@ -92,7 +98,8 @@ unsigned long long total_content_size(std::span<const std::byte> data) {
     if (size == ZSTD_CONTENTSIZE_ERROR || size == ZSTD_CONTENTSIZE_UNKNOWN) return size;
     const size_t frame = ZSTD_findFrameCompressedSize(data.data() + pos, data.size() - pos);
     if (ZSTD_isError(frame) || frame == 0) return ZSTD_CONTENTSIZE_ERROR;
-    if (total + size < total || total + size >= ZSTD_CONTENTSIZE_ERROR) return ZSTD_CONTENTSIZE_ERROR;
+    if (total + size < total || total + size >= ZSTD_CONTENTSIZE_ERROR)
+      return ZSTD_CONTENTSIZE_ERROR;
     total += size;
     pos += frame;
   }
@@ -103,17 +110,22 @@ Buffer zstd_decompress(std::span<const std::byte> data, const ChunkRepresentatio
   if (data.empty()) throw CorruptDataError("codec \"zstd\": empty input is not a zstd frame");
   const size_t limit = decoded_size_limit(decoded);
   const unsigned long long size = total_content_size(data);
-  if (size == ZSTD_CONTENTSIZE_ERROR) throw CorruptDataError("codec \"zstd\": input is not a valid zstd frame");
+  if (size == ZSTD_CONTENTSIZE_ERROR)
+    throw CorruptDataError("codec \"zstd\": input is not a valid zstd frame");
   if (size == ZSTD_CONTENTSIZE_UNKNOWN) return zstd_decompress_streaming(data, decoded, limit);
   if (size > limit) {
-    throw CorruptDataError(fmt::format("codec \"zstd\": frame header claims {} bytes, more than the limit of {} bytes for this chunk",
-                                       size, limit));
+    throw CorruptDataError(
+        fmt::format("codec \"zstd\": frame header claims {} bytes, more than the limit of {} bytes "
+                    "for this chunk",
+                    size, limit));
   }
   Buffer out = Buffer::allocate(static_cast<size_t>(size));
-  const size_t got = ZSTD_decompressDCtx(thread_dctx(), out.data(), out.size(), data.data(), data.size());
+  const size_t got =
+      ZSTD_decompressDCtx(thread_dctx(), out.data(), out.size(), data.data(), data.size());
   check_zstd(got, "decompression failed");
   if (got != size) {
-    throw CorruptDataError(fmt::format("codec \"zstd\": frame header claims {} bytes, decoded {}", size, got));
+    throw CorruptDataError(
+        fmt::format("codec \"zstd\": frame header claims {} bytes, decoded {}", size, got));
   }
   return out;
 }
@@ -122,29 +134,32 @@ Buffer zstd_decompress(std::span<const std::byte> data, const ChunkRepresentatio
 
 ZstdCodec::ZstdCodec(int level, bool checksum) : level_(level), checksum_(checksum) {
   if (level < ZSTD_minCLevel() || level > ZSTD_maxCLevel()) {
-    throw InvalidArgumentError(
-        fmt::format("codec \"zstd\": \"level\" must be in [{}, {}], got {}", ZSTD_minCLevel(), ZSTD_maxCLevel(), level));
+    throw InvalidArgumentError(fmt::format("codec \"zstd\": \"level\" must be in [{}, {}], got {}",
+                                           ZSTD_minCLevel(), ZSTD_maxCLevel(), level));
   }
 }
 
-std::shared_ptr<ZstdCodec> ZstdCodec::create(const nlohmann::json& configuration, const ChunkRepresentation&) {
+std::shared_ptr<ZstdCodec> ZstdCodec::create(const nlohmann::json& configuration,
+                                             const ChunkRepresentation&) {
   CodecConfiguration config("zstd", configuration, {"level", "checksum"});
   const auto level = config.integer("level", ZSTD_minCLevel(), ZSTD_maxCLevel()).value_or(0);
-  return std::make_shared<ZstdCodec>(static_cast<int>(level), config.boolean("checksum").value_or(false));
+  return std::make_shared<ZstdCodec>(static_cast<int>(level),
+                                     config.boolean("checksum").value_or(false));
 }
 
 nlohmann::json ZstdCodec::to_json() const {
   return {{"name", "zstd"}, {"configuration", {{"level", level_}, {"checksum", checksum_}}}};
 }
 
-void ZstdCodec::encode(std::span<const Buffer> in, std::span<Buffer> out, const ChunkRepresentation&,
-                       std::span<ChunkStatus> status) const {
+void ZstdCodec::encode(std::span<const Buffer> in, std::span<Buffer> out,
+                       const ChunkRepresentation&, std::span<ChunkStatus> status) const {
   check_batch(in.size(), out.size(), status.size());
-  for_each_chunk(status, [&](size_t i) { out[i] = zstd_compress(in[i].bytes(), level_, checksum_); });
+  for_each_chunk(status,
+                 [&](size_t i) { out[i] = zstd_compress(in[i].bytes(), level_, checksum_); });
 }
 
-void ZstdCodec::decode(std::span<const Buffer> in, std::span<Buffer> out, const ChunkRepresentation& decoded,
-                       std::span<ChunkStatus> status) const {
+void ZstdCodec::decode(std::span<const Buffer> in, std::span<Buffer> out,
+                       const ChunkRepresentation& decoded, std::span<ChunkStatus> status) const {
   check_batch(in.size(), out.size(), status.size());
   for_each_chunk(status, [&](size_t i) { out[i] = zstd_decompress(in[i].bytes(), decoded); });
 }

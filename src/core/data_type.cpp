@@ -39,7 +39,8 @@ constexpr std::array<NamedKind, 14> kNamedKinds{{
 DataType::DataType(DataTypeKind kind, int raw_bits) : kind_(kind), raw_bits_(0) {
   if (kind == DataTypeKind::raw) {
     if (raw_bits <= 0 || raw_bits % 8 != 0) {
-      throw InvalidArgumentError(fmt::format("raw data type needs a positive multiple of 8 bits, got {}", raw_bits));
+      throw InvalidArgumentError(
+          fmt::format("raw data type needs a positive multiple of 8 bits, got {}", raw_bits));
     }
     raw_bits_ = raw_bits;
   }

@@ -22,7 +22,8 @@ void set_cpu_threads(size_t threads) {
   g_control.reset();
   g_threads = threads;
   if (threads > 0) {
-    g_control = std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism, threads);
+    g_control = std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism,
+                                                      threads);
   }
 }
 

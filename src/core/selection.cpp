@@ -11,7 +11,8 @@ namespace cuzarr {
 
 Shape NormalizedSelection::result_shape() const {
   Shape s;
-  for (const auto& d : dims) if (!d.dropped) s.push_back(d.count);
+  for (const auto& d : dims)
+    if (!d.dropped) s.push_back(d.count);
   return s;
 }
 
@@ -26,7 +27,8 @@ namespace {
 DimensionSelection resolve_integer(int64_t index, int64_t extent, size_t dim) {
   int64_t i = index < 0 ? index + extent : index;
   if (i < 0 || i >= extent) {
-    throw InvalidArgumentError(fmt::format("index {} is out of bounds for dimension {} of extent {}", index, dim, extent));
+    throw InvalidArgumentError(
+        fmt::format("index {} is out of bounds for dimension {} of extent {}", index, dim, extent));
   }
   return {i, 1, 1, true};
 }
@@ -34,7 +36,8 @@ DimensionSelection resolve_integer(int64_t index, int64_t extent, size_t dim) {
 // numpy's PySlice_AdjustIndices.
 DimensionSelection resolve_slice(const Slice& s, int64_t extent, size_t dim) {
   int64_t step = s.step.value_or(1);
-  if (step == 0) throw InvalidArgumentError(fmt::format("slice step cannot be zero (dimension {})", dim));
+  if (step == 0)
+    throw InvalidArgumentError(fmt::format("slice step cannot be zero (dimension {})", dim));
   int64_t start, stop;
   if (step > 0) {
     start = s.start ? *s.start : 0;
@@ -48,30 +51,40 @@ DimensionSelection resolve_slice(const Slice& s, int64_t extent, size_t dim) {
   }
   start = s.start ? *s.start : extent - 1;
   stop = s.stop ? *s.stop : -1 - extent;  // "before the beginning"
-  if (start < 0) start = std::max<int64_t>(start + extent, -1);
-  else start = std::min(start, extent - 1);
-  if (stop < 0) stop = std::max<int64_t>(stop + extent, -1);
-  else stop = std::min(stop, extent - 1);
+  if (start < 0)
+    start = std::max<int64_t>(start + extent, -1);
+  else
+    start = std::min(start, extent - 1);
+  if (stop < 0)
+    stop = std::max<int64_t>(stop + extent, -1);
+  else
+    stop = std::min(stop, extent - 1);
   int64_t count = start > stop ? (start - stop + (-step) - 1) / (-step) : 0;
   return {count > 0 ? start : 0, step, count, false};
 }
 
 }  // namespace
 
-NormalizedSelection normalize_selection(const Selection& selection, std::span<const int64_t> shape) {
+NormalizedSelection normalize_selection(const Selection& selection,
+                                        std::span<const int64_t> shape) {
   size_t ellipses = 0, explicit_dims = 0;
   for (const auto& item : selection) {
-    if (std::holds_alternative<Ellipsis>(item)) ++ellipses; else ++explicit_dims;
+    if (std::holds_alternative<Ellipsis>(item))
+      ++ellipses;
+    else
+      ++explicit_dims;
   }
   if (ellipses > 1) throw InvalidArgumentError("a selection can have only one ellipsis");
   if (explicit_dims > shape.size()) {
-    throw InvalidArgumentError(fmt::format("too many indices: {} for an array of {} dimensions", explicit_dims, shape.size()));
+    throw InvalidArgumentError(fmt::format("too many indices: {} for an array of {} dimensions",
+                                           explicit_dims, shape.size()));
   }
   NormalizedSelection out;
   size_t dim = 0;
   for (const auto& item : selection) {
     if (std::holds_alternative<Ellipsis>(item)) {
-      for (size_t k = 0; k < shape.size() - explicit_dims; ++k, ++dim) out.dims.push_back({0, 1, shape[dim], false});
+      for (size_t k = 0; k < shape.size() - explicit_dims; ++k, ++dim)
+        out.dims.push_back({0, 1, shape[dim], false});
     } else if (const auto* i = std::get_if<int64_t>(&item)) {
       out.dims.push_back(resolve_integer(*i, shape[dim], dim));
       ++dim;
@@ -84,7 +97,9 @@ NormalizedSelection normalize_selection(const Selection& selection, std::span<co
   return out;
 }
 
-NormalizedSelection full_selection(std::span<const int64_t> shape) { return normalize_selection({}, shape); }
+NormalizedSelection full_selection(std::span<const int64_t> shape) {
+  return normalize_selection({}, shape);
+}
 
 namespace {
 
@@ -113,7 +128,8 @@ Selection parse_selection(std::string_view text) {
   size_t pos = 0;
   while (true) {
     size_t comma = text.find(',', pos);
-    std::string_view item = trim(text.substr(pos, comma == std::string_view::npos ? std::string_view::npos : comma - pos));
+    std::string_view item = trim(
+        text.substr(pos, comma == std::string_view::npos ? std::string_view::npos : comma - pos));
     if (item == "...") {
       sel.emplace_back(Ellipsis{});
     } else if (item.find(':') == std::string_view::npos) {

@@ -26,7 +26,9 @@ int64_t checked_add(int64_t a, int64_t b, const char* what) {
 int64_t element_count(std::span<const int64_t> shape) {
   int64_t n = 1;
   for (int64_t extent : shape) {
-    if (extent < 0) throw InvalidArgumentError(fmt::format("negative extent in shape {}", shape_to_string(shape)));
+    if (extent < 0)
+      throw InvalidArgumentError(
+          fmt::format("negative extent in shape {}", shape_to_string(shape)));
     n = checked_mul(n, extent, "element count");
   }
   return n;

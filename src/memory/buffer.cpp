@@ -45,12 +45,16 @@ Buffer Buffer::wrap(void* data, size_t size, MemoryKind kind, std::shared_ptr<co
 }
 
 std::span<std::byte> Buffer::bytes() {
-  if (!is_host_accessible(kind_)) throw InvalidArgumentError("device buffer bytes are not host-accessible; copy_to(MemoryKind::host) first");
+  if (!is_host_accessible(kind_))
+    throw InvalidArgumentError(
+        "device buffer bytes are not host-accessible; copy_to(MemoryKind::host) first");
   return {data_, size_};
 }
 
 std::span<const std::byte> Buffer::bytes() const {
-  if (!is_host_accessible(kind_)) throw InvalidArgumentError("device buffer bytes are not host-accessible; copy_to(MemoryKind::host) first");
+  if (!is_host_accessible(kind_))
+    throw InvalidArgumentError(
+        "device buffer bytes are not host-accessible; copy_to(MemoryKind::host) first");
   return {data_, size_};
 }
 
@@ -61,7 +65,8 @@ std::string_view Buffer::as_string_view() const {
 
 Buffer Buffer::slice(size_t offset, size_t length) const {
   if (offset > size_ || length > size_ - offset) {
-    throw InvalidArgumentError(fmt::format("slice [{}, {}+{}) is outside a buffer of {} bytes", offset, offset, length, size_));
+    throw InvalidArgumentError(fmt::format("slice [{}, {}+{}) is outside a buffer of {} bytes",
+                                           offset, offset, length, size_));
   }
   Buffer b = *this;
   b.data_ = data_ + offset;

@@ -26,9 +26,10 @@ std::shared_ptr<MemoryResource> g_resources[3];
 
 std::shared_ptr<MemoryResource> default_resource(MemoryKind kind) {
   if (kind == MemoryKind::host) return host_memory_resource();
-  throw UnsupportedError(fmt::format(
-      "{} memory requested, but this build of cuzarr has no CUDA support (configure with CUZARR_CUDA=ON)",
-      memory_kind_name(kind)));
+  throw UnsupportedError(
+      fmt::format("{} memory requested, but this build of cuzarr has no CUDA support (configure "
+                  "with CUZARR_CUDA=ON)",
+                  memory_kind_name(kind)));
 }
 
 }  // namespace
@@ -49,7 +50,8 @@ std::shared_ptr<MemoryResource> get_memory_resource(MemoryKind kind) {
 void set_memory_resource(MemoryKind kind, std::shared_ptr<MemoryResource> resource) {
   if (resource && resource->kind() != kind) {
     throw InvalidArgumentError(fmt::format("memory resource of kind {} set for kind {}",
-                                           memory_kind_name(resource->kind()), memory_kind_name(kind)));
+                                           memory_kind_name(resource->kind()),
+                                           memory_kind_name(kind)));
   }
   std::lock_guard lock(g_mutex);
   g_resources[static_cast<int>(kind)] = std::move(resource);

@@ -12,47 +12,61 @@ namespace {
 
 void require_host(const NDBuffer& b, const char* what) {
   if (!is_host_accessible(b.kind())) {
-    throw InvalidArgumentError(fmt::format("{} needs host-accessible memory, got {}", what, memory_kind_name(b.kind())));
+    throw InvalidArgumentError(
+        fmt::format("{} needs host-accessible memory, got {}", what, memory_kind_name(b.kind())));
   }
 }
 
 // Copies between strided views, collapsing the innermost dimensions that are contiguous in both
 // into one memcpy.
-void copy_strided(std::byte* dst, const int64_t* dst_strides, const std::byte* src, const int64_t* src_strides,
-                  const int64_t* shape, size_t ndim, size_t inner_bytes) {
+void copy_strided(std::byte* dst, const int64_t* dst_strides, const std::byte* src,
+                  const int64_t* src_strides, const int64_t* shape, size_t ndim,
+                  size_t inner_bytes) {
   if (ndim == 0) {
     std::memcpy(dst, src, inner_bytes);
     return;
   }
   const int64_t n = shape[0];
-  if (ndim == 1 && dst_strides[0] == static_cast<int64_t>(inner_bytes) && src_strides[0] == static_cast<int64_t>(inner_bytes)) {
+  if (ndim == 1 && dst_strides[0] == static_cast<int64_t>(inner_bytes) &&
+      src_strides[0] == static_cast<int64_t>(inner_bytes)) {
     std::memcpy(dst, src, inner_bytes * static_cast<size_t>(n));
     return;
   }
   for (int64_t i = 0; i < n; ++i) {
-    copy_strided(dst + i * dst_strides[0], dst_strides + 1, src + i * src_strides[0], src_strides + 1, shape + 1,
-                 ndim - 1, inner_bytes);
+    copy_strided(dst + i * dst_strides[0], dst_strides + 1, src + i * src_strides[0],
+                 src_strides + 1, shape + 1, ndim - 1, inner_bytes);
   }
 }
 
 }  // namespace
 
-NDBuffer::NDBuffer(Buffer buffer, DataType dtype, Shape shape, std::vector<int64_t> byte_strides, int64_t byte_offset)
-    : buffer_(std::move(buffer)), dtype_(dtype), shape_(std::move(shape)), strides_(std::move(byte_strides)), offset_(byte_offset) {
+NDBuffer::NDBuffer(Buffer buffer, DataType dtype, Shape shape, std::vector<int64_t> byte_strides,
+                   int64_t byte_offset)
+    : buffer_(std::move(buffer)),
+      dtype_(dtype),
+      shape_(std::move(shape)),
+      strides_(std::move(byte_strides)),
+      offset_(byte_offset) {
   const auto elem = static_cast<int64_t>(dtype_.size());
   if (strides_.empty()) strides_ = c_order_strides(shape_, elem);
   if (strides_.size() != shape_.size()) {
-    throw InvalidArgumentError(fmt::format("NDBuffer: {} strides for {} dimensions", strides_.size(), shape_.size()));
+    throw InvalidArgumentError(
+        fmt::format("NDBuffer: {} strides for {} dimensions", strides_.size(), shape_.size()));
   }
   if (element_count(shape_) == 0) return;
   int64_t lo = offset_, hi = offset_;
   for (size_t d = 0; d < shape_.size(); ++d) {
-    int64_t span = checked_mul(shape_[d] - 1, strides_[d] < 0 ? -strides_[d] : strides_[d], "NDBuffer extent");
-    if (strides_[d] < 0) lo -= span; else hi += span;
+    int64_t span =
+        checked_mul(shape_[d] - 1, strides_[d] < 0 ? -strides_[d] : strides_[d], "NDBuffer extent");
+    if (strides_[d] < 0)
+      lo -= span;
+    else
+      hi += span;
   }
   if (lo < 0 || hi + elem > static_cast<int64_t>(buffer_.size())) {
-    throw InvalidArgumentError(fmt::format("NDBuffer of shape {} does not fit in a buffer of {} bytes",
-                                           shape_to_string(shape_), buffer_.size()));
+    throw InvalidArgumentError(
+        fmt::format("NDBuffer of shape {} does not fit in a buffer of {} bytes",
+                    shape_to_string(shape_), buffer_.size()));
   }
 }
 
@@ -74,13 +88,15 @@ bool NDBuffer::is_c_contiguous() const {
 }
 
 NDBuffer NDBuffer::permuted(std::span<const int64_t> order) const {
-  if (order.size() != ndim()) throw InvalidArgumentError("permutation length does not match dimensions");
+  if (order.size() != ndim())
+    throw InvalidArgumentError("permutation length does not match dimensions");
   std::vector<bool> seen(ndim(), false);
   Shape shape(ndim());
   std::vector<int64_t> strides(ndim());
   for (size_t i = 0; i < order.size(); ++i) {
     auto o = order[i];
-    if (o < 0 || static_cast<size_t>(o) >= ndim() || seen[o]) throw InvalidArgumentError("invalid permutation");
+    if (o < 0 || static_cast<size_t>(o) >= ndim() || seen[o])
+      throw InvalidArgumentError("invalid permutation");
     seen[o] = true;
     shape[i] = shape_[o];
     strides[i] = strides_[o];
@@ -89,34 +105,40 @@ NDBuffer NDBuffer::permuted(std::span<const int64_t> order) const {
 }
 
 NDBuffer NDBuffer::sliced(size_t dim, int64_t start, int64_t step, int64_t count) const {
-  if (dim >= ndim() || step == 0 || count < 0) throw InvalidArgumentError("invalid slice of NDBuffer");
+  if (dim >= ndim() || step == 0 || count < 0)
+    throw InvalidArgumentError("invalid slice of NDBuffer");
   if (count > 0) {
     int64_t last = start + (count - 1) * step;
     if (start < 0 || start >= shape_[dim] || last < 0 || last >= shape_[dim]) {
-      throw InvalidArgumentError(fmt::format("slice start {} step {} count {} outside dimension {} of extent {}", start, step,
-                                             count, dim, shape_[dim]));
+      throw InvalidArgumentError(
+          fmt::format("slice start {} step {} count {} outside dimension {} of extent {}", start,
+                      step, count, dim, shape_[dim]));
     }
   }
   Shape shape = shape_;
   auto strides = strides_;
   shape[dim] = count;
   strides[dim] = strides_[dim] * step;
-  return NDBuffer(buffer_, dtype_, std::move(shape), std::move(strides), count > 0 ? offset_ + start * strides_[dim] : offset_);
+  return NDBuffer(buffer_, dtype_, std::move(shape), std::move(strides),
+                  count > 0 ? offset_ + start * strides_[dim] : offset_);
 }
 
 NDBuffer NDBuffer::indexed(size_t dim, int64_t index) const {
-  if (dim >= ndim() || index < 0 || index >= shape_[dim]) throw InvalidArgumentError("index outside NDBuffer");
+  if (dim >= ndim() || index < 0 || index >= shape_[dim])
+    throw InvalidArgumentError("index outside NDBuffer");
   Shape shape = shape_;
   auto strides = strides_;
   shape.erase(shape.begin() + static_cast<ptrdiff_t>(dim));
   strides.erase(strides.begin() + static_cast<ptrdiff_t>(dim));
-  return NDBuffer(buffer_, dtype_, std::move(shape), std::move(strides), offset_ + index * strides_[dim]);
+  return NDBuffer(buffer_, dtype_, std::move(shape), std::move(strides),
+                  offset_ + index * strides_[dim]);
 }
 
 NDBuffer NDBuffer::reshaped(Shape shape) const {
   if (!is_c_contiguous()) throw InvalidArgumentError("reshape of a non-contiguous NDBuffer");
   if (element_count(shape) != size()) {
-    throw InvalidArgumentError(fmt::format("cannot reshape {} into {}", shape_to_string(shape_), shape_to_string(shape)));
+    throw InvalidArgumentError(
+        fmt::format("cannot reshape {} into {}", shape_to_string(shape_), shape_to_string(shape)));
   }
   return NDBuffer(buffer_, dtype_, std::move(shape), {}, offset_);
 }
@@ -125,11 +147,14 @@ void NDBuffer::assign(const NDBuffer& source) const {
   require_host(*this, "NDBuffer::assign");
   require_host(source, "NDBuffer::assign");
   if (source.shape_ != shape_ || source.dtype_.size() != dtype_.size()) {
-    throw InvalidArgumentError(fmt::format("assign: shape {} does not match {}", shape_to_string(source.shape_), shape_to_string(shape_)));
+    throw InvalidArgumentError(fmt::format("assign: shape {} does not match {}",
+                                           shape_to_string(source.shape_),
+                                           shape_to_string(shape_)));
   }
   if (size() == 0) return;
   const size_t elem = dtype_.size();
-  // Drop unit dimensions, then copy (memmove-safe only for non-overlapping views, as numpy's copyto).
+  // Drop unit dimensions, then copy (memmove-safe only for non-overlapping views, as numpy's
+  // copyto).
   Shape shape;
   std::vector<int64_t> ds, ss;
   for (size_t d = 0; d < ndim(); ++d) {
@@ -140,7 +165,8 @@ void NDBuffer::assign(const NDBuffer& source) const {
   }
   // Merge trailing dimensions that are contiguous in both views.
   size_t inner = elem;
-  while (!shape.empty() && ds.back() == static_cast<int64_t>(inner) && ss.back() == static_cast<int64_t>(inner)) {
+  while (!shape.empty() && ds.back() == static_cast<int64_t>(inner) &&
+         ss.back() == static_cast<int64_t>(inner)) {
     inner *= static_cast<size_t>(shape.back());
     shape.pop_back();
     ds.pop_back();
@@ -151,13 +177,18 @@ void NDBuffer::assign(const NDBuffer& source) const {
 
 void NDBuffer::fill(std::span<const std::byte> element) const {
   require_host(*this, "NDBuffer::fill");
-  if (element.size() != dtype_.size()) throw InvalidArgumentError("fill value size does not match the data type");
+  if (element.size() != dtype_.size())
+    throw InvalidArgumentError("fill value size does not match the data type");
   const int64_t n = size();
   if (n == 0) return;
   const size_t elem = dtype_.size();
-  bool all_zero = std::all_of(element.begin(), element.end(), [](std::byte b) { return b == std::byte{0}; });
+  bool all_zero =
+      std::all_of(element.begin(), element.end(), [](std::byte b) { return b == std::byte{0}; });
   if (is_c_contiguous()) {
-    if (all_zero) { std::memset(data(), 0, static_cast<size_t>(n) * elem); return; }
+    if (all_zero) {
+      std::memset(data(), 0, static_cast<size_t>(n) * elem);
+      return;
+    }
     std::byte* p = data();
     std::memcpy(p, element.data(), elem);
     size_t filled = elem, total = static_cast<size_t>(n) * elem;

@@ -12,11 +12,13 @@
 namespace cuzarr {
 namespace {
 
-[[noreturn]] void invalid(const std::string& source, std::string_view field, std::string_view what) {
+[[noreturn]] void invalid(const std::string& source, std::string_view field,
+                          std::string_view what) {
   throw InvalidArgumentError(fmt::format("{}: \"{}\" {}", source, field, what));
 }
 
-[[noreturn]] void unsupported(const std::string& source, std::string_view field, std::string_view what) {
+[[noreturn]] void unsupported(const std::string& source, std::string_view field,
+                              std::string_view what) {
   throw UnsupportedError(fmt::format("{}: \"{}\" {}", source, field, what));
 }
 
@@ -30,22 +32,26 @@ auto with_context(const std::string& source, std::string_view field, Parse&& par
   }
 }
 
-const nlohmann::json& require(const nlohmann::json& j, const std::string& source, std::string_view field) {
+const nlohmann::json& require(const nlohmann::json& j, const std::string& source,
+                              std::string_view field) {
   const auto it = j.find(field);
   if (it == j.end()) invalid(source, field, "is required but missing");
   return *it;
 }
 
-void check_document(const nlohmann::json& j, const std::string& source, std::string_view node_type) {
+void check_document(const nlohmann::json& j, const std::string& source,
+                    std::string_view node_type) {
   if (!j.is_object()) {
-    throw InvalidArgumentError(fmt::format("{}: metadata must be a JSON object, got {}", source, j.type_name()));
+    throw InvalidArgumentError(
+        fmt::format("{}: metadata must be a JSON object, got {}", source, j.type_name()));
   }
   const auto& format = require(j, source, "zarr_format");
   if (!format.is_number_integer() || format.get<int64_t>() != 3) {
     invalid(source, "zarr_format", fmt::format("must be 3, got {}", format.dump()));
   }
   const auto& type = require(j, source, "node_type");
-  if (!type.is_string()) invalid(source, "node_type", fmt::format("must be a string, got {}", type.dump()));
+  if (!type.is_string())
+    invalid(source, "node_type", fmt::format("must be a string, got {}", type.dump()));
   if (type != node_type) {
     invalid(source, "node_type",
             fmt::format("is {}, expected \"{}\" (the node is not {})", type.dump(), node_type,
@@ -61,24 +67,28 @@ void check_unknown_members(const nlohmann::json& j, const std::string& source,
     bool is_known = false;
     for (auto name : known) is_known = is_known || key == name;
     if (is_known) continue;
-    if (value.is_object() && value.contains("must_understand") && value["must_understand"] == false) continue;
-    throw UnsupportedError(fmt::format(
-        "{}: \"{}\" is an unknown metadata field (extensions must say \"must_understand\": false to be ignored)",
-        source, key));
+    if (value.is_object() && value.contains("must_understand") && value["must_understand"] == false)
+      continue;
+    throw UnsupportedError(
+        fmt::format("{}: \"{}\" is an unknown metadata field (extensions must say "
+                    "\"must_understand\": false to be ignored)",
+                    source, key));
   }
 }
 
 nlohmann::json parse_attributes(const nlohmann::json& j, const std::string& source) {
   const auto it = j.find("attributes");
   if (it == j.end()) return nlohmann::json::object();
-  if (!it->is_object()) invalid(source, "attributes", fmt::format("must be an object, got {}", it->dump()));
+  if (!it->is_object())
+    invalid(source, "attributes", fmt::format("must be an object, got {}", it->dump()));
   return *it;
 }
 
 /// A list of integers each >= `minimum`, e.g. a shape (0) or a chunk shape (1).
 Shape parse_extents(const nlohmann::json& value, const std::string& source, std::string_view field,
                     int64_t minimum) {
-  const auto expected = fmt::format("must be a list of integers >= {}, got {}", minimum, value.dump());
+  const auto expected =
+      fmt::format("must be a list of integers >= {}, got {}", minimum, value.dump());
   if (!value.is_array()) invalid(source, field, expected);
   Shape extents;
   extents.reserve(value.size());
@@ -86,7 +96,8 @@ Shape parse_extents(const nlohmann::json& value, const std::string& source, std:
     if (!entry.is_number_integer()) invalid(source, field, expected);
     if (entry.is_number_unsigned() &&
         entry.get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
-      invalid(source, field, fmt::format("has an extent too large for a 64-bit size: {}", value.dump()));
+      invalid(source, field,
+              fmt::format("has an extent too large for a 64-bit size: {}", value.dump()));
     }
     const auto extent = entry.get<int64_t>();
     if (extent < minimum) invalid(source, field, expected);
@@ -107,11 +118,13 @@ DataType parse_data_type(const nlohmann::json& value, const std::string& source)
     for (const auto& [key, member] : value.items()) {
       if (key == "name") continue;
       if (key == "configuration" && member.is_object() && member.empty()) continue;
-      unsupported(source, "data_type", fmt::format("\"{}\" with member \"{}\" is not supported", name, key));
+      unsupported(source, "data_type",
+                  fmt::format("\"{}\" with member \"{}\" is not supported", name, key));
     }
   } else {
-    invalid(source, "data_type", fmt::format("must be a string or an object with a string \"name\", got {}",
-                                             value.dump()));
+    invalid(
+        source, "data_type",
+        fmt::format("must be a string or an object with a string \"name\", got {}", value.dump()));
   }
   try {
     return DataType::from_name(name);
@@ -122,11 +135,13 @@ DataType parse_data_type(const nlohmann::json& value, const std::string& source)
 
 Shape parse_chunk_grid(const nlohmann::json& value, const std::string& source, size_t rank) {
   if (!value.is_object() || !value.contains("name") || !value["name"].is_string()) {
-    invalid(source, "chunk_grid", fmt::format("must be an object with a string \"name\", got {}", value.dump()));
+    invalid(source, "chunk_grid",
+            fmt::format("must be an object with a string \"name\", got {}", value.dump()));
   }
   const auto& name = value["name"].get_ref<const std::string&>();
   if (name != "regular") {
-    unsupported(source, "chunk_grid", fmt::format("\"{}\" is not supported (only \"regular\")", name));
+    unsupported(source, "chunk_grid",
+                fmt::format("\"{}\" is not supported (only \"regular\")", name));
   }
   for (const auto& [key, member] : value.items()) {
     if (key != "name" && key != "configuration") {
@@ -140,7 +155,8 @@ Shape parse_chunk_grid(const nlohmann::json& value, const std::string& source, s
   const auto& configuration = value["configuration"];
   for (const auto& [key, member] : configuration.items()) {
     if (key != "chunk_shape") {
-      invalid(source, "chunk_grid", fmt::format("has an unexpected configuration member \"{}\"", key));
+      invalid(source, "chunk_grid",
+              fmt::format("has an unexpected configuration member \"{}\"", key));
     }
   }
   Shape chunk_shape = parse_extents(configuration["chunk_shape"], source, "chunk_shape", 1);
@@ -154,7 +170,8 @@ Shape parse_chunk_grid(const nlohmann::json& value, const std::string& source, s
 
 std::vector<CodecSpec> parse_codecs(const nlohmann::json& value, const std::string& source) {
   if (!value.is_array() || value.empty()) {
-    invalid(source, "codecs", fmt::format("must be a non-empty list of codecs, got {}", value.dump()));
+    invalid(source, "codecs",
+            fmt::format("must be a non-empty list of codecs, got {}", value.dump()));
   }
   std::vector<CodecSpec> codecs;
   codecs.reserve(value.size());
@@ -164,13 +181,13 @@ std::vector<CodecSpec> parse_codecs(const nlohmann::json& value, const std::stri
   return codecs;
 }
 
-std::optional<std::vector<std::optional<std::string>>> parse_dimension_names(const nlohmann::json& j,
-                                                                            const std::string& source,
-                                                                            size_t rank) {
+std::optional<std::vector<std::optional<std::string>>> parse_dimension_names(
+    const nlohmann::json& j, const std::string& source, size_t rank) {
   const auto it = j.find("dimension_names");
   // Some zarr-python 3 releases wrote "dimension_names": null; read it as absent.
   if (it == j.end() || it->is_null()) return std::nullopt;
-  const auto expected = fmt::format("must be a list of {} strings or nulls, got {}", rank, it->dump());
+  const auto expected =
+      fmt::format("must be a list of {} strings or nulls, got {}", rank, it->dump());
   if (!it->is_array() || it->size() != rank) invalid(source, "dimension_names", expected);
   std::vector<std::optional<std::string>> names;
   for (const auto& name : *it) {
@@ -191,16 +208,19 @@ void check_storage_transformers(const nlohmann::json& j, const std::string& sour
   if (!it->is_array()) {
     invalid(source, "storage_transformers", fmt::format("must be a list, got {}", it->dump()));
   }
-  if (!it->empty()) unsupported(source, "storage_transformers", "is not empty: storage transformers are not supported");
+  if (!it->empty())
+    unsupported(source, "storage_transformers",
+                "is not empty: storage transformers are not supported");
 }
 
 }  // namespace
 
 ArrayMetadata ArrayMetadata::from_json(const nlohmann::json& j, const std::string& source) {
   check_document(j, source, "array");
-  check_unknown_members(j, source,
-                        {"zarr_format", "node_type", "shape", "data_type", "chunk_grid", "chunk_key_encoding",
-                         "fill_value", "codecs", "attributes", "dimension_names", "storage_transformers"});
+  check_unknown_members(
+      j, source,
+      {"zarr_format", "node_type", "shape", "data_type", "chunk_grid", "chunk_key_encoding",
+       "fill_value", "codecs", "attributes", "dimension_names", "storage_transformers"});
   check_storage_transformers(j, source);
 
   ArrayMetadata metadata;
@@ -208,14 +228,16 @@ ArrayMetadata ArrayMetadata::from_json(const nlohmann::json& j, const std::strin
   metadata.data_type = parse_data_type(require(j, source, "data_type"), source);
   const auto element_size = static_cast<int64_t>(metadata.data_type.size());
   with_context(source, "shape", [&] { return byte_count(metadata.shape, element_size); });
-  metadata.chunk_shape = parse_chunk_grid(require(j, source, "chunk_grid"), source, metadata.shape.size());
-  with_context(source, "chunk_shape", [&] { return byte_count(metadata.chunk_shape, element_size); });
+  metadata.chunk_shape =
+      parse_chunk_grid(require(j, source, "chunk_grid"), source, metadata.shape.size());
+  with_context(source, "chunk_shape",
+               [&] { return byte_count(metadata.chunk_shape, element_size); });
   const auto& encoding = require(j, source, "chunk_key_encoding");
-  metadata.chunk_key_encoding =
-      with_context(source, "chunk_key_encoding", [&] { return ChunkKeyEncoding::from_json(encoding); });
+  metadata.chunk_key_encoding = with_context(source, "chunk_key_encoding",
+                                             [&] { return ChunkKeyEncoding::from_json(encoding); });
   const auto& fill_value = require(j, source, "fill_value");
-  metadata.fill_value =
-      with_context(source, "fill_value", [&] { return parse_fill_value(fill_value, metadata.data_type); });
+  metadata.fill_value = with_context(
+      source, "fill_value", [&] { return parse_fill_value(fill_value, metadata.data_type); });
   metadata.codecs = parse_codecs(require(j, source, "codecs"), source);
   metadata.attributes = parse_attributes(j, source);
   metadata.dimension_names = parse_dimension_names(j, source, metadata.shape.size());
@@ -237,7 +259,8 @@ nlohmann::json ArrayMetadata::to_json() const {
   j["attributes"] = attributes;
   if (dimension_names) {
     auto names = nlohmann::json::array();
-    for (const auto& name : *dimension_names) names.push_back(name ? nlohmann::json(*name) : nlohmann::json());
+    for (const auto& name : *dimension_names)
+      names.push_back(name ? nlohmann::json(*name) : nlohmann::json());
     j["dimension_names"] = std::move(names);
   }
   return j;
@@ -251,7 +274,8 @@ Shape ArrayMetadata::chunk_grid_shape() const {
   Shape grid(shape.size());
   for (size_t d = 0; d < shape.size(); ++d) {
     if (chunk_shape[d] <= 0) {
-      throw InvalidArgumentError(fmt::format("chunk shape {} has a non-positive extent", shape_to_string(chunk_shape)));
+      throw InvalidArgumentError(
+          fmt::format("chunk shape {} has a non-positive extent", shape_to_string(chunk_shape)));
     }
     grid[d] = ceil_div(shape[d], chunk_shape[d]);
   }
@@ -271,7 +295,8 @@ GroupMetadata GroupMetadata::from_json(const nlohmann::json& j, const std::strin
   // "must_understand": false and is skipped as an extension.
   const auto consolidated = j.find("consolidated_metadata");
   if (consolidated != j.end() && consolidated->is_null()) {
-    check_unknown_members(j, source, {"zarr_format", "node_type", "attributes", "consolidated_metadata"});
+    check_unknown_members(j, source,
+                          {"zarr_format", "node_type", "attributes", "consolidated_metadata"});
   } else {
     check_unknown_members(j, source, {"zarr_format", "node_type", "attributes"});
   }

@@ -41,7 +41,8 @@ ChunkKeyEncoding ChunkKeyEncoding::from_json(const nlohmann::json& j) {
   const bool bare = j.is_string();
   if (!bare && (!j.is_object() || !j.contains("name") || !j["name"].is_string())) {
     throw InvalidArgumentError(fmt::format(
-        "chunk_key_encoding {} must be an object with a string \"name\" (\"default\" or \"v2\")", j.dump()));
+        "chunk_key_encoding {} must be an object with a string \"name\" (\"default\" or \"v2\")",
+        j.dump()));
   }
   const std::string name = bare ? j.get<std::string>() : j["name"].get<std::string>();
   ChunkKeyEncoding encoding;
@@ -50,28 +51,31 @@ ChunkKeyEncoding ChunkKeyEncoding::from_json(const nlohmann::json& j) {
   } else if (name == "v2") {
     encoding = {Kind::v2, '.'};
   } else {
-    throw InvalidArgumentError(
-        fmt::format("chunk_key_encoding: unknown \"name\" \"{}\", expected \"default\" or \"v2\"", name));
+    throw InvalidArgumentError(fmt::format(
+        "chunk_key_encoding: unknown \"name\" \"{}\", expected \"default\" or \"v2\"", name));
   }
   if (bare) return encoding;
   for (const auto& [key, value] : j.items()) {
     if (key != "name" && key != "configuration") {
-      throw InvalidArgumentError(fmt::format("chunk_key_encoding \"{}\": unexpected member \"{}\"", name, key));
+      throw InvalidArgumentError(
+          fmt::format("chunk_key_encoding \"{}\": unexpected member \"{}\"", name, key));
     }
   }
   if (!j.contains("configuration")) return encoding;
   const auto& configuration = j["configuration"];
   if (!configuration.is_object()) {
-    throw InvalidArgumentError(fmt::format("chunk_key_encoding \"{}\": \"configuration\" must be an object", name));
+    throw InvalidArgumentError(
+        fmt::format("chunk_key_encoding \"{}\": \"configuration\" must be an object", name));
   }
   for (const auto& [key, value] : configuration.items()) {
     if (key != "separator") {
-      throw InvalidArgumentError(
-          fmt::format("chunk_key_encoding \"{}\": unexpected configuration member \"{}\"", name, key));
+      throw InvalidArgumentError(fmt::format(
+          "chunk_key_encoding \"{}\": unexpected configuration member \"{}\"", name, key));
     }
     if (!value.is_string() || (value != "/" && value != ".")) {
-      throw InvalidArgumentError(fmt::format(
-          "chunk_key_encoding \"{}\": \"separator\" must be \"/\" or \".\", got {}", name, value.dump()));
+      throw InvalidArgumentError(
+          fmt::format("chunk_key_encoding \"{}\": \"separator\" must be \"/\" or \".\", got {}",
+                      name, value.dump()));
     }
     encoding.separator = value.get_ref<const std::string&>()[0];
   }

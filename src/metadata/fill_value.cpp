@@ -19,7 +19,8 @@ namespace {
 static_assert(std::endian::native == std::endian::little,
               "fill values are stored in host order, which cuzarr assumes is little-endian");
 
-[[noreturn]] void fail(const nlohmann::json& value, const DataType& dtype, std::string_view expected) {
+[[noreturn]] void fail(const nlohmann::json& value, const DataType& dtype,
+                       std::string_view expected) {
   throw InvalidArgumentError(fmt::format("fill_value {} is not valid for data type {}: expected {}",
                                          value.dump(), dtype.name(), expected));
 }
@@ -43,7 +44,8 @@ T read_native(std::span<const std::byte> bytes, size_t offset) {
 // part, within the representable range of the type. nlohmann keeps such numbers as
 // number_integer / number_unsigned; anything with a fraction or exponent is number_float.
 template <typename T>
-void append_integer(std::vector<std::byte>& out, const nlohmann::json& value, const DataType& dtype) {
+void append_integer(std::vector<std::byte>& out, const nlohmann::json& value,
+                    const DataType& dtype) {
   const auto range = fmt::format("an integer in [{}, {}]", std::numeric_limits<T>::min(),
                                  std::numeric_limits<T>::max());
   if (value.is_number_unsigned()) {
@@ -53,9 +55,11 @@ void append_integer(std::vector<std::byte>& out, const nlohmann::json& value, co
   } else if (value.is_number_integer()) {
     const auto v = value.get<int64_t>();
     if constexpr (std::is_signed_v<T>) {
-      if (v < std::numeric_limits<T>::min() || v > std::numeric_limits<T>::max()) fail(value, dtype, range);
+      if (v < std::numeric_limits<T>::min() || v > std::numeric_limits<T>::max())
+        fail(value, dtype, range);
     } else {
-      if (v < 0 || static_cast<uint64_t>(v) > std::numeric_limits<T>::max()) fail(value, dtype, range);
+      if (v < 0 || static_cast<uint64_t>(v) > std::numeric_limits<T>::max())
+        fail(value, dtype, range);
     }
     append_native(out, static_cast<T>(v));
   } else {
@@ -69,17 +73,23 @@ void append_integer(std::vector<std::byte>& out, const nlohmann::json& value, co
 // mantissa bit set (v3 core spec, "fill_value": "NaN" denotes this value).
 constexpr uint64_t canonical_nan_bits(size_t size) {
   switch (size) {
-    case 2: return 0x7E00u;
-    case 4: return 0x7FC00000u;
-    default: return 0x7FF8000000000000ull;
+    case 2:
+      return 0x7E00u;
+    case 4:
+      return 0x7FC00000u;
+    default:
+      return 0x7FF8000000000000ull;
   }
 }
 
 constexpr uint64_t infinity_bits(size_t size) {
   switch (size) {
-    case 2: return 0x7C00u;
-    case 4: return 0x7F800000u;
-    default: return 0x7FF0000000000000ull;
+    case 2:
+      return 0x7C00u;
+    case 4:
+      return 0x7F800000u;
+    default:
+      return 0x7FF0000000000000ull;
   }
 }
 
@@ -89,7 +99,8 @@ constexpr uint64_t sign_bit(size_t size) { return uint64_t{1} << (size * 8 - 1);
 // first, with exactly two hex digits per byte (v3 core spec, "fill_value", permitted floating
 // point encodings; see also zarr-specs issue 279 on its byte order).
 bool parse_hex_bits(std::string_view text, size_t size, uint64_t& bits) {
-  if (text.size() != 2 + 2 * size || text[0] != '0' || (text[1] != 'x' && text[1] != 'X')) return false;
+  if (text.size() != 2 + 2 * size || text[0] != '0' || (text[1] != 'x' && text[1] != 'X'))
+    return false;
   bits = 0;
   for (char c : text.substr(2)) {
     int digit;
@@ -112,7 +123,8 @@ bool parse_hex_bits(std::string_view text, size_t size, uint64_t& bits) {
 uint64_t parse_float_bits(const nlohmann::json& value, size_t size, const nlohmann::json& whole,
                           const DataType& dtype) {
   const auto expected = fmt::format(
-      "a number, \"NaN\", \"Infinity\", \"-Infinity\" or a \"0x\" string of {} hex digits", 2 * size);
+      "a number, \"NaN\", \"Infinity\", \"-Infinity\" or a \"0x\" string of {} hex digits",
+      2 * size);
   if (value.is_string()) {
     const auto& text = value.get_ref<const std::string&>();
     if (text == "NaN") return canonical_nan_bits(size);
@@ -124,7 +136,9 @@ uint64_t parse_float_bits(const nlohmann::json& value, size_t size, const nlohma
   }
   if (!value.is_number()) fail(whole, dtype, expected);
   const double d = value.get<double>();
-  const auto out_of_range = [&] { fail(whole, dtype, fmt::format("a number within the range of a {}-byte float", size)); };
+  const auto out_of_range = [&] {
+    fail(whole, dtype, fmt::format("a number within the range of a {}-byte float", size));
+  };
   switch (size) {
     case 2: {
       const uint16_t h = double_to_half_bits(d);
@@ -143,25 +157,37 @@ uint64_t parse_float_bits(const nlohmann::json& value, size_t size, const nlohma
 
 void append_float_bits(std::vector<std::byte>& out, uint64_t bits, size_t size) {
   switch (size) {
-    case 2: append_native(out, static_cast<uint16_t>(bits)); break;
-    case 4: append_native(out, static_cast<uint32_t>(bits)); break;
-    default: append_native(out, bits); break;
+    case 2:
+      append_native(out, static_cast<uint16_t>(bits));
+      break;
+    case 4:
+      append_native(out, static_cast<uint32_t>(bits));
+      break;
+    default:
+      append_native(out, bits);
+      break;
   }
 }
 
 uint64_t read_float_bits(std::span<const std::byte> bytes, size_t offset, size_t size) {
   switch (size) {
-    case 2: return read_native<uint16_t>(bytes, offset);
-    case 4: return read_native<uint32_t>(bytes, offset);
-    default: return read_native<uint64_t>(bytes, offset);
+    case 2:
+      return read_native<uint16_t>(bytes, offset);
+    case 4:
+      return read_native<uint32_t>(bytes, offset);
+    default:
+      return read_native<uint64_t>(bytes, offset);
   }
 }
 
 double float_bits_to_double(uint64_t bits, size_t size) {
   switch (size) {
-    case 2: return static_cast<double>(half_bits_to_float(static_cast<uint16_t>(bits)));
-    case 4: return static_cast<double>(std::bit_cast<float>(static_cast<uint32_t>(bits)));
-    default: return std::bit_cast<double>(bits);
+    case 2:
+      return static_cast<double>(half_bits_to_float(static_cast<uint16_t>(bits)));
+    case 4:
+      return static_cast<double>(std::bit_cast<float>(static_cast<uint32_t>(bits)));
+    default:
+      return std::bit_cast<double>(bits);
   }
 }
 
@@ -186,14 +212,30 @@ std::vector<std::byte> parse_fill_value(const nlohmann::json& value, const DataT
       if (!value.is_boolean()) fail(value, dtype, "true or false");
       out.push_back(std::byte{value.get<bool>() ? uint8_t{1} : uint8_t{0}});
       break;
-    case DataTypeKind::int8: append_integer<int8_t>(out, value, dtype); break;
-    case DataTypeKind::int16: append_integer<int16_t>(out, value, dtype); break;
-    case DataTypeKind::int32: append_integer<int32_t>(out, value, dtype); break;
-    case DataTypeKind::int64: append_integer<int64_t>(out, value, dtype); break;
-    case DataTypeKind::uint8: append_integer<uint8_t>(out, value, dtype); break;
-    case DataTypeKind::uint16: append_integer<uint16_t>(out, value, dtype); break;
-    case DataTypeKind::uint32: append_integer<uint32_t>(out, value, dtype); break;
-    case DataTypeKind::uint64: append_integer<uint64_t>(out, value, dtype); break;
+    case DataTypeKind::int8:
+      append_integer<int8_t>(out, value, dtype);
+      break;
+    case DataTypeKind::int16:
+      append_integer<int16_t>(out, value, dtype);
+      break;
+    case DataTypeKind::int32:
+      append_integer<int32_t>(out, value, dtype);
+      break;
+    case DataTypeKind::int64:
+      append_integer<int64_t>(out, value, dtype);
+      break;
+    case DataTypeKind::uint8:
+      append_integer<uint8_t>(out, value, dtype);
+      break;
+    case DataTypeKind::uint16:
+      append_integer<uint16_t>(out, value, dtype);
+      break;
+    case DataTypeKind::uint32:
+      append_integer<uint32_t>(out, value, dtype);
+      break;
+    case DataTypeKind::uint64:
+      append_integer<uint64_t>(out, value, dtype);
+      break;
     case DataTypeKind::float16:
     case DataTypeKind::float32:
     case DataTypeKind::float64:
@@ -203,7 +245,9 @@ std::vector<std::byte> parse_fill_value(const nlohmann::json& value, const DataT
     case DataTypeKind::complex128: {
       // v3 core spec: a complex fill value is [real, imaginary], each in a float encoding.
       if (!value.is_array() || value.size() != 2) {
-        fail(value, dtype, "a [real, imaginary] pair, each a number, \"NaN\", \"Infinity\", \"-Infinity\" or \"0x\" hex");
+        fail(value, dtype,
+             "a [real, imaginary] pair, each a number, \"NaN\", \"Infinity\", \"-Infinity\" or "
+             "\"0x\" hex");
       }
       const size_t part = dtype.size() / 2;
       for (const auto& component : value) {
@@ -231,19 +275,28 @@ std::vector<std::byte> parse_fill_value(const nlohmann::json& value, const DataT
 
 nlohmann::json fill_value_to_json(std::span<const std::byte> value, const DataType& dtype) {
   if (value.size() != dtype.size()) {
-    throw InvalidArgumentError(fmt::format("fill value of data type {} must be {} bytes, got {}", dtype.name(),
-                                           dtype.size(), value.size()));
+    throw InvalidArgumentError(fmt::format("fill value of data type {} must be {} bytes, got {}",
+                                           dtype.name(), dtype.size(), value.size()));
   }
   switch (dtype.kind()) {
-    case DataTypeKind::boolean: return value[0] != std::byte{0};
-    case DataTypeKind::int8: return read_native<int8_t>(value, 0);
-    case DataTypeKind::int16: return read_native<int16_t>(value, 0);
-    case DataTypeKind::int32: return read_native<int32_t>(value, 0);
-    case DataTypeKind::int64: return read_native<int64_t>(value, 0);
-    case DataTypeKind::uint8: return read_native<uint8_t>(value, 0);
-    case DataTypeKind::uint16: return read_native<uint16_t>(value, 0);
-    case DataTypeKind::uint32: return read_native<uint32_t>(value, 0);
-    case DataTypeKind::uint64: return read_native<uint64_t>(value, 0);
+    case DataTypeKind::boolean:
+      return value[0] != std::byte{0};
+    case DataTypeKind::int8:
+      return read_native<int8_t>(value, 0);
+    case DataTypeKind::int16:
+      return read_native<int16_t>(value, 0);
+    case DataTypeKind::int32:
+      return read_native<int32_t>(value, 0);
+    case DataTypeKind::int64:
+      return read_native<int64_t>(value, 0);
+    case DataTypeKind::uint8:
+      return read_native<uint8_t>(value, 0);
+    case DataTypeKind::uint16:
+      return read_native<uint16_t>(value, 0);
+    case DataTypeKind::uint32:
+      return read_native<uint32_t>(value, 0);
+    case DataTypeKind::uint64:
+      return read_native<uint64_t>(value, 0);
     case DataTypeKind::float16:
     case DataTypeKind::float32:
     case DataTypeKind::float64:

@@ -5,11 +5,12 @@
 
 namespace cuzarr {
 
-std::vector<CoalescedRead> coalesce_byte_ranges(const std::vector<std::pair<uint64_t, uint64_t>>& ranges,
-                                                uint64_t max_gap) {
+std::vector<CoalescedRead> coalesce_byte_ranges(
+    const std::vector<std::pair<uint64_t, uint64_t>>& ranges, uint64_t max_gap) {
   std::vector<size_t> order(ranges.size());
   std::iota(order.begin(), order.end(), size_t{0});
-  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return ranges[a].first < ranges[b].first; });
+  std::sort(order.begin(), order.end(),
+            [&](size_t a, size_t b) { return ranges[a].first < ranges[b].first; });
   std::vector<CoalescedRead> reads;
   for (size_t i : order) {
     const auto [offset, length] = ranges[i];

@@ -28,7 +28,8 @@ NDBuffer chunk_view(const NDBuffer& chunk, const PlannedChunk& p) {
 // The part of the output a planned chunk fills.
 NDBuffer output_view(const NDBuffer& out, const PlannedChunk& p) {
   NDBuffer v = out;
-  for (size_t d = 0; d < p.in_chunk.size(); ++d) v = v.sliced(d, p.out_start[d], 1, p.in_chunk[d].count);
+  for (size_t d = 0; d < p.in_chunk.size(); ++d)
+    v = v.sliced(d, p.out_start[d], 1, p.in_chunk[d].count);
   return v;
 }
 
@@ -50,7 +51,10 @@ std::string join_key(const std::string& prefix, const std::string& key) {
 
 ChunkPipeline::ChunkPipeline(std::shared_ptr<Store> store, std::string key_prefix,
                              std::shared_ptr<const ArrayMetadata> metadata, PipelineOptions options)
-    : store_(std::move(store)), prefix_(std::move(key_prefix)), metadata_(std::move(metadata)), options_(options) {
+    : store_(std::move(store)),
+      prefix_(std::move(key_prefix)),
+      metadata_(std::move(metadata)),
+      options_(options) {
   ChunkRepresentation rep{metadata_->chunk_shape, metadata_->data_type, metadata_->fill_value};
   chain_ = CodecChain::create(metadata_->codecs, rep);
   if (chain_->array_to_array().empty() && chain_->bytes_to_bytes().empty()) {
@@ -64,19 +68,24 @@ std::string ChunkPipeline::chunk_key(std::span<const int64_t> coords) const {
 
 size_t ChunkPipeline::batch_size(int64_t chunk_bytes, size_t chunks) const {
   const uint64_t per_chunk = std::max<uint64_t>(1, static_cast<uint64_t>(chunk_bytes));
-  return std::clamp<size_t>(static_cast<size_t>(options_.batch_bytes / per_chunk), 1, std::max<size_t>(1, chunks));
+  return std::clamp<size_t>(static_cast<size_t>(options_.batch_bytes / per_chunk), 1,
+                            std::max<size_t>(1, chunks));
 }
 
 void ChunkPipeline::read(const NormalizedSelection& selection, const NDBuffer& out) const {
   if (out.shape() != selection.full_result_shape()) {
-    throw InvalidArgumentError(fmt::format("read: output shape {} does not match the selection shape {}",
-                                           shape_to_string(out.shape()), shape_to_string(selection.full_result_shape())));
+    throw InvalidArgumentError(
+        fmt::format("read: output shape {} does not match the selection shape {}",
+                    shape_to_string(out.shape()), shape_to_string(selection.full_result_shape())));
   }
   if (out.dtype().size() != metadata_->data_type.size()) {
     throw InvalidArgumentError("read: output data type does not match the array's");
   }
   if (out.size() == 0) return;
-  if (sharding_) read_sharded(selection, out); else read_regular(selection, out);
+  if (sharding_)
+    read_sharded(selection, out);
+  else
+    read_regular(selection, out);
 }
 
 void ChunkPipeline::read_regular(const NormalizedSelection& selection, const NDBuffer& out) const {
@@ -102,7 +111,8 @@ void ChunkPipeline::read_regular(const NormalizedSelection& selection, const NDB
     }
     std::vector<ChunkStatus> status(present.size());
     chain_->decode(encoded, decoded, status);
-    throw_if_failed(status, [&](size_t j) { return fmt::format("chunk \"{}\"", requests[present[j]].key); });
+    throw_if_failed(
+        status, [&](size_t j) { return fmt::format("chunk \"{}\"", requests[present[j]].key); });
 
     std::vector<const NDBuffer*> source(n, nullptr);
     for (size_t j = 0; j < present.size(); ++j) source[present[j]] = &decoded[j];
@@ -138,7 +148,8 @@ void ChunkPipeline::read_sharded(const NormalizedSelection& selection, const NDB
   const auto& inner_rep = sharding.inner_chain().decoded_representation();
   const auto& fill = inner_rep.fill_value;
   const int64_t index_size = sharding.index_encoded_size();
-  const size_t shards_per_batch = batch_size(chain_->decoded_representation().nbytes(), shards.size());
+  const size_t shards_per_batch =
+      batch_size(chain_->decoded_representation().nbytes(), shards.size());
 
   for (size_t first = 0; first < shards.size(); first += shards_per_batch) {
     const size_t n = std::min(shards_per_batch, shards.size() - first);
@@ -155,11 +166,13 @@ void ChunkPipeline::read_sharded(const NormalizedSelection& selection, const NDB
     for (size_t s = 0; s < n; ++s) {
       if (!sizes[s]) continue;
       if (*sizes[s] < static_cast<uint64_t>(index_size)) {
-        throw CorruptDataError(fmt::format("shard \"{}\" is {} bytes, smaller than its {}-byte index", keys[s],
-                                           *sizes[s], index_size));
+        throw CorruptDataError(
+            fmt::format("shard \"{}\" is {} bytes, smaller than its {}-byte index", keys[s],
+                        *sizes[s], index_size));
       }
       const uint64_t at = sharding.index_location() == ShardingCodec::IndexLocation::start
-                              ? 0 : *sizes[s] - static_cast<uint64_t>(index_size);
+                              ? 0
+                              : *sizes[s] - static_cast<uint64_t>(index_size);
       index_requests.push_back({keys[s], ByteRange::range(at, static_cast<uint64_t>(index_size))});
       index_owner.push_back(s);
     }
@@ -209,8 +222,9 @@ void ChunkPipeline::read_sharded(const NormalizedSelection& selection, const NDB
           const size_t m = range_plan[member];
           Index local(ndim);
           for (size_t d = 0; d < ndim; ++d) local[d] = inner_plan[m].coords[d] % grid[d];
-          inner_reads.push_back({m, request, ranges[member].first - read.offset, ranges[member].second,
-                                 fmt::format("shard \"{}\", inner chunk {}", keys[s], shape_to_string(local))});
+          inner_reads.push_back(
+              {m, request, ranges[member].first - read.offset, ranges[member].second,
+               fmt::format("shard \"{}\", inner chunk {}", keys[s], shape_to_string(local))});
         }
       }
     }
@@ -224,7 +238,8 @@ void ChunkPipeline::read_sharded(const NormalizedSelection& selection, const NDB
       const auto& ir = inner_reads[r];
       const auto& got = data[ir.request];
       if (!got || got->size() < ir.offset_in_request + ir.nbytes) {
-        status[r].fail(ErrorCode::corrupt_data, "the shard ends before the inner chunk its index points to");
+        status[r].fail(ErrorCode::corrupt_data,
+                       "the shard ends before the inner chunk its index points to");
         continue;
       }
       encoded[r] = got->slice(ir.offset_in_request, ir.nbytes);
@@ -242,19 +257,21 @@ void ChunkPipeline::read_sharded(const NormalizedSelection& selection, const NDB
       }
       const auto& p = inner_plan[inner_reads[t].plan_index];
       const NDBuffer dst = output_view(out, p);
-      if (!(p.covers_whole_chunk && decoded[t].data() == dst.data())) dst.assign(chunk_view(decoded[t], p));
+      if (!(p.covers_whole_chunk && decoded[t].data() == dst.data()))
+        dst.assign(chunk_view(decoded[t], p));
     });
   }
 }
 
 void ChunkPipeline::write(const NormalizedSelection& selection, const NDBuffer& in) const {
   if (in.shape() != selection.full_result_shape()) {
-    throw InvalidArgumentError(fmt::format("write: data shape {} does not match the selection shape {}",
-                                           shape_to_string(in.shape()), shape_to_string(selection.full_result_shape())));
+    throw InvalidArgumentError(
+        fmt::format("write: data shape {} does not match the selection shape {}",
+                    shape_to_string(in.shape()), shape_to_string(selection.full_result_shape())));
   }
   if (in.dtype().size() != metadata_->data_type.size()) {
-    throw InvalidArgumentError(fmt::format("write: data type {} does not match the array's {}", in.dtype().name(),
-                                           metadata_->data_type.name()));
+    throw InvalidArgumentError(fmt::format("write: data type {} does not match the array's {}",
+                                           in.dtype().name(), metadata_->data_type.name()));
   }
   const auto plan = plan_chunks(selection, metadata_->shape, metadata_->chunk_shape);
   const auto& rep = chain_->decoded_representation();
@@ -284,7 +301,9 @@ void ChunkPipeline::write(const NormalizedSelection& selection, const NDBuffer& 
     std::vector<NDBuffer> old_decoded(present.size());
     std::vector<ChunkStatus> old_status(present.size());
     chain_->decode(old_encoded, old_decoded, old_status);
-    throw_if_failed(old_status, [&](size_t j) { return fmt::format("chunk \"{}\" (read before a partial write)", keys[present[j]]); });
+    throw_if_failed(old_status, [&](size_t j) {
+      return fmt::format("chunk \"{}\" (read before a partial write)", keys[present[j]]);
+    });
 
     std::vector<NDBuffer> chunks(n);
     for (size_t j = 0; j < present.size(); ++j) chunks[present[j]] = old_decoded[j];
@@ -292,7 +311,10 @@ void ChunkPipeline::write(const NormalizedSelection& selection, const NDBuffer& 
     parallel_for(n, [&](size_t i) {
       const auto& p = plan[first + i];
       NDBuffer chunk = NDBuffer::allocate(rep.data_type, rep.shape);
-      if (chunks[i].buffer().data()) chunk.assign(chunks[i]); else chunk.fill(rep.fill_value);
+      if (chunks[i].buffer().data())
+        chunk.assign(chunks[i]);
+      else
+        chunk.fill(rep.fill_value);
       chunk_view(chunk, p).assign(output_view(in, p));
       chunks[i] = chunk;
       keep[i] = options_.write_empty_chunks || !holds_only(chunk, rep.fill_value);
@@ -311,11 +333,14 @@ void ChunkPipeline::write(const NormalizedSelection& selection, const NDBuffer& 
     std::vector<Buffer> encoded(to_encode.size());
     std::vector<ChunkStatus> status(to_encode.size());
     chain_->encode(to_encode, encoded, status);
-    throw_if_failed(status, [&](size_t j) { return fmt::format("chunk \"{}\" (encode)", keys[to_store[j]]); });
+    throw_if_failed(
+        status, [&](size_t j) { return fmt::format("chunk \"{}\" (encode)", keys[to_store[j]]); });
     parallel_for(to_store.size(), [&](size_t j) {
       // A shard whose inner chunks are all empty encodes to nothing: nothing to store.
-      if (encoded[j].empty() && sharding_) store_->erase(keys[to_store[j]]);
-      else store_->set(keys[to_store[j]], encoded[j].bytes());
+      if (encoded[j].empty() && sharding_)
+        store_->erase(keys[to_store[j]]);
+      else
+        store_->set(keys[to_store[j]], encoded[j].bytes());
     });
   }
 }

@@ -16,7 +16,8 @@ struct DimensionPiece {
 // Splits the positions start + k*step (k < count) of one dimension into runs that fall in the
 // same chunk. Consecutive k stay in one chunk until the position crosses a chunk boundary, so
 // each run is found in O(1) and the work is proportional to the chunks touched.
-std::vector<DimensionPiece> split_dimension(const DimensionSelection& sel, int64_t extent, int64_t chunk) {
+std::vector<DimensionPiece> split_dimension(const DimensionSelection& sel, int64_t extent,
+                                            int64_t chunk) {
   std::vector<DimensionPiece> pieces;
   int64_t k = 0;
   while (k < sel.count) {
@@ -46,7 +47,8 @@ std::vector<DimensionPiece> split_dimension(const DimensionSelection& sel, int64
 
 }  // namespace
 
-std::vector<PlannedChunk> plan_chunks(const NormalizedSelection& selection, std::span<const int64_t> array_shape,
+std::vector<PlannedChunk> plan_chunks(const NormalizedSelection& selection,
+                                      std::span<const int64_t> array_shape,
                                       std::span<const int64_t> chunk_shape) {
   const size_t ndim = array_shape.size();
   std::vector<std::vector<DimensionPiece>> per_dim(ndim);

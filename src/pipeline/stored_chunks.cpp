@@ -4,7 +4,8 @@
 
 namespace cuzarr {
 
-std::optional<Index> parse_chunk_key(const ChunkKeyEncoding& encoding, std::string_view key, size_t ndim) {
+std::optional<Index> parse_chunk_key(const ChunkKeyEncoding& encoding, std::string_view key,
+                                     size_t ndim) {
   const char sep = encoding.separator;
   if (encoding.kind == ChunkKeyEncoding::Kind::default_) {
     // "c" for a 0-d array, else "c" + sep + coords joined by sep (v3 core spec, "default").
@@ -20,10 +21,12 @@ std::optional<Index> parse_chunk_key(const ChunkKeyEncoding& encoding, std::stri
   size_t pos = 0;
   while (true) {
     size_t next = key.find(sep, pos);
-    std::string_view part = key.substr(pos, next == std::string_view::npos ? std::string_view::npos : next - pos);
+    std::string_view part =
+        key.substr(pos, next == std::string_view::npos ? std::string_view::npos : next - pos);
     int64_t v = 0;
     auto [p, ec] = std::from_chars(part.data(), part.data() + part.size(), v);
-    if (part.empty() || ec != std::errc() || p != part.data() + part.size() || v < 0) return std::nullopt;
+    if (part.empty() || ec != std::errc() || p != part.data() + part.size() || v < 0)
+      return std::nullopt;
     coords.push_back(v);
     if (next == std::string_view::npos) break;
     pos = next + 1;

@@ -1,10 +1,9 @@
 #include "cuzarr/store/file_store.hpp"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#include <fmt/format.h>
 
 #include <algorithm>
 #include <atomic>
@@ -26,7 +25,9 @@ constexpr std::string_view kTempPrefix = ".cuzarr-tmp-";
 
 bool is_temp_name(std::string_view name) { return name.starts_with(kTempPrefix); }
 
-std::string errno_text(int error) { return std::error_code(error, std::generic_category()).message(); }
+std::string errno_text(int error) {
+  return std::error_code(error, std::generic_category()).message();
+}
 
 std::string_view strip_trailing_slash(std::string_view prefix) {
   if (!prefix.empty() && prefix.back() == '/') prefix.remove_suffix(1);
@@ -98,18 +99,25 @@ bool is_missing(int error) { return error == ENOENT || error == ENOTDIR; }
 FileStore::FileStore(fs::path root, bool create) {
   std::error_code ec;
   const fs::path absolute = fs::absolute(root, ec);
-  if (ec) throw IoError(fmt::format("cannot resolve store root \"{}\": {}", root.string(), ec.message()));
+  if (ec)
+    throw IoError(fmt::format("cannot resolve store root \"{}\": {}", root.string(), ec.message()));
   const auto status = fs::status(absolute, ec);
   if (!fs::exists(status)) {
-    if (!create) throw NotFoundError(fmt::format("store root \"{}\" does not exist", absolute.string()));
+    if (!create)
+      throw NotFoundError(fmt::format("store root \"{}\" does not exist", absolute.string()));
     fs::create_directories(absolute, ec);
-    if (ec) throw IoError(fmt::format("cannot create store root \"{}\": {}", absolute.string(), ec.message()));
+    if (ec)
+      throw IoError(
+          fmt::format("cannot create store root \"{}\": {}", absolute.string(), ec.message()));
   } else if (!fs::is_directory(status)) {
-    throw InvalidArgumentError(fmt::format("store root \"{}\" exists but is not a directory", absolute.string()));
+    throw InvalidArgumentError(
+        fmt::format("store root \"{}\" exists but is not a directory", absolute.string()));
   }
   // Keys are checked lexically against this path, so resolve symlinks and "..": once, here.
   root_ = fs::canonical(absolute, ec);
-  if (ec) throw IoError(fmt::format("cannot resolve store root \"{}\": {}", absolute.string(), ec.message()));
+  if (ec)
+    throw IoError(
+        fmt::format("cannot resolve store root \"{}\": {}", absolute.string(), ec.message()));
 }
 
 fs::path FileStore::path_of(std::string_view key) const {
@@ -118,9 +126,11 @@ fs::path FileStore::path_of(std::string_view key) const {
   // inside the root are followed, as for any directory tree.
   validate_store_key(key);
   fs::path path = root_ / fs::path(std::string(key));
-  const auto [root_end, path_it] = std::mismatch(root_.begin(), root_.end(), path.begin(), path.end());
+  const auto [root_end, path_it] =
+      std::mismatch(root_.begin(), root_.end(), path.begin(), path.end());
   if (root_end != root_.end() || path_it == path.end()) {
-    throw InvalidArgumentError(fmt::format("store key \"{}\" resolves outside the store root \"{}\"", key, root_.string()));
+    throw InvalidArgumentError(fmt::format(
+        "store key \"{}\" resolves outside the store root \"{}\"", key, root_.string()));
   }
   return path;
 }
@@ -131,11 +141,13 @@ std::optional<Buffer> FileStore::get(std::string_view key, ByteRange range, Memo
   if (fd.get() < 0) {
     const int error = errno;
     if (is_missing(error)) return std::nullopt;
-    throw IoError(fmt::format("cannot open \"{}\" (key \"{}\"): {}", path.string(), key, errno_text(error)));
+    throw IoError(
+        fmt::format("cannot open \"{}\" (key \"{}\"): {}", path.string(), key, errno_text(error)));
   }
   struct stat info {};
   if (::fstat(fd.get(), &info) != 0) {
-    throw IoError(fmt::format("cannot stat \"{}\" (key \"{}\"): {}", path.string(), key, errno_text(errno)));
+    throw IoError(
+        fmt::format("cannot stat \"{}\" (key \"{}\"): {}", path.string(), key, errno_text(errno)));
   }
   if (!S_ISREG(info.st_mode)) return std::nullopt;  // a directory is a prefix, not a key
   uint64_t begin = 0, end = 0;
@@ -144,16 +156,20 @@ std::optional<Buffer> FileStore::get(std::string_view key, ByteRange range, Memo
   const MemoryKind read_kind = is_host_accessible(kind) ? kind : MemoryKind::host;
   Buffer out = Buffer::allocate(static_cast<size_t>(end - begin), read_kind);
   if (const int error = read_fully(fd.get(), out.data(), end - begin, begin)) {
-    const std::string why = error == ENODATA ? "the file shrank while being read" : errno_text(error);
-    throw IoError(fmt::format("cannot read {} of \"{}\" (key \"{}\"): {}", range.to_string(), path.string(), key, why));
+    const std::string why =
+        error == ENODATA ? "the file shrank while being read" : errno_text(error);
+    throw IoError(fmt::format("cannot read {} of \"{}\" (key \"{}\"): {}", range.to_string(),
+                              path.string(), key, why));
   }
   if (read_kind != kind) return out.copy_to(kind);
   return out;
 }
 
-std::vector<std::optional<Buffer>> FileStore::get_many(std::span<const KeyRange> requests, MemoryKind kind) const {
+std::vector<std::optional<Buffer>> FileStore::get_many(std::span<const KeyRange> requests,
+                                                       MemoryKind kind) const {
   std::vector<std::optional<Buffer>> results(requests.size());
-  parallel_for(requests.size(), [&](size_t i) { results[i] = get(requests[i].key, requests[i].range, kind); });
+  parallel_for(requests.size(),
+               [&](size_t i) { results[i] = get(requests[i].key, requests[i].range, kind); });
   return results;
 }
 
@@ -163,7 +179,8 @@ std::optional<uint64_t> FileStore::size(std::string_view key) const {
   if (::stat(path.c_str(), &info) != 0) {
     const int error = errno;
     if (is_missing(error)) return std::nullopt;
-    throw IoError(fmt::format("cannot stat \"{}\" (key \"{}\"): {}", path.string(), key, errno_text(error)));
+    throw IoError(
+        fmt::format("cannot stat \"{}\" (key \"{}\"): {}", path.string(), key, errno_text(error)));
   }
   if (!S_ISREG(info.st_mode)) return std::nullopt;
   return static_cast<uint64_t>(info.st_size);
@@ -173,7 +190,8 @@ void FileStore::set(std::string_view key, std::span<const std::byte> value) {
   const fs::path path = path_of(key);
   const fs::path directory = path.parent_path();
   auto fail = [&](const fs::path& file, const std::string& what, const std::string& why) {
-    throw IoError(fmt::format("cannot write key \"{}\": {} \"{}\": {}", key, what, file.string(), why));
+    throw IoError(
+        fmt::format("cannot write key \"{}\": {} \"{}\": {}", key, what, file.string(), why));
   };
 
   // Open a fresh temporary file next to the key. A concurrent erase may prune the directory we just
@@ -200,28 +218,32 @@ void FileStore::set(std::string_view key, std::span<const std::byte> value) {
     ::unlink(temp.c_str());
     fail(file, what, errno_text(error));
   };
-  if (const int error = write_fully(fd.get(), value.data(), value.size())) fail_and_clean(temp, "cannot write", error);
+  if (const int error = write_fully(fd.get(), value.data(), value.size()))
+    fail_and_clean(temp, "cannot write", error);
   if (const int error = fd.close()) fail_and_clean(temp, "cannot close", error);
   // rename() replaces the old file atomically: readers see the old or the new value (POSIX rename).
-  if (::rename(temp.c_str(), path.c_str()) != 0) fail_and_clean(path, "cannot rename a temporary file onto", errno);
+  if (::rename(temp.c_str(), path.c_str()) != 0)
+    fail_and_clean(path, "cannot rename a temporary file onto", errno);
 }
 
 void FileStore::erase(std::string_view key) {
   const fs::path path = path_of(key);
   if (::unlink(path.c_str()) != 0) {
     const int error = errno;
-    // Absent keys are fine; so is a directory (a prefix, not a key: EISDIR on Linux, EPERM on POSIX).
+    // Absent keys are fine; so is a directory (a prefix, not a key: EISDIR on Linux, EPERM on
+    // POSIX).
     if (is_missing(error) || error == EISDIR) return;
     if (error == EPERM) {
       struct stat info {};
       if (::lstat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode)) return;
     }
-    throw IoError(fmt::format("cannot remove \"{}\" (key \"{}\"): {}", path.string(), key, errno_text(error)));
+    throw IoError(fmt::format("cannot remove \"{}\" (key \"{}\"): {}", path.string(), key,
+                              errno_text(error)));
   }
   // Prune directories left empty, up to but not including the root. rmdir fails on a non-empty
   // directory, which ends the walk.
-  for (fs::path dir = path.parent_path(); dir != root_ && dir.native().size() > root_.native().size();
-       dir = dir.parent_path()) {
+  for (fs::path dir = path.parent_path();
+       dir != root_ && dir.native().size() > root_.native().size(); dir = dir.parent_path()) {
     if (::rmdir(dir.c_str()) != 0) break;
   }
 }
@@ -233,7 +255,8 @@ void FileStore::erase_prefix(std::string_view prefix) {
     // Everything below the root, but not the root itself.
     for (fs::directory_iterator it(root_, ec), end; !ec && it != end; it.increment(ec)) {
       fs::remove_all(it->path(), ec);
-      if (ec) throw IoError(fmt::format("cannot remove \"{}\": {}", it->path().string(), ec.message()));
+      if (ec)
+        throw IoError(fmt::format("cannot remove \"{}\": {}", it->path().string(), ec.message()));
     }
     if (ec) throw IoError(fmt::format("cannot list \"{}\": {}", root_.string(), ec.message()));
     return;
@@ -242,9 +265,11 @@ void FileStore::erase_prefix(std::string_view prefix) {
   // Directory semantics, as Store::erase_prefix: a value stored at `prefix` itself is kept.
   if (!fs::is_directory(fs::symlink_status(path, ec))) return;
   fs::remove_all(path, ec);
-  if (ec) throw IoError(fmt::format("cannot remove \"{}\" (prefix \"{}\"): {}", path.string(), prefix, ec.message()));
-  for (fs::path dir = path.parent_path(); dir != root_ && dir.native().size() > root_.native().size();
-       dir = dir.parent_path()) {
+  if (ec)
+    throw IoError(fmt::format("cannot remove \"{}\" (prefix \"{}\"): {}", path.string(), prefix,
+                              ec.message()));
+  for (fs::path dir = path.parent_path();
+       dir != root_ && dir.native().size() > root_.native().size(); dir = dir.parent_path()) {
     if (::rmdir(dir.c_str()) != 0) break;
   }
 }
@@ -273,12 +298,14 @@ void collect_keys(const fs::path& dir, const std::string& dir_key, std::string_v
     if (fs::is_directory(status) && !it->is_symlink(status_ec)) {
       std::string sub = key + "/";
       // Descend only where keys could still match the prefix.
-      if (sub.starts_with(prefix) || prefix.starts_with(sub)) collect_keys(it->path(), sub, prefix, keys);
+      if (sub.starts_with(prefix) || prefix.starts_with(sub))
+        collect_keys(it->path(), sub, prefix, keys);
     } else if (fs::is_regular_file(status) && key.starts_with(prefix)) {
       keys.push_back(std::move(key));
     }
   }
-  if (ec && !is_missing(ec.value())) throw IoError(fmt::format("cannot list \"{}\": {}", dir.string(), ec.message()));
+  if (ec && !is_missing(ec.value()))
+    throw IoError(fmt::format("cannot list \"{}\": {}", dir.string(), ec.message()));
 }
 
 }  // namespace
@@ -312,7 +339,8 @@ DirectoryListing FileStore::list_dir(std::string_view prefix) const {
   fs::directory_iterator it(dir, ec), end;
   if (ec) {
     if (is_missing(ec.value())) return listing;
-    throw IoError(fmt::format("cannot list \"{}\" (prefix \"{}\"): {}", dir.string(), prefix, ec.message()));
+    throw IoError(
+        fmt::format("cannot list \"{}\" (prefix \"{}\"): {}", dir.string(), prefix, ec.message()));
   }
   for (; it != end; it.increment(ec)) {
     if (ec) break;
@@ -329,13 +357,16 @@ DirectoryListing FileStore::list_dir(std::string_view prefix) const {
     }
   }
   if (ec && !is_missing(ec.value())) {
-    throw IoError(fmt::format("cannot list \"{}\" (prefix \"{}\"): {}", dir.string(), prefix, ec.message()));
+    throw IoError(
+        fmt::format("cannot list \"{}\" (prefix \"{}\"): {}", dir.string(), prefix, ec.message()));
   }
   std::sort(listing.keys.begin(), listing.keys.end());
   std::sort(listing.prefixes.begin(), listing.prefixes.end());
   return listing;
 }
 
-std::string FileStore::description() const { return fmt::format("file store at {}", root_.string()); }
+std::string FileStore::description() const {
+  return fmt::format("file store at {}", root_.string());
+}
 
 }  // namespace cuzarr

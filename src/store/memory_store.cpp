@@ -12,7 +12,8 @@ std::string_view strip_trailing_slash(std::string_view prefix) {
 
 }  // namespace
 
-std::optional<Buffer> MemoryStore::get(std::string_view key, ByteRange range, MemoryKind kind) const {
+std::optional<Buffer> MemoryStore::get(std::string_view key, ByteRange range,
+                                       MemoryKind kind) const {
   validate_store_key(key);
   Buffer value;
   {
@@ -72,7 +73,8 @@ void MemoryStore::erase_prefix(std::string_view prefix) {
 std::vector<std::string> MemoryStore::list(std::string_view prefix) const {
   std::vector<std::string> keys;
   std::shared_lock lock(mutex_);
-  for (auto it = values_.lower_bound(prefix); it != values_.end() && it->first.starts_with(prefix); ++it) {
+  for (auto it = values_.lower_bound(prefix); it != values_.end() && it->first.starts_with(prefix);
+       ++it) {
     keys.push_back(it->first);
   }
   return keys;

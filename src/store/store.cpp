@@ -31,7 +31,8 @@ std::string printable(std::string_view key) {
 
 }  // namespace
 
-std::vector<std::optional<Buffer>> Store::get_many(std::span<const KeyRange> requests, MemoryKind kind) const {
+std::vector<std::optional<Buffer>> Store::get_many(std::span<const KeyRange> requests,
+                                                   MemoryKind kind) const {
   std::vector<std::optional<Buffer>> results;
   results.reserve(requests.size());
   for (const auto& request : requests) results.push_back(get(request.key, request.range, kind));
@@ -63,12 +64,14 @@ DirectoryListing Store::list_dir(std::string_view prefix) const {
     } else {
       // Keys arrive sorted, so children of one sub-prefix are adjacent.
       std::string_view child = rest.substr(0, slash);
-      if (listing.prefixes.empty() || listing.prefixes.back() != child) listing.prefixes.emplace_back(child);
+      if (listing.prefixes.empty() || listing.prefixes.back() != child)
+        listing.prefixes.emplace_back(child);
     }
   }
   // Keys "a.b/x" < "a/y" but prefixes "a" < "a.b": the order of prefixes needs its own sort.
   std::sort(listing.prefixes.begin(), listing.prefixes.end());
-  listing.prefixes.erase(std::unique(listing.prefixes.begin(), listing.prefixes.end()), listing.prefixes.end());
+  listing.prefixes.erase(std::unique(listing.prefixes.begin(), listing.prefixes.end()),
+                         listing.prefixes.end());
   return listing;
 }
 
@@ -78,12 +81,14 @@ void validate_store_key(std::string_view key) {
   };
   if (key.empty()) fail("keys must not be empty");
   if (key.front() == '/') fail("keys are relative and must not start with '/'");
-  if (key.find('\\') != std::string_view::npos) fail("keys are '/'-separated and must not contain '\\'");
+  if (key.find('\\') != std::string_view::npos)
+    fail("keys are '/'-separated and must not contain '\\'");
   if (key.find('\0') != std::string_view::npos) fail("keys must not contain NUL bytes");
   size_t begin = 0;
   while (true) {
     const size_t end = key.find('/', begin);
-    const std::string_view segment = key.substr(begin, end == std::string_view::npos ? std::string_view::npos : end - begin);
+    const std::string_view segment =
+        key.substr(begin, end == std::string_view::npos ? std::string_view::npos : end - begin);
     if (segment.empty()) fail("keys must not have empty segments (\"//\" or a trailing '/')");
     if (segment == "." || segment == "..") fail("keys must not have \".\" or \"..\" segments");
     if (end == std::string_view::npos) break;

@@ -73,8 +73,10 @@ TEST_P(ArrayRoundTrip, SelectionsMatchTheSourceData) {
     auto norm = normalize_selection(sel, o.shape);
     NDBuffer expected = source;
     // Apply the selection to the source with views (dropped dimensions last to first).
-    for (size_t d = 0; d < 2; ++d) expected = expected.sliced(d, norm.dims[d].start, norm.dims[d].step, norm.dims[d].count);
-    for (size_t d = 2; d-- > 0;) if (norm.dims[d].dropped) expected = expected.indexed(d, 0);
+    for (size_t d = 0; d < 2; ++d)
+      expected = expected.sliced(d, norm.dims[d].start, norm.dims[d].step, norm.dims[d].count);
+    for (size_t d = 2; d-- > 0;)
+      if (norm.dims[d].dropped) expected = expected.indexed(d, 0);
     NDBuffer got = a.read(sel);
     ASSERT_EQ(got.shape(), expected.shape());
     EXPECT_EQ(values(got), values(expected));
@@ -83,14 +85,26 @@ TEST_P(ArrayRoundTrip, SelectionsMatchTheSourceData) {
 
 INSTANTIATE_TEST_SUITE_P(
     Codecs, ArrayRoundTrip,
-    ::testing::Values(
-        CodecCase{"default_zstd", std::nullopt, std::nullopt},
-        CodecCase{"bytes_big_gzip", std::vector<CodecSpec>{{"bytes", {{"endian", "big"}}}, {"gzip", {{"level", 1}}}}, std::nullopt},
-        CodecCase{"transpose_blosc", std::vector<CodecSpec>{{"transpose", {{"order", {1, 0}}}}, {"bytes", {{"endian", "little"}}},
-                                                            {"blosc", {{"cname", "lz4"}, {"clevel", 5}, {"shuffle", "shuffle"}, {"typesize", 4}, {"blocksize", 0}}}},
-                  std::nullopt},
-        CodecCase{"crc32c", std::vector<CodecSpec>{{"bytes", {{"endian", "little"}}}, {"crc32c", nlohmann::json::object()}}, std::nullopt},
-        CodecCase{"sharded", std::nullopt, Shape{8, 12}}),
+    ::testing::Values(CodecCase{"default_zstd", std::nullopt, std::nullopt},
+                      CodecCase{"bytes_big_gzip",
+                                std::vector<CodecSpec>{{"bytes", {{"endian", "big"}}},
+                                                       {"gzip", {{"level", 1}}}},
+                                std::nullopt},
+                      CodecCase{"transpose_blosc",
+                                std::vector<CodecSpec>{{"transpose", {{"order", {1, 0}}}},
+                                                       {"bytes", {{"endian", "little"}}},
+                                                       {"blosc",
+                                                        {{"cname", "lz4"},
+                                                         {"clevel", 5},
+                                                         {"shuffle", "shuffle"},
+                                                         {"typesize", 4},
+                                                         {"blocksize", 0}}}},
+                                std::nullopt},
+                      CodecCase{"crc32c",
+                                std::vector<CodecSpec>{{"bytes", {{"endian", "little"}}},
+                                                       {"crc32c", nlohmann::json::object()}},
+                                std::nullopt},
+                      CodecCase{"sharded", std::nullopt, Shape{8, 12}}),
     [](const auto& info) { return std::string(info.param.name); });
 
 TEST(Array, MissingChunksReadAsFillValueAndEmptyChunksAreNotStored) {
@@ -207,9 +221,13 @@ class CountingStore final : public Store {
     return b;
   }
   std::optional<uint64_t> size(std::string_view key) const override { return inner_->size(key); }
-  void set(std::string_view key, std::span<const std::byte> value) override { inner_->set(key, value); }
+  void set(std::string_view key, std::span<const std::byte> value) override {
+    inner_->set(key, value);
+  }
   void erase(std::string_view key) override { inner_->erase(key); }
-  std::vector<std::string> list(std::string_view prefix) const override { return inner_->list(prefix); }
+  std::vector<std::string> list(std::string_view prefix) const override {
+    return inner_->list(prefix);
+  }
   std::string description() const override { return "counting store"; }
   mutable uint64_t bytes_read = 0;
 
@@ -221,7 +239,8 @@ TEST(Array, ShardedReadFetchesOnlyTheNeededInnerChunks) {
   auto counting = std::make_shared<CountingStore>(std::make_shared<MemoryStore>());
   ArrayCreateOptions o = options({64, 64}, DataType(DataTypeKind::int32), {8, 8});
   o.shard_shape = Shape{64, 64};
-  o.codecs = std::vector<CodecSpec>{{"bytes", {{"endian", "little"}}}};  // 256 bytes per inner chunk
+  o.codecs =
+      std::vector<CodecSpec>{{"bytes", {{"endian", "little"}}}};  // 256 bytes per inner chunk
   Array a = Array::create(counting, "", o);
   a.write({}, iota_int32({64, 64}));
   counting->bytes_read = 0;
@@ -247,7 +266,8 @@ TEST(Array, BadMetadataErrorNamesTheFile) {
 TEST(Array, UnknownCodecIsRefusedBeforeWriting) {
   auto store = std::make_shared<MemoryStore>();
   ArrayCreateOptions o = options({4}, DataType(DataTypeKind::int32), {4});
-  o.codecs = std::vector<CodecSpec>{{"bytes", {{"endian", "little"}}}, {"no_such_codec", nlohmann::json::object()}};
+  o.codecs = std::vector<CodecSpec>{{"bytes", {{"endian", "little"}}},
+                                    {"no_such_codec", nlohmann::json::object()}};
   try {
     Array::create(store, "u", o);
     FAIL();

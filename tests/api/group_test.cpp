@@ -59,7 +59,8 @@ TEST(Array, DefaultFillValueIsTheZeroOfEveryDataType) {
     o.data_type = DataType::from_name(name);
     o.chunk_shape = {2};
     Array a = Array::create(store, name, o);
-    EXPECT_EQ(a.metadata().fill_value, std::vector<std::byte>(a.data_type().size(), std::byte{0})) << name;
+    EXPECT_EQ(a.metadata().fill_value, std::vector<std::byte>(a.data_type().size(), std::byte{0}))
+        << name;
     NDBuffer all = a.read();
     for (int64_t i = 0; i < all.nbytes(); ++i) EXPECT_EQ(all.data()[i], std::byte{0}) << name;
   }

@@ -1,3 +1,5 @@
+#include "cuzarr/codec/blosc_codec.hpp"
+
 #include <blosc.h>
 #include <gtest/gtest.h>
 
@@ -5,7 +7,6 @@
 
 #include "codec_test_arrays.hpp"
 #include "codec_test_calls.hpp"
-#include "cuzarr/codec/blosc_codec.hpp"
 
 namespace cuzarr {
 namespace {
@@ -28,15 +29,21 @@ std::vector<std::byte> smooth_int32(size_t count) {
 
 TEST(BloscCodec, DefaultsFollowTheDataTypeAndJsonIsExplicit) {
   auto codec = BloscCodec::create(nlohmann::json::object(), kRep);
-  EXPECT_EQ(codec->to_json(), nlohmann::json::parse(R"({"name":"blosc","configuration":{"cname":"zstd","clevel":5,
+  EXPECT_EQ(codec->to_json(),
+            nlohmann::json::parse(R"({"name":"blosc","configuration":{"cname":"zstd","clevel":5,
       "shuffle":"shuffle","typesize":4,"blocksize":0}})"));
-  auto bytes = BloscCodec::create(nlohmann::json::object(), representation(DataType(DataTypeKind::uint8), {10}));
+  auto bytes = BloscCodec::create(nlohmann::json::object(),
+                                  representation(DataType(DataTypeKind::uint8), {10}));
   EXPECT_EQ(bytes->shuffle(), BloscCodec::Shuffle::bitshuffle);
   EXPECT_EQ(bytes->typesize(), 1);
   auto full = BloscCodec::create(
-      nlohmann::json::parse(R"({"cname":"lz4","clevel":1,"shuffle":"noshuffle","typesize":8,"blocksize":4096})"), kRep);
-  EXPECT_EQ(full->to_json()["configuration"],
-            nlohmann::json::parse(R"({"cname":"lz4","clevel":1,"shuffle":"noshuffle","typesize":8,"blocksize":4096})"));
+      nlohmann::json::parse(
+          R"({"cname":"lz4","clevel":1,"shuffle":"noshuffle","typesize":8,"blocksize":4096})"),
+      kRep);
+  EXPECT_EQ(
+      full->to_json()["configuration"],
+      nlohmann::json::parse(
+          R"({"cname":"lz4","clevel":1,"shuffle":"noshuffle","typesize":8,"blocksize":4096})"));
 }
 
 TEST(BloscCodec, BadConfigurationsNameTheField) {
@@ -46,9 +53,10 @@ TEST(BloscCodec, BadConfigurationsNameTheField) {
   } catch (const UnsupportedError& e) {
     EXPECT_NE(std::string(e.what()).find("snappy2"), std::string::npos) << e.what();
   }
-  for (const auto& [bad, field] : {std::pair{R"({"clevel":10})", "clevel"}, std::pair{R"({"shuffle":"byte"})", "shuffle"},
-                                   std::pair{R"({"typesize":0})", "typesize"}, std::pair{R"({"blocksize":-1})", "blocksize"},
-                                   std::pair{R"({"cname":5})", "cname"}, std::pair{R"({"level":5})", "level"}}) {
+  for (const auto& [bad, field] :
+       {std::pair{R"({"clevel":10})", "clevel"}, std::pair{R"({"shuffle":"byte"})", "shuffle"},
+        std::pair{R"({"typesize":0})", "typesize"}, std::pair{R"({"blocksize":-1})", "blocksize"},
+        std::pair{R"({"cname":5})", "cname"}, std::pair{R"({"level":5})", "level"}}) {
     try {
       BloscCodec::create(nlohmann::json::parse(bad), kRep);
       FAIL() << bad;
@@ -63,7 +71,8 @@ TEST(BloscCodec, HeaderRecordsTypesizeShuffleAndCompressor) {
   auto data = smooth_int32(2000);
   for (const char* cname : {"lz4", "lz4hc", "blosclz", "zstd", "zlib"}) {
     for (const char* shuffle : {"noshuffle", "shuffle", "bitshuffle"}) {
-      auto codec = BloscCodec::create({{"cname", cname}, {"clevel", 5}, {"shuffle", shuffle}}, kRep);
+      auto codec =
+          BloscCodec::create({{"cname", cname}, {"clevel", 5}, {"shuffle", shuffle}}, kRep);
       auto encoded = encode_one(*codec, Buffer::copy_of(data), kRep);
       ASSERT_TRUE(encoded.status.ok) << encoded.status.message;
       size_t typesize = 0;
@@ -71,15 +80,18 @@ TEST(BloscCodec, HeaderRecordsTypesizeShuffleAndCompressor) {
       blosc_cbuffer_metainfo(encoded.bytes.data(), &typesize, &flags);
       EXPECT_EQ(typesize, 4u);
       if (!(flags & BLOSC_MEMCPYED)) {
-        EXPECT_EQ((flags & BLOSC_DOSHUFFLE) != 0, std::string(shuffle) == "shuffle") << cname << " " << shuffle;
-        EXPECT_EQ((flags & BLOSC_DOBITSHUFFLE) != 0, std::string(shuffle) == "bitshuffle") << cname << " " << shuffle;
+        EXPECT_EQ((flags & BLOSC_DOSHUFFLE) != 0, std::string(shuffle) == "shuffle")
+            << cname << " " << shuffle;
+        EXPECT_EQ((flags & BLOSC_DOBITSHUFFLE) != 0, std::string(shuffle) == "bitshuffle")
+            << cname << " " << shuffle;
       }
       if (std::string(shuffle) != "noshuffle") {
         EXPECT_LT(encoded.bytes.size(), data.size() / 2) << cname << " " << shuffle;
       }
       // The reference library decodes it...
       std::vector<std::byte> out(data.size());
-      EXPECT_EQ(blosc_decompress(encoded.bytes.data(), out.data(), out.size()), static_cast<int>(data.size()));
+      EXPECT_EQ(blosc_decompress(encoded.bytes.data(), out.data(), out.size()),
+                static_cast<int>(data.size()));
       EXPECT_EQ(out, data);
       // ...and so does the codec.
       auto decoded = decode_one(*codec, encoded.bytes, kRep);
@@ -121,7 +133,12 @@ TEST(BloscCodec, CorruptHeadersNeverReadOutOfBounds) {
       {"cbytes beyond input", set_u32(good, 12, static_cast<uint32_t>(good.size() + 1000))},
       {"huge nbytes", set_u32(good, 4, 0x7FFF0000u)},
       {"blocksize zero", set_u32(good, 8, 0)},
-      {"bad version", [&] { auto v = good; v[0] = std::byte{0xEE}; return v; }()},
+      {"bad version",
+       [&] {
+         auto v = good;
+         v[0] = std::byte{0xEE};
+         return v;
+       }()},
       {"garbage", test::random_bytes(200, 9)},
       {"short", test::random_bytes(10, 10)},
       {"empty", {}},
@@ -130,7 +147,8 @@ TEST(BloscCodec, CorruptHeadersNeverReadOutOfBounds) {
     auto decoded = decode_one(*codec, Buffer::copy_of(bytes), kRep);
     EXPECT_FALSE(decoded.status.ok) << label;
     EXPECT_EQ(decoded.status.code, ErrorCode::corrupt_data) << label;
-    EXPECT_NE(decoded.status.message.find("blosc"), std::string::npos) << label << ": " << decoded.status.message;
+    EXPECT_NE(decoded.status.message.find("blosc"), std::string::npos)
+        << label << ": " << decoded.status.message;
   }
 }
 

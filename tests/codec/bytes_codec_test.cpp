@@ -1,10 +1,11 @@
+#include "cuzarr/codec/bytes_codec.hpp"
+
 #include <gtest/gtest.h>
 
 #include <complex>
 #include <cstring>
 
 #include "codec_test_arrays.hpp"
-#include "cuzarr/codec/bytes_codec.hpp"
 
 namespace cuzarr {
 namespace {
@@ -43,42 +44,53 @@ TEST(BytesCodec, BigEndianLayoutOfIntegersFloatsAndComplex) {
   // complex64: each float part is swapped on its own; the real part stays first.
   NDBuffer c = NDBuffer::allocate(DataType(DataTypeKind::complex64), {1});
   *c.data_as<std::complex<float>>() = {1.0f, -2.0f};  // 0x3F800000, 0xC0000000
-  Buffer cbe = encode_one(*BytesCodec::create({{"endian", "big"}}, representation(c.dtype(), {1})), c);
+  Buffer cbe =
+      encode_one(*BytesCodec::create({{"endian", "big"}}, representation(c.dtype(), {1})), c);
   EXPECT_EQ(std::vector<std::byte>(cbe.data(), cbe.data() + cbe.size()),
             bytes_of({0x3F, 0x80, 0x00, 0x00, 0xC0, 0x00, 0x00, 0x00}));
 
   // float16 raw bits 0x3C00 (1.0) -> 3C 00.
   NDBuffer h = NDBuffer::allocate(DataType(DataTypeKind::float16), {1});
   *h.data_as<uint16_t>() = 0x3C00;
-  Buffer hbe = encode_one(*BytesCodec::create({{"endian", "big"}}, representation(h.dtype(), {1})), h);
+  Buffer hbe =
+      encode_one(*BytesCodec::create({{"endian", "big"}}, representation(h.dtype(), {1})), h);
   EXPECT_EQ(std::vector<std::byte>(hbe.data(), hbe.data() + hbe.size()), bytes_of({0x3C, 0x00}));
 
   // r24 has no byte order: big endian writes the bytes as they are.
   NDBuffer r = NDBuffer::allocate(DataType::from_name("r24"), {1});
   std::memcpy(r.data(), bytes_of({1, 2, 3}).data(), 3);
-  Buffer rbe = encode_one(*BytesCodec::create({{"endian", "big"}}, representation(r.dtype(), {1})), r);
+  Buffer rbe =
+      encode_one(*BytesCodec::create({{"endian", "big"}}, representation(r.dtype(), {1})), r);
   EXPECT_EQ(std::vector<std::byte>(rbe.data(), rbe.data() + rbe.size()), bytes_of({1, 2, 3}));
 }
 
 TEST(BytesCodec, EndianIsRequiredForMultiByteTypesOnly) {
   try {
-    BytesCodec::create(nlohmann::json::object(), representation(DataType(DataTypeKind::int16), {4}));
+    BytesCodec::create(nlohmann::json::object(),
+                       representation(DataType(DataTypeKind::int16), {4}));
     FAIL() << "expected InvalidArgumentError";
   } catch (const InvalidArgumentError& e) {
     EXPECT_NE(std::string(e.what()).find("\"endian\""), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("bytes"), std::string::npos) << e.what();
   }
   for (const char* one_byte : {"uint8", "int8", "bool", "r8", "r24"}) {
-    auto codec = BytesCodec::create(nlohmann::json::object(), representation(DataType::from_name(one_byte), {4}));
+    auto codec = BytesCodec::create(nlohmann::json::object(),
+                                    representation(DataType::from_name(one_byte), {4}));
     EXPECT_FALSE(codec->endian().has_value());
     EXPECT_EQ(codec->to_json(), nlohmann::json({{"name", "bytes"}}));
   }
-  auto explicit_le = BytesCodec::create({{"endian", "little"}}, representation(DataType(DataTypeKind::uint8), {4}));
-  EXPECT_EQ(explicit_le->to_json(), nlohmann::json::parse(R"({"name":"bytes","configuration":{"endian":"little"}})"));
-  EXPECT_THROW(BytesCodec::create({{"endian", "middle"}}, representation(DataType(DataTypeKind::int32), {4})),
+  auto explicit_le = BytesCodec::create({{"endian", "little"}},
+                                        representation(DataType(DataTypeKind::uint8), {4}));
+  EXPECT_EQ(explicit_le->to_json(),
+            nlohmann::json::parse(R"({"name":"bytes","configuration":{"endian":"little"}})"));
+  EXPECT_THROW(BytesCodec::create({{"endian", "middle"}},
+                                  representation(DataType(DataTypeKind::int32), {4})),
                InvalidArgumentError);
-  EXPECT_THROW(BytesCodec::create({{"endian", 1}}, representation(DataType(DataTypeKind::int32), {4})), InvalidArgumentError);
-  EXPECT_THROW(BytesCodec::create({{"endian", "little"}, {"order", "C"}}, representation(DataType(DataTypeKind::int32), {4})),
+  EXPECT_THROW(
+      BytesCodec::create({{"endian", 1}}, representation(DataType(DataTypeKind::int32), {4})),
+      InvalidArgumentError);
+  EXPECT_THROW(BytesCodec::create({{"endian", "little"}, {"order", "C"}},
+                                  representation(DataType(DataTypeKind::int32), {4})),
                InvalidArgumentError);
 }
 
@@ -93,7 +105,8 @@ TEST(BytesCodec, DecodeChecksTheSize) {
     ASSERT_FALSE(status[0].ok);
     EXPECT_EQ(status[0].code, ErrorCode::corrupt_data);
     EXPECT_NE(status[0].message.find("expected 24 bytes"), std::string::npos) << status[0].message;
-    EXPECT_NE(status[0].message.find("got " + std::to_string(size)), std::string::npos) << status[0].message;
+    EXPECT_NE(status[0].message.find("got " + std::to_string(size)), std::string::npos)
+        << status[0].message;
   }
 }
 

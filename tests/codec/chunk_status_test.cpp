@@ -1,9 +1,9 @@
+#include "cuzarr/codec/chunk_status.hpp"
+
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <stdexcept>
-
-#include "cuzarr/codec/chunk_status.hpp"
 
 namespace cuzarr {
 namespace {

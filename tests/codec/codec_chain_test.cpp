@@ -1,8 +1,9 @@
+#include "cuzarr/codec/codec_chain.hpp"
+
 #include <gtest/gtest.h>
 
 #include "codec_test_arrays.hpp"
 #include "cuzarr/codec/bytes_codec.hpp"
-#include "cuzarr/codec/codec_chain.hpp"
 #include "cuzarr/codec/transpose_codec.hpp"
 
 namespace cuzarr::test {
@@ -20,18 +21,22 @@ void expect_invalid(const char* json, std::initializer_list<const char*> fragmen
     chain_of(json);
     FAIL() << "accepted " << json;
   } catch (const InvalidArgumentError& e) {
-    for (const char* f : fragments) EXPECT_NE(std::string(e.what()).find(f), std::string::npos) << e.what() << " lacks " << f;
+    for (const char* f : fragments)
+      EXPECT_NE(std::string(e.what()).find(f), std::string::npos) << e.what() << " lacks " << f;
   }
 }
 
 TEST(CodecChain, ValidatesTheOrderAndNamesCodecAndPosition) {
   expect_invalid(R"([{"name":"gzip"},{"name":"bytes","configuration":{"endian":"little"}}])",
                  {"codecs[0]", "\"gzip\"", "before the array -> bytes"});
-  expect_invalid(R"([{"name":"bytes","configuration":{"endian":"little"}},{"name":"transpose","configuration":{"order":[1,0]}}])",
-                 {"codecs[1]", "\"transpose\"", "after the array -> bytes"});
-  expect_invalid(R"([{"name":"bytes","configuration":{"endian":"little"}},{"name":"bytes","configuration":{"endian":"big"}}])",
-                 {"codecs[1]", "second"});
-  expect_invalid(R"([{"name":"transpose","configuration":{"order":[1,0]}}])", {"no array -> bytes"});
+  expect_invalid(
+      R"([{"name":"bytes","configuration":{"endian":"little"}},{"name":"transpose","configuration":{"order":[1,0]}}])",
+      {"codecs[1]", "\"transpose\"", "after the array -> bytes"});
+  expect_invalid(
+      R"([{"name":"bytes","configuration":{"endian":"little"}},{"name":"bytes","configuration":{"endian":"big"}}])",
+      {"codecs[1]", "second"});
+  expect_invalid(R"([{"name":"transpose","configuration":{"order":[1,0]}}])",
+                 {"no array -> bytes"});
   expect_invalid(R"([])", {"no array -> bytes"});
   // Errors from a codec's configuration get the position prepended.
   expect_invalid(R"([{"name":"transpose","configuration":{"order":[1,0]}},{"name":"bytes"}])",
@@ -52,28 +57,38 @@ TEST(CodecChain, TracksTheRepresentationThroughArrayToArrayCodecs) {
   EXPECT_EQ(chain->array_to_array()[0]->encoded_representation(kRep).shape, (Shape{4, 6}));
   EXPECT_EQ(chain->array_to_bytes()->name(), "bytes");
   ASSERT_EQ(chain->bytes_to_bytes().size(), 1u);
-  EXPECT_EQ(chain->to_json(), nlohmann::json::parse(R"([{"name":"transpose","configuration":{"order":[1,0]}},
+  EXPECT_EQ(chain->to_json(),
+            nlohmann::json::parse(R"([{"name":"transpose","configuration":{"order":[1,0]}},
       {"name":"bytes","configuration":{"endian":"big"}},{"name":"crc32c"}])"));
   // to_json() resolves back into the same chain.
   EXPECT_EQ(CodecChain::create(parse_specs(chain->to_json()), kRep)->to_json(), chain->to_json());
 }
 
 TEST(CodecChain, FixedEncodedSize) {
-  EXPECT_EQ(chain_of(R"([{"name":"bytes","configuration":{"endian":"little"}}])")->fixed_encoded_size(kRep), 96);
-  EXPECT_EQ(chain_of(R"([{"name":"transpose","configuration":{"order":[1,0]}},{"name":"bytes","configuration":{"endian":"little"}},
+  EXPECT_EQ(chain_of(R"([{"name":"bytes","configuration":{"endian":"little"}}])")
+                ->fixed_encoded_size(kRep),
+            96);
+  EXPECT_EQ(
+      chain_of(
+          R"([{"name":"transpose","configuration":{"order":[1,0]}},{"name":"bytes","configuration":{"endian":"little"}},
                          {"name":"crc32c"},{"name":"crc32c"}])")
-                ->fixed_encoded_size(kRep),
-            104);
-  EXPECT_EQ(chain_of(R"([{"name":"bytes","configuration":{"endian":"little"}},{"name":"crc32c"},{"name":"gzip"}])")
-                ->fixed_encoded_size(kRep),
-            std::nullopt);
-  EXPECT_EQ(chain_of(R"([{"name":"bytes","configuration":{"endian":"little"}},{"name":"zstd"},{"name":"crc32c"}])")
-                ->fixed_encoded_size(kRep),
-            std::nullopt);
+          ->fixed_encoded_size(kRep),
+      104);
+  EXPECT_EQ(
+      chain_of(
+          R"([{"name":"bytes","configuration":{"endian":"little"}},{"name":"crc32c"},{"name":"gzip"}])")
+          ->fixed_encoded_size(kRep),
+      std::nullopt);
+  EXPECT_EQ(
+      chain_of(
+          R"([{"name":"bytes","configuration":{"endian":"little"}},{"name":"zstd"},{"name":"crc32c"}])")
+          ->fixed_encoded_size(kRep),
+      std::nullopt);
 }
 
 TEST(CodecChain, BatchesOfZeroAndOne) {
-  auto chain = chain_of(R"([{"name":"transpose","configuration":{"order":[1,0]}},{"name":"bytes","configuration":{"endian":"little"}},{"name":"zstd"}])");
+  auto chain = chain_of(
+      R"([{"name":"transpose","configuration":{"order":[1,0]}},{"name":"bytes","configuration":{"endian":"little"}},{"name":"zstd"}])");
   std::vector<NDBuffer> none_in;
   std::vector<Buffer> none_out;
   std::vector<ChunkStatus> none_status;
@@ -97,8 +112,10 @@ TEST(CodecChain, BatchesOfZeroAndOne) {
 }
 
 TEST(CodecChain, ChunksThatFailedBeforeAreSkippedAndOthersAreUnaffected) {
-  auto chain = chain_of(R"([{"name":"bytes","configuration":{"endian":"little"}},{"name":"crc32c"},{"name":"gzip"}])");
-  std::vector<NDBuffer> arrays{make_array(kType, {6, 4}, 1), make_array(kType, {6, 4}, 2), make_array(kType, {6, 4}, 3)};
+  auto chain = chain_of(
+      R"([{"name":"bytes","configuration":{"endian":"little"}},{"name":"crc32c"},{"name":"gzip"}])");
+  std::vector<NDBuffer> arrays{make_array(kType, {6, 4}, 1), make_array(kType, {6, 4}, 2),
+                               make_array(kType, {6, 4}, 3)};
   std::vector<Buffer> encoded(3);
   std::vector<ChunkStatus> status(3);
   status[0].fail(ErrorCode::not_found, "earlier failure");
@@ -125,7 +142,8 @@ TEST(CodecChain, ChunksThatFailedBeforeAreSkippedAndOthersAreUnaffected) {
 }
 
 TEST(CodecChain, DecodeIntoProvidedArraysThroughTransposeNeedsNoExtraCopy) {
-  auto chain = chain_of(R"([{"name":"transpose","configuration":{"order":[1,0]}},{"name":"bytes","configuration":{"endian":"little"}}])");
+  auto chain = chain_of(
+      R"([{"name":"transpose","configuration":{"order":[1,0]}},{"name":"bytes","configuration":{"endian":"little"}}])");
   std::vector<NDBuffer> arrays{make_array(kType, {6, 4}, 8)};
   std::vector<Buffer> encoded(1);
   std::vector<ChunkStatus> status(1);

@@ -26,13 +26,15 @@ void PrintTo(const ChainCase& c, std::ostream* os) { *os << c.label; }
 // The bytes codec alone cannot see a changed byte; checksummed formats always can; blosc and
 // zstd without checksums can only see structural damage; blosc ignores bytes after cbytes.
 const ChainCase kChains[] = {
-    {"bytes", R"([{"name":"bytes","configuration":{"endian":"little"}}])", Detection::maybe, Detection::maybe,
-     Detection::always},
-    {"crc32c", R"([{"name":"bytes","configuration":{"endian":"big"}},{"name":"crc32c"}])", Detection::always,
-     Detection::always, Detection::always},
-    {"gzip", R"([{"name":"bytes","configuration":{"endian":"little"}},{"name":"gzip","configuration":{"level":5}}])",
+    {"bytes", R"([{"name":"bytes","configuration":{"endian":"little"}}])", Detection::maybe,
+     Detection::maybe, Detection::always},
+    {"crc32c", R"([{"name":"bytes","configuration":{"endian":"big"}},{"name":"crc32c"}])",
      Detection::always, Detection::always, Detection::always},
-    {"zstd", R"([{"name":"bytes","configuration":{"endian":"little"}},{"name":"zstd","configuration":{"level":3}}])",
+    {"gzip",
+     R"([{"name":"bytes","configuration":{"endian":"little"}},{"name":"gzip","configuration":{"level":5}}])",
+     Detection::always, Detection::always, Detection::always},
+    {"zstd",
+     R"([{"name":"bytes","configuration":{"endian":"little"}},{"name":"zstd","configuration":{"level":3}}])",
      Detection::maybe, Detection::always, Detection::always},
     {"zstd_checksum",
      R"([{"name":"bytes","configuration":{"endian":"little"}},{"name":"zstd","configuration":{"level":3,"checksum":true}}])",
@@ -56,16 +58,47 @@ struct Corruption {
 
 const Corruption kCorruptions[] = {
     {"empty", [](std::vector<std::byte>) { return std::vector<std::byte>{}; }, nullptr},
-    {"one_byte", [](std::vector<std::byte> v) { return std::vector<std::byte>(v.begin(), v.begin() + 1); }, nullptr},
-    {"half", [](std::vector<std::byte> v) { v.resize(v.size() / 2); return v; }, nullptr},
-    {"minus_one", [](std::vector<std::byte> v) { v.pop_back(); return v; }, nullptr},
-    {"flipped_middle", [](std::vector<std::byte> v) { v[v.size() / 2] ^= std::byte{0x5A}; return v; }, &ChainCase::flipped},
-    {"flipped_last", [](std::vector<std::byte> v) { v.back() ^= std::byte{0x01}; return v; }, &ChainCase::flipped},
-    {"garbage", [](std::vector<std::byte> v) { return random_bytes(v.size(), 77); }, &ChainCase::garbage},
-    {"appended", [](std::vector<std::byte> v) { v.push_back(std::byte{0x1F}); v.push_back(std::byte{0x8B}); return v; },
+    {"one_byte",
+     [](std::vector<std::byte> v) { return std::vector<std::byte>(v.begin(), v.begin() + 1); },
+     nullptr},
+    {"half",
+     [](std::vector<std::byte> v) {
+       v.resize(v.size() / 2);
+       return v;
+     },
+     nullptr},
+    {"minus_one",
+     [](std::vector<std::byte> v) {
+       v.pop_back();
+       return v;
+     },
+     nullptr},
+    {"flipped_middle",
+     [](std::vector<std::byte> v) {
+       v[v.size() / 2] ^= std::byte{0x5A};
+       return v;
+     },
+     &ChainCase::flipped},
+    {"flipped_last",
+     [](std::vector<std::byte> v) {
+       v.back() ^= std::byte{0x01};
+       return v;
+     },
+     &ChainCase::flipped},
+    {"garbage", [](std::vector<std::byte> v) { return random_bytes(v.size(), 77); },
+     &ChainCase::garbage},
+    {"appended",
+     [](std::vector<std::byte> v) {
+       v.push_back(std::byte{0x1F});
+       v.push_back(std::byte{0x8B});
+       return v;
+     },
      &ChainCase::appended},
-    {"all_zeros", [](std::vector<std::byte> v) { return std::vector<std::byte>(v.size(), std::byte{0}); }, &ChainCase::garbage},
-    {"all_ones", [](std::vector<std::byte> v) { return std::vector<std::byte>(v.size() * 3, std::byte{0xFF}); },
+    {"all_zeros",
+     [](std::vector<std::byte> v) { return std::vector<std::byte>(v.size(), std::byte{0}); },
+     &ChainCase::garbage},
+    {"all_ones",
+     [](std::vector<std::byte> v) { return std::vector<std::byte>(v.size() * 3, std::byte{0xFF}); },
      &ChainCase::garbage},
 };
 
@@ -80,18 +113,21 @@ TEST_P(CodecCorruption, FailsTheChunkAndLeavesTheOthersIntact) {
   const auto rep = representation(dtype, shape);
   auto chain = CodecChain::create(parse_specs(nlohmann::json::parse(chain_case.codecs)), rep);
 
-  std::vector<NDBuffer> arrays{make_array(dtype, shape, 1), make_array(dtype, shape, 2), make_array(dtype, shape, 3)};
+  std::vector<NDBuffer> arrays{make_array(dtype, shape, 1), make_array(dtype, shape, 2),
+                               make_array(dtype, shape, 3)};
   std::vector<Buffer> encoded(3);
   std::vector<ChunkStatus> status(3);
   chain->encode(arrays, encoded, status);
   for (const auto& s : status) ASSERT_TRUE(s.ok) << s.message;
 
-  encoded[1] = Buffer::copy_of(corruption.apply(std::vector<std::byte>(encoded[1].data(), encoded[1].data() + encoded[1].size())));
+  encoded[1] = Buffer::copy_of(corruption.apply(
+      std::vector<std::byte>(encoded[1].data(), encoded[1].data() + encoded[1].size())));
   std::vector<NDBuffer> decoded(3);
   status.assign(3, {});
   chain->decode(encoded, decoded, status);
 
-  const Detection detection = corruption.detection ? chain_case.*(corruption.detection) : Detection::always;
+  const Detection detection =
+      corruption.detection ? chain_case.*(corruption.detection) : Detection::always;
   if (detection == Detection::always) {
     EXPECT_FALSE(status[1].ok) << "corruption went unnoticed";
   }
@@ -108,9 +144,11 @@ TEST_P(CodecCorruption, FailsTheChunkAndLeavesTheOthersIntact) {
 }
 
 INSTANTIATE_TEST_SUITE_P(AllChains, CodecCorruption,
-                         ::testing::Combine(::testing::ValuesIn(kChains), ::testing::ValuesIn(kCorruptions)),
+                         ::testing::Combine(::testing::ValuesIn(kChains),
+                                            ::testing::ValuesIn(kCorruptions)),
                          [](const auto& info) {
-                           return std::string(std::get<0>(info.param).label) + "_" + std::get<1>(info.param).label;
+                           return std::string(std::get<0>(info.param).label) + "_" +
+                                  std::get<1>(info.param).label;
                          });
 
 // Many random mutations of valid streams: whatever each decodes to, it must not crash, and a
@@ -133,7 +171,8 @@ TEST(CodecCorruption, RandomMutationsNeverCrash) {
     for (size_t t = 0; t < kTrials; ++t) {
       auto bytes = good;
       const int edits = 1 + static_cast<int>(rng() % 4);
-      for (int e = 0; e < edits && !bytes.empty(); ++e) bytes[rng() % bytes.size()] = static_cast<std::byte>(rng() & 0xFF);
+      for (int e = 0; e < edits && !bytes.empty(); ++e)
+        bytes[rng() % bytes.size()] = static_cast<std::byte>(rng() & 0xFF);
       if (rng() % 4 == 0) bytes.resize(rng() % (bytes.size() + 1));
       mutated.push_back(Buffer::copy_of(bytes));
     }
@@ -144,7 +183,8 @@ TEST(CodecCorruption, RandomMutationsNeverCrash) {
       if (statuses[t].ok) {
         EXPECT_EQ(decoded[t].shape(), shape) << chain_case.label;
       } else {
-        EXPECT_EQ(statuses[t].code, ErrorCode::corrupt_data) << chain_case.label << ": " << statuses[t].message;
+        EXPECT_EQ(statuses[t].code, ErrorCode::corrupt_data)
+            << chain_case.label << ": " << statuses[t].message;
       }
     }
   }

@@ -29,10 +29,12 @@ const ChainCase kChains[] = {
     {"bytes_le", R"([{"name":"bytes","configuration":{"endian":"little"}}])"},
     {"bytes_be", R"([{"name":"bytes","configuration":{"endian":"big"}}])"},
     {"crc32c", R"([{"name":"bytes","configuration":{"endian":"little"}},{"name":"crc32c"}])"},
-    {"gzip", R"([{"name":"bytes","configuration":{"endian":"little"}},{"name":"gzip","configuration":{"level":1}}])"},
+    {"gzip",
+     R"([{"name":"bytes","configuration":{"endian":"little"}},{"name":"gzip","configuration":{"level":1}}])"},
     {"zstd_be_checksum",
      R"([{"name":"bytes","configuration":{"endian":"big"}},{"name":"zstd","configuration":{"level":3,"checksum":true}}])"},
-    {"zstd_negative_level", R"([{"name":"bytes","configuration":{"endian":"little"}},{"name":"zstd","configuration":{"level":-5}}])"},
+    {"zstd_negative_level",
+     R"([{"name":"bytes","configuration":{"endian":"little"}},{"name":"zstd","configuration":{"level":-5}}])"},
     {"blosc_lz4_shuffle",
      R"([{"name":"bytes","configuration":{"endian":"little"}},{"name":"blosc","configuration":{"cname":"lz4","clevel":5,"shuffle":"shuffle"}}])"},
     {"blosc_zstd_bitshuffle",
@@ -49,10 +51,12 @@ const ChainCase kChains[] = {
      R"([{"name":"bytes","configuration":{"endian":"little"}},{"name":"zstd","configuration":{"level":1}},{"name":"crc32c"},{"name":"gzip"}])"},
 };
 
-const char* const kDataTypes[] = {"bool",   "int8",    "int16",   "int32",     "int64",      "uint8", "uint16", "uint32",
-                                  "uint64", "float16", "float32", "float64",   "complex64",  "complex128", "r24"};
+const char* const kDataTypes[] = {"bool",    "int8",    "int16",     "int32",      "int64",
+                                  "uint8",   "uint16",  "uint32",    "uint64",     "float16",
+                                  "float32", "float64", "complex64", "complex128", "r24"};
 
-const Shape kShapes[] = {{1}, {7}, {1000}, {1, 1}, {3, 5}, {17, 31}, {1, 1, 1}, {4, 6, 10}, {2, 3, 65}};
+const Shape kShapes[] = {{1},      {7},       {1000},     {1, 1},    {3, 5},
+                         {17, 31}, {1, 1, 1}, {4, 6, 10}, {2, 3, 65}};
 
 std::vector<int64_t> resolve_order(const std::string& what, size_t rank) {
   std::vector<int64_t> order(rank);
@@ -65,7 +69,8 @@ std::vector<int64_t> resolve_order(const std::string& what, size_t rank) {
 nlohmann::json resolve_codecs(const char* text, size_t rank) {
   auto codecs = nlohmann::json::parse(text);
   for (auto& c : codecs) {
-    if (c["name"] == "transpose") c["configuration"]["order"] = resolve_order(c["configuration"]["order"], rank);
+    if (c["name"] == "transpose")
+      c["configuration"]["order"] = resolve_order(c["configuration"]["order"], rank);
   }
   return codecs;
 }
@@ -98,7 +103,8 @@ std::vector<std::byte> reference_unzstd(const std::vector<std::byte>& in) {
   return out;
 }
 
-std::vector<std::byte> reference_unblosc(const std::vector<std::byte>& in, const nlohmann::json& config, size_t elem) {
+std::vector<std::byte> reference_unblosc(const std::vector<std::byte>& in,
+                                         const nlohmann::json& config, size_t elem) {
   size_t nbytes = 0, cbytes = 0, blocksize = 0;
   blosc_cbuffer_sizes(in.data(), &nbytes, &cbytes, &blocksize);
   EXPECT_EQ(cbytes, in.size());
@@ -112,7 +118,7 @@ std::vector<std::byte> reference_unblosc(const std::vector<std::byte>& in, const
   EXPECT_STREQ(blosc_cbuffer_complib(in.data()),
                config.value("cname", std::string("zstd")) == "zstd"      ? "Zstd"
                : config.value("cname", std::string("zstd")) == "blosclz" ? "BloscLZ"
-                                                                          : "LZ4");
+                                                                         : "LZ4");
   std::vector<std::byte> out(nbytes);
   if (nbytes > 0) {
     EXPECT_EQ(blosc_decompress(in.data(), out.data(), out.size()), static_cast<int>(nbytes));
@@ -129,10 +135,12 @@ std::vector<std::byte> reference_strip_crc32c(const std::vector<std::byte>& in) 
   return payload;
 }
 
-class CodecRoundTrip : public ::testing::TestWithParam<std::tuple<ChainCase, const char*, Shape>> {};
+class CodecRoundTrip : public ::testing::TestWithParam<std::tuple<ChainCase, const char*, Shape>> {
+};
 
 TEST_P(CodecRoundTrip, EncodesToTheModelAndDecodesBack) {
-  ASSERT_EQ(std::endian::native, std::endian::little) << "the model below assumes a little-endian host";
+  ASSERT_EQ(std::endian::native, std::endian::little)
+      << "the model below assumes a little-endian host";
   const auto& [chain_case, dtype_name, shape] = GetParam();
   const DataType dtype = DataType::from_name(dtype_name);
   const auto rep = representation(dtype, shape);
@@ -163,7 +171,8 @@ TEST_P(CodecRoundTrip, EncodesToTheModelAndDecodesBack) {
         auto order = c["configuration"]["order"].get<std::vector<int64_t>>();
         model = transpose_bytes(model, model_shape, order, dtype.size());
         Shape next(order.size());
-        for (size_t d = 0; d < order.size(); ++d) next[d] = model_shape[static_cast<size_t>(order[d])];
+        for (size_t d = 0; d < order.size(); ++d)
+          next[d] = model_shape[static_cast<size_t>(order[d])];
         model_shape = next;
       } else if (c["name"] == "bytes") {
         if (c["configuration"]["endian"] == "big") model = swap_units(model, dtype.endian_unit());
@@ -182,7 +191,9 @@ TEST_P(CodecRoundTrip, EncodesToTheModelAndDecodesBack) {
       const std::string name = (*it)["name"];
       if (name == "gzip") bytes = reference_gunzip(bytes, model.size() + 64);
       if (name == "zstd") bytes = reference_unzstd(bytes);
-      if (name == "blosc") bytes = reference_unblosc(bytes, it->value("configuration", nlohmann::json::object()), dtype.size());
+      if (name == "blosc")
+        bytes = reference_unblosc(bytes, it->value("configuration", nlohmann::json::object()),
+                                  dtype.size());
       if (name == "crc32c") bytes = reference_strip_crc32c(bytes);
     }
     EXPECT_EQ(bytes, model) << "chunk " << i << ": encoded bytes differ from the model";
@@ -198,7 +209,8 @@ TEST_P(CodecRoundTrip, EncodesToTheModelAndDecodesBack) {
   }
 
   // Decode into caller-provided arrays, one of them strided: the arrays are filled in place.
-  std::vector<NDBuffer> targets{NDBuffer::allocate(dtype, shape), strided_copy(make_array(dtype, shape, 99)),
+  std::vector<NDBuffer> targets{NDBuffer::allocate(dtype, shape),
+                                strided_copy(make_array(dtype, shape, 99)),
                                 NDBuffer::allocate(dtype, shape)};
   std::vector<const std::byte*> pointers;
   for (const auto& t : targets) pointers.push_back(t.data());
@@ -219,7 +231,8 @@ std::string case_name(const ::testing::TestParamInfo<CodecRoundTrip::ParamType>&
 }
 
 INSTANTIATE_TEST_SUITE_P(AllChains, CodecRoundTrip,
-                         ::testing::Combine(::testing::ValuesIn(kChains), ::testing::ValuesIn(kDataTypes),
+                         ::testing::Combine(::testing::ValuesIn(kChains),
+                                            ::testing::ValuesIn(kDataTypes),
                                             ::testing::ValuesIn(kShapes)),
                          case_name);
 

@@ -4,11 +4,10 @@
 
 #include <cstdint>
 #include <cstring>
+#include <nlohmann/json.hpp>
 #include <random>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "cuzarr/codec/chunk_representation.hpp"
 #include "cuzarr/memory/ndbuffer.hpp"
@@ -68,8 +67,9 @@ inline bool same_elements(const NDBuffer& a, const NDBuffer& b) {
 }
 
 /// Naive transposition of a C-order byte image: encoded dim i is decoded dim order[i].
-inline std::vector<std::byte> transpose_bytes(const std::vector<std::byte>& decoded, const Shape& shape,
-                                              const std::vector<int64_t>& order, size_t elem) {
+inline std::vector<std::byte> transpose_bytes(const std::vector<std::byte>& decoded,
+                                              const Shape& shape, const std::vector<int64_t>& order,
+                                              size_t elem) {
   const size_t rank = shape.size();
   Shape encoded_shape(rank);
   for (size_t i = 0; i < rank; ++i) encoded_shape[i] = shape[static_cast<size_t>(order[i])];
@@ -86,7 +86,8 @@ inline std::vector<std::byte> transpose_bytes(const std::vector<std::byte>& deco
     for (size_t i = 0; i < rank; ++i) d[static_cast<size_t>(order[i])] = e[i];
     int64_t src = 0;
     for (size_t i = 0; i < rank; ++i) src = src * shape[i] + d[i];
-    std::memcpy(out.data() + linear * static_cast<int64_t>(elem), decoded.data() + src * static_cast<int64_t>(elem), elem);
+    std::memcpy(out.data() + linear * static_cast<int64_t>(elem),
+                decoded.data() + src * static_cast<int64_t>(elem), elem);
   }
   return out;
 }
@@ -106,7 +107,8 @@ inline std::vector<CodecSpec> parse_specs(const nlohmann::json& codecs) {
 }
 
 inline ChunkRepresentation representation(DataType dtype, Shape shape) {
-  return ChunkRepresentation{std::move(shape), dtype, std::vector<std::byte>(dtype.size(), std::byte{0})};
+  return ChunkRepresentation{std::move(shape), dtype,
+                             std::vector<std::byte>(dtype.size(), std::byte{0})};
 }
 
 }  // namespace cuzarr::test

@@ -13,20 +13,24 @@ struct BytesResult {
   Buffer bytes;
 };
 
-inline BytesResult encode_one(const BytesToBytesCodec& codec, const Buffer& in, const ChunkRepresentation& rep) {
+inline BytesResult encode_one(const BytesToBytesCodec& codec, const Buffer& in,
+                              const ChunkRepresentation& rep) {
   std::vector<Buffer> ins{in}, outs(1);
   std::vector<ChunkStatus> status(1);
   codec.encode(ins, outs, rep, status);
   return {status[0], outs[0]};
 }
 
-inline BytesResult decode_one(const BytesToBytesCodec& codec, const Buffer& in, const ChunkRepresentation& rep) {
+inline BytesResult decode_one(const BytesToBytesCodec& codec, const Buffer& in,
+                              const ChunkRepresentation& rep) {
   std::vector<Buffer> ins{in}, outs(1);
   std::vector<ChunkStatus> status(1);
   codec.decode(ins, outs, rep, status);
   return {status[0], outs[0]};
 }
 
-inline std::vector<std::byte> to_vector(const Buffer& b) { return std::vector<std::byte>(b.data(), b.data() + b.size()); }
+inline std::vector<std::byte> to_vector(const Buffer& b) {
+  return std::vector<std::byte>(b.data(), b.data() + b.size());
+}
 
 }  // namespace cuzarr::test

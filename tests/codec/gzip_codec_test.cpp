@@ -1,9 +1,10 @@
+#include "cuzarr/codec/gzip_codec.hpp"
+
 #include <gtest/gtest.h>
 #include <zlib.h>
 
 #include "codec_test_arrays.hpp"
 #include "codec_test_calls.hpp"
-#include "cuzarr/codec/gzip_codec.hpp"
 
 namespace cuzarr {
 namespace {
@@ -34,7 +35,8 @@ TEST(GzipCodec, ConfigurationAndJson) {
   EXPECT_EQ(GzipCodec::create({{"level", 7}}, kRep)->to_json(),
             nlohmann::json::parse(R"({"name":"gzip","configuration":{"level":7}})"));
   EXPECT_EQ(GzipCodec::create(nlohmann::json::object(), kRep)->level(), 5);
-  for (const char* bad : {R"({"level":10})", R"({"level":-1})", R"({"level":"9"})", R"({"level":1.5})", R"({"lvl":1})"}) {
+  for (const char* bad : {R"({"level":10})", R"({"level":-1})", R"({"level":"9"})",
+                          R"({"level":1.5})", R"({"lvl":1})"}) {
     try {
       GzipCodec::create(nlohmann::json::parse(bad), kRep);
       FAIL() << bad;
@@ -74,8 +76,8 @@ TEST(GzipCodec, DecodesConcatenatedMembersAndZlibStreams) {
 
   std::vector<std::byte> zlib_stream(compressBound(data.size()));
   uLongf size = zlib_stream.size();
-  ASSERT_EQ(compress(reinterpret_cast<Bytef*>(zlib_stream.data()), &size, reinterpret_cast<const Bytef*>(data.data()),
-                     data.size()),
+  ASSERT_EQ(compress(reinterpret_cast<Bytef*>(zlib_stream.data()), &size,
+                     reinterpret_cast<const Bytef*>(data.data()), data.size()),
             Z_OK);
   zlib_stream.resize(size);
   decoded = decode_one(*codec, Buffer::copy_of(zlib_stream), kRep);
@@ -120,16 +122,19 @@ TEST(GzipCodec, CorruptInputReportsZlibsMessage) {
   auto bad_crc = good;
   bad_crc[good.size() - 6] ^= std::byte{1};  // inside the CRC32 trailer
   std::vector<std::byte> truncated(good.begin(), good.end() - 3);
-  for (const auto& [label, bytes] : {std::pair{"flipped", flipped}, std::pair{"bad crc", bad_crc},
-                                     std::pair{"truncated", truncated}, std::pair{"garbage", test::random_bytes(100, 5)},
-                                     std::pair{"empty", std::vector<std::byte>{}}}) {
+  for (const auto& [label, bytes] :
+       {std::pair{"flipped", flipped}, std::pair{"bad crc", bad_crc},
+        std::pair{"truncated", truncated}, std::pair{"garbage", test::random_bytes(100, 5)},
+        std::pair{"empty", std::vector<std::byte>{}}}) {
     auto decoded = decode_one(*codec, Buffer::copy_of(bytes), kRep);
     EXPECT_FALSE(decoded.status.ok) << label;
     EXPECT_EQ(decoded.status.code, ErrorCode::corrupt_data) << label;
-    EXPECT_NE(decoded.status.message.find("gzip"), std::string::npos) << label << ": " << decoded.status.message;
+    EXPECT_NE(decoded.status.message.find("gzip"), std::string::npos)
+        << label << ": " << decoded.status.message;
   }
   auto decoded = decode_one(*codec, Buffer::copy_of(bad_crc), kRep);
-  EXPECT_NE(decoded.status.message.find("incorrect data check"), std::string::npos) << decoded.status.message;
+  EXPECT_NE(decoded.status.message.find("incorrect data check"), std::string::npos)
+      << decoded.status.message;
 }
 
 }  // namespace

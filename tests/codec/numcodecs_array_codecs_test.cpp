@@ -21,7 +21,8 @@ const std::vector<double> kDoubles{1.234, 2.5, -3.75, 100.01};
 const std::vector<float> kFloats{1.234f, 2.5f, -3.75f, 100.01f};
 
 // Encodes `in` with the codec and returns the encoded array's bytes as hex.
-std::string encoded_hex(const ArrayToArrayCodec& codec, const NDBuffer& in, const ChunkRepresentation& r) {
+std::string encoded_hex(const ArrayToArrayCodec& codec, const NDBuffer& in,
+                        const ChunkRepresentation& r) {
   NDBuffer out;
   auto st = encode_one(codec, in, out, r);
   EXPECT_TRUE(st.ok) << st.message;
@@ -51,7 +52,8 @@ TEST(NumcodecsArrayCodecs, DeltaRoundTripsEveryTypeAndFollowsCOrderOfStridedInpu
     std::vector<int32_t> values(12);
     for (int32_t k = 0; k < 12; ++k) values[static_cast<size_t>(k)] = (k * 37 + 5) % 23 - 9;
     NDBuffer in = NDBuffer::allocate(type, {3, 4});
-    cast_elements(reinterpret_cast<const std::byte*>(values.data()), kI4, in.data(), type, values.size(), "test");
+    cast_elements(reinterpret_cast<const std::byte*>(values.data()), kI4, in.data(), type,
+                  values.size(), "test");
     NDBuffer enc, dec;
     ASSERT_TRUE(encode_one(*codec, in, enc, r).ok) << name;
     ASSERT_TRUE(decode_one(*codec, enc, dec, r).ok) << name;
@@ -64,14 +66,16 @@ TEST(NumcodecsArrayCodecs, DeltaRoundTripsEveryTypeAndFollowsCOrderOfStridedInpu
   const std::array<int64_t, 2> order{1, 0};
   NDBuffer enc;
   ASSERT_TRUE(encode_one(*codec, base.permuted(order), enc, r).ok);
-  EXPECT_EQ(to_hex(enc), to_hex(array_of<int32_t>(kI4, {1, 2, -1, 2})));  // [1, 3, 2, 4] differenced
+  EXPECT_EQ(to_hex(enc),
+            to_hex(array_of<int32_t>(kI4, {1, 2, -1, 2})));  // [1, 3, 2, 4] differenced
 }
 
 TEST(NumcodecsArrayCodecs, FixedScaleOffsetMatchesNumcodecs) {
   {  // FixedScaleOffset(offset=1, scale=10, dtype='<f8', astype='<i2')
     const auto r = rep(kF8, {4});
-    auto codec = make<ArrayToArrayCodec>("numcodecs.fixedscaleoffset",
-                                         {{"offset", 1}, {"scale", 10}, {"dtype", "<f8"}, {"astype", "<i2"}}, r);
+    auto codec = make<ArrayToArrayCodec>(
+        "numcodecs.fixedscaleoffset",
+        {{"offset", 1}, {"scale", 10}, {"dtype", "<f8"}, {"astype", "<i2"}}, r);
     EXPECT_EQ(encoded_hex(*codec, array_of(kF8, kDoubles), r), "02000f00d0ffde03");
     NDBuffer enc, dec;
     ASSERT_TRUE(encode_one(*codec, array_of(kF8, kDoubles), enc, r).ok);
@@ -80,33 +84,41 @@ TEST(NumcodecsArrayCodecs, FixedScaleOffsetMatchesNumcodecs) {
     EXPECT_DOUBLE_EQ(d[0], 1.2);
     EXPECT_DOUBLE_EQ(d[2], -3.8);
   }
-  {  // float32 arithmetic, wrap-around cast to u1: FixedScaleOffset(offset=1.5, scale=3.3, '<f4', '<u1')
+  {  // float32 arithmetic, wrap-around cast to u1: FixedScaleOffset(offset=1.5, scale=3.3, '<f4',
+     // '<u1')
     const auto r = rep(kF4, {4});
-    auto codec = make<ArrayToArrayCodec>("numcodecs.fixedscaleoffset",
-                                         {{"offset", 1.5}, {"scale", 3.3}, {"dtype", "<f4"}, {"astype", "<u1"}}, r);
+    auto codec = make<ArrayToArrayCodec>(
+        "numcodecs.fixedscaleoffset",
+        {{"offset", 1.5}, {"scale", 3.3}, {"dtype", "<f4"}, {"astype", "<u1"}}, r);
     EXPECT_EQ(encoded_hex(*codec, array_of(kF4, kFloats), r), "ff03ef45");
   }
-  {  // integer chunk, int offset, float scale; ties round to even: FixedScaleOffset(5, 0.5, '<i4', '<i2')
+  {  // integer chunk, int offset, float scale; ties round to even: FixedScaleOffset(5, 0.5, '<i4',
+     // '<i2')
     const auto r = rep(kI4, {4});
-    auto codec = make<ArrayToArrayCodec>("numcodecs.fixedscaleoffset",
-                                         {{"offset", 5}, {"scale", 0.5}, {"dtype", "<i4"}, {"astype", "<i2"}}, r);
-    EXPECT_EQ(encoded_hex(*codec, array_of<int32_t>(kI4, {7, 100, -20, 33000}), r), "01003000f4ff7240");
+    auto codec = make<ArrayToArrayCodec>(
+        "numcodecs.fixedscaleoffset",
+        {{"offset", 5}, {"scale", 0.5}, {"dtype", "<i4"}, {"astype", "<i2"}}, r);
+    EXPECT_EQ(encoded_hex(*codec, array_of<int32_t>(kI4, {7, 100, -20, 33000}), r),
+              "01003000f4ff7240");
   }
 }
 
 TEST(NumcodecsArrayCodecs, QuantizeMatchesNumcodecs) {
   {  // Quantize(digits=2, dtype='<f8')
     const auto r = rep(kF8, {4});
-    auto codec = make<ArrayToArrayCodec>("numcodecs.quantize", {{"digits", 2}, {"dtype", "<f8"}}, r);
+    auto codec =
+        make<ArrayToArrayCodec>("numcodecs.quantize", {{"digits", 2}, {"dtype", "<f8"}}, r);
     EXPECT_EQ(encoded_hex(*codec, array_of(kF8, kDoubles), r),
               "0000000000c0f33f00000000000004400000000000000ec00000000080005940");
   }
   {  // Quantize(digits=1, dtype='<f4', astype='<f4')
     const auto r = rep(kF4, {4});
-    auto codec = make<ArrayToArrayCodec>("numcodecs.quantize", {{"digits", 1}, {"astype", "float32"}}, r);
+    auto codec =
+        make<ArrayToArrayCodec>("numcodecs.quantize", {{"digits", 1}, {"astype", "float32"}}, r);
     EXPECT_EQ(encoded_hex(*codec, array_of(kF4, kFloats), r), "0000a03f00002040000070c00000c842");
   }
-  EXPECT_THROW(CodecRegistry::instance().create(CodecSpec{"numcodecs.quantize", {{"digits", 1}}}, rep(kI4, {2})),
+  EXPECT_THROW(CodecRegistry::instance().create(CodecSpec{"numcodecs.quantize", {{"digits", 1}}},
+                                                rep(kI4, {2})),
                InvalidArgumentError);
 }
 
@@ -128,7 +140,8 @@ TEST(NumcodecsArrayCodecs, PackBitsMatchesNumcodecsAndChangesShape) {
   auto st = decode_one(*codec, bad, dec, r);
   EXPECT_FALSE(st.ok);
   EXPECT_EQ(st.code, ErrorCode::corrupt_data);
-  EXPECT_THROW(CodecRegistry::instance().create(CodecSpec{"numcodecs.packbits", json::object()}, rep(kI4, {2})),
+  EXPECT_THROW(CodecRegistry::instance().create(CodecSpec{"numcodecs.packbits", json::object()},
+                                                rep(kI4, {2})),
                InvalidArgumentError);
 }
 
@@ -144,29 +157,35 @@ TEST(NumcodecsArrayCodecs, BitRoundMatchesNumcodecs) {
     EXPECT_EQ(encoded_hex(*codec, array_of(kF8, kDoubles), r),
               "0000000000c0f33f00000000000004400000000000000ec00000000000005940");
   }
-  EXPECT_THROW(CodecRegistry::instance().create(CodecSpec{"numcodecs.bitround", {{"keepbits", 24}}}, rep(kF4, {2})),
+  EXPECT_THROW(CodecRegistry::instance().create(CodecSpec{"numcodecs.bitround", {{"keepbits", 24}}},
+                                                rep(kF4, {2})),
                InvalidArgumentError);
 }
 
 TEST(NumcodecsArrayCodecs, AsTypeMatchesNumcodecs) {
   // AsType(encode_dtype='<i2', decode_dtype='<f8').encode([1.7, -2.2, 300.9]): truncation
   const auto r = rep(kF8, {3});
-  auto codec = make<ArrayToArrayCodec>("numcodecs.astype", {{"encode_dtype", "<i2"}, {"decode_dtype", "<f8"}}, r);
+  auto codec = make<ArrayToArrayCodec>("numcodecs.astype",
+                                       {{"encode_dtype", "<i2"}, {"decode_dtype", "<f8"}}, r);
   EXPECT_EQ(codec->encoded_representation(r).data_type, kI2);
   EXPECT_EQ(encoded_hex(*codec, array_of<double>(kF8, {1.7, -2.2, 300.9}), r), "0100feff2c01");
   NDBuffer enc, dec;
   ASSERT_TRUE(encode_one(*codec, array_of<double>(kF8, {1.7, -2.2, 300.9}), enc, r).ok);
   ASSERT_TRUE(decode_one(*codec, enc, dec, r).ok);
   EXPECT_EQ(dec.data_as<double>()[2], 300.0);
-  EXPECT_THROW(CodecRegistry::instance().create(CodecSpec{"numcodecs.astype", json::object()}, r), InvalidArgumentError);
-  EXPECT_THROW(CodecRegistry::instance().create(CodecSpec{"numcodecs.astype", {{"encode_dtype", ">i2"}}}, r),
-               UnsupportedError);
+  EXPECT_THROW(CodecRegistry::instance().create(CodecSpec{"numcodecs.astype", json::object()}, r),
+               InvalidArgumentError);
+  EXPECT_THROW(
+      CodecRegistry::instance().create(CodecSpec{"numcodecs.astype", {{"encode_dtype", ">i2"}}}, r),
+      UnsupportedError);
 }
 
 TEST(NumcodecsArrayCodecs, DtypeMustMatchTheChunk) {
-  EXPECT_THROW(CodecRegistry::instance().create(CodecSpec{"numcodecs.delta", {{"dtype", "<i8"}}}, rep(kI4, {2})),
+  EXPECT_THROW(CodecRegistry::instance().create(CodecSpec{"numcodecs.delta", {{"dtype", "<i8"}}},
+                                                rep(kI4, {2})),
                InvalidArgumentError);
-  EXPECT_THROW(CodecRegistry::instance().create(CodecSpec{"numcodecs.delta", {{"dtype", "<q9"}}}, rep(kI4, {2})),
+  EXPECT_THROW(CodecRegistry::instance().create(CodecSpec{"numcodecs.delta", {{"dtype", "<q9"}}},
+                                                rep(kI4, {2})),
                InvalidArgumentError);
 }
 

@@ -27,15 +27,24 @@ struct Vector {
 const Vector kVectors[] = {
     {"numcodecs.lz4", json::object(), "220000006e68656c6c6f200600a06e756d636f6465637321"},
     {"numcodecs.zlib", {{"level", 1}}, "7801cb48cdc9c957c8c020f34a7393f35352938b1501dfd60cb3"},
-    {"numcodecs.bz2", {{"level", 1}},
-     "425a6831314159265359e1b37503000006918060000e478a002000310340d012a69a1e9a230b6a55025ae830c9d8599f177245385090e1b37503"},
+    {"numcodecs.bz2",
+     {{"level", 1}},
+     "425a6831314159265359e1b37503000006918060000e478a002000310340d012a69a1e9a230b6a55025ae830c9d85"
+     "99f177245385090e1b37503"},
     {"numcodecs.lzma", json::object(),
-     "fd377a585a000004e6d6b4460200210116000000742fe5a3e0002100165d00341949ee8de9560c608d7c17bf373448135dc34c8640000000a5"
+     "fd377a585a000004e6d6b4460200210116000000742fe5a3e0002100165d00341949ee8de9560c608d7c17bf37344"
+     "8135dc34c8640000000a5"
      "c1e7ec01e1d27400013222bea096181fb6f37d010000000004595a"},
-    {"numcodecs.gzip", {{"level", 1}}, "1f8b0800a608026b04ffcb48cdc9c957c8c020f34a7393f35352938b15010fd4f20d22000000"},
-    {"numcodecs.crc32", json::object(), "0fd4f20d68656c6c6f2068656c6c6f2068656c6c6f2068656c6c6f206e756d636f6465637321"},
-    {"numcodecs.crc32", {{"location", "end"}}, "68656c6c6f2068656c6c6f2068656c6c6f2068656c6c6f206e756d636f64656373210fd4f20d"},
-    {"numcodecs.adler32", json::object(), "b30cd6df68656c6c6f2068656c6c6f2068656c6c6f2068656c6c6f206e756d636f6465637321"},
+    {"numcodecs.gzip",
+     {{"level", 1}},
+     "1f8b0800a608026b04ffcb48cdc9c957c8c020f34a7393f35352938b15010fd4f20d22000000"},
+    {"numcodecs.crc32", json::object(),
+     "0fd4f20d68656c6c6f2068656c6c6f2068656c6c6f2068656c6c6f206e756d636f6465637321"},
+    {"numcodecs.crc32",
+     {{"location", "end"}},
+     "68656c6c6f2068656c6c6f2068656c6c6f2068656c6c6f206e756d636f64656373210fd4f20d"},
+    {"numcodecs.adler32", json::object(),
+     "b30cd6df68656c6c6f2068656c6c6f2068656c6c6f2068656c6c6f206e756d636f6465637321"},
 };
 
 TEST(NumcodecsBytesCodecs, DecodeNumcodecsVectors) {
@@ -62,16 +71,21 @@ TEST(NumcodecsBytesCodecs, EncodeMatchesNumcodecsWhereTheFormatIsDeterministic) 
 }
 
 TEST(NumcodecsBytesCodecs, RoundTripEveryCodecAndSize) {
-  const std::pair<const char*, json> codecs[] = {
-      {"numcodecs.zlib", json::object()},      {"numcodecs.gzip", json::object()},
-      {"numcodecs.bz2", {{"level", 9}}},       {"numcodecs.lzma", json::object()},
-      {"numcodecs.lzma", {{"format", 2}, {"preset", 1}}},
-      {"numcodecs.lz4", {{"acceleration", 5}}}, {"numcodecs.shuffle", {{"elementsize", 8}}},
-      {"numcodecs.crc32", json::object()},      {"numcodecs.adler32", {{"location", "end"}}},
-      {"numcodecs.crc32c", json::object()},     {"numcodecs.fletcher32", json::object()}};
+  const std::pair<const char*, json> codecs[] = {{"numcodecs.zlib", json::object()},
+                                                 {"numcodecs.gzip", json::object()},
+                                                 {"numcodecs.bz2", {{"level", 9}}},
+                                                 {"numcodecs.lzma", json::object()},
+                                                 {"numcodecs.lzma", {{"format", 2}, {"preset", 1}}},
+                                                 {"numcodecs.lz4", {{"acceleration", 5}}},
+                                                 {"numcodecs.shuffle", {{"elementsize", 8}}},
+                                                 {"numcodecs.crc32", json::object()},
+                                                 {"numcodecs.adler32", {{"location", "end"}}},
+                                                 {"numcodecs.crc32c", json::object()},
+                                                 {"numcodecs.fletcher32", json::object()}};
   for (size_t size : {size_t{0}, size_t{8}, size_t{4096}, size_t{200008}}) {
     Buffer data = Buffer::allocate(size);
-    for (size_t i = 0; i < size; ++i) data.data()[i] = static_cast<std::byte>((i * 31 + i / 100) & 0xff);
+    for (size_t i = 0; i < size; ++i)
+      data.data()[i] = static_cast<std::byte>((i * 31 + i / 100) & 0xff);
     const auto r = rep(DataType(DataTypeKind::float64), {static_cast<int64_t>(size / 8)});
     for (const auto& [name, config] : codecs) {
       auto codec = make<BytesToBytesCodec>(name, config, r);
@@ -103,7 +117,8 @@ TEST(NumcodecsBytesCodecs, ShuffleMatchesNumcodecs) {
   for (uint32_t i = 0; i < 6; ++i) values[i] = i * 0x01020304u;
   Buffer data = Buffer::copy_of(std::as_bytes(std::span(values)));
   const auto r = rep(DataType(DataTypeKind::uint32), {6});
-  auto codec = make<BytesToBytesCodec>("numcodecs.shuffle", json::object(), r);  // elementsize from the type
+  auto codec =
+      make<BytesToBytesCodec>("numcodecs.shuffle", json::object(), r);  // elementsize from the type
   Buffer out;
   ASSERT_TRUE(encode_one(*codec, data, out, r).ok);
   EXPECT_EQ(to_hex(out), "0004080c1014000306090c0f00020406080a000102030405");
@@ -111,7 +126,8 @@ TEST(NumcodecsBytesCodecs, ShuffleMatchesNumcodecs) {
 }
 
 TEST(NumcodecsBytesCodecs, ChecksumMismatchAndTruncationFail) {
-  for (const char* name : {"numcodecs.crc32", "numcodecs.adler32", "numcodecs.crc32c", "numcodecs.fletcher32"}) {
+  for (const char* name :
+       {"numcodecs.crc32", "numcodecs.adler32", "numcodecs.crc32c", "numcodecs.fletcher32"}) {
     auto codec = make<BytesToBytesCodec>(name, json::object(), kTextRep);
     Buffer enc, dec;
     ASSERT_TRUE(encode_one(*codec, Buffer::copy_of(kText), enc, kTextRep).ok);
@@ -129,7 +145,8 @@ TEST(NumcodecsBytesCodecs, ChecksumMismatchAndTruncationFail) {
 TEST(NumcodecsBytesCodecs, TruncatedCompressedStreamsFail) {
   for (const auto& v : kVectors) {
     const std::string name = v.name;
-    if (name.find("crc32") != std::string::npos || name.find("adler32") != std::string::npos) continue;
+    if (name.find("crc32") != std::string::npos || name.find("adler32") != std::string::npos)
+      continue;
     auto codec = make<BytesToBytesCodec>(v.name, v.config, kTextRep);
     Buffer full = from_hex(v.hex), dec;
     auto st = decode_one(*codec, full.slice(0, full.size() - 6), dec, kTextRep);
@@ -158,13 +175,20 @@ TEST(NumcodecsBytesCodecs, Lz4HeaderClaimingHugeSizeFailsWithoutAllocating) {
 
 TEST(NumcodecsBytesCodecs, BadConfigurationsAreRejected) {
   auto& registry = CodecRegistry::instance();
-  EXPECT_THROW(registry.create(CodecSpec{"numcodecs.zlib", {{"level", 12}}}, kTextRep), InvalidArgumentError);
-  EXPECT_THROW(registry.create(CodecSpec{"numcodecs.bz2", {{"level", 0}}}, kTextRep), InvalidArgumentError);
-  EXPECT_THROW(registry.create(CodecSpec{"numcodecs.crc32", {{"location", "middle"}}}, kTextRep), InvalidArgumentError);
-  EXPECT_THROW(registry.create(CodecSpec{"numcodecs.lzma", {{"format", 3}}}, kTextRep), UnsupportedError);
-  EXPECT_THROW(registry.create(CodecSpec{"numcodecs.lzma", json::parse(R"({"filters": [{"id": 33}]})")}, kTextRep),
+  EXPECT_THROW(registry.create(CodecSpec{"numcodecs.zlib", {{"level", 12}}}, kTextRep),
+               InvalidArgumentError);
+  EXPECT_THROW(registry.create(CodecSpec{"numcodecs.bz2", {{"level", 0}}}, kTextRep),
+               InvalidArgumentError);
+  EXPECT_THROW(registry.create(CodecSpec{"numcodecs.crc32", {{"location", "middle"}}}, kTextRep),
+               InvalidArgumentError);
+  EXPECT_THROW(registry.create(CodecSpec{"numcodecs.lzma", {{"format", 3}}}, kTextRep),
                UnsupportedError);
-  EXPECT_THROW(registry.create(CodecSpec{"numcodecs.lz4", {{"speed", 1}}}, kTextRep), InvalidArgumentError);
+  EXPECT_THROW(
+      registry.create(CodecSpec{"numcodecs.lzma", json::parse(R"({"filters": [{"id": 33}]})")},
+                      kTextRep),
+      UnsupportedError);
+  EXPECT_THROW(registry.create(CodecSpec{"numcodecs.lz4", {{"speed", 1}}}, kTextRep),
+               InvalidArgumentError);
 }
 
 TEST(NumcodecsBytesCodecs, ChecksumDefaultsFollowNumcodecs) {
@@ -172,7 +196,8 @@ TEST(NumcodecsBytesCodecs, ChecksumDefaultsFollowNumcodecs) {
   auto crc32c = make<NumcodecsChecksum32Codec>("numcodecs.crc32c", json::object(), kTextRep);
   EXPECT_EQ(crc32->location(), NumcodecsChecksum32Codec::Location::start);
   EXPECT_EQ(crc32c->location(), NumcodecsChecksum32Codec::Location::end);
-  EXPECT_EQ(crc32->to_json(), json::parse(R"({"name":"numcodecs.crc32","configuration":{"location":"start"}})"));
+  EXPECT_EQ(crc32->to_json(),
+            json::parse(R"({"name":"numcodecs.crc32","configuration":{"location":"start"}})"));
 }
 
 TEST(NumcodecsIds, MapV2IdsOntoRegisteredV3Names) {

@@ -14,7 +14,8 @@ namespace cuzarr::numcodecs_test {
 
 inline Buffer from_hex(const std::string& hex) {
   Buffer b = Buffer::allocate(hex.size() / 2);
-  for (size_t i = 0; i < b.size(); ++i) b.data()[i] = static_cast<std::byte>(std::stoi(hex.substr(2 * i, 2), nullptr, 16));
+  for (size_t i = 0; i < b.size(); ++i)
+    b.data()[i] = static_cast<std::byte>(std::stoi(hex.substr(2 * i, 2), nullptr, 16));
   return b;
 }
 
@@ -29,7 +30,8 @@ inline std::string to_hex(const Buffer& b) {
 }
 
 inline std::string to_hex(const NDBuffer& a) {
-  return to_hex(Buffer::copy_of(std::span<const std::byte>(a.data(), static_cast<size_t>(a.nbytes()))));
+  return to_hex(
+      Buffer::copy_of(std::span<const std::byte>(a.data(), static_cast<size_t>(a.nbytes()))));
 }
 
 inline ChunkRepresentation rep(DataType type, Shape shape) {
@@ -44,8 +46,10 @@ inline NDBuffer array_of(DataType type, const std::vector<T>& values) {
 }
 
 template <class C>
-std::shared_ptr<C> make(const std::string& name, const nlohmann::json& config, const ChunkRepresentation& r) {
-  auto codec = std::dynamic_pointer_cast<C>(CodecRegistry::instance().create(CodecSpec{name, config}, r));
+std::shared_ptr<C> make(const std::string& name, const nlohmann::json& config,
+                        const ChunkRepresentation& r) {
+  auto codec =
+      std::dynamic_pointer_cast<C>(CodecRegistry::instance().create(CodecSpec{name, config}, r));
   EXPECT_NE(codec, nullptr) << name;
   return codec;
 }

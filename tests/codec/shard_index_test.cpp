@@ -19,7 +19,8 @@ void expect_corrupt(F&& f, std::initializer_list<std::string> parts) {
     FAIL() << "expected CorruptDataError";
   } catch (const CorruptDataError& e) {
     const std::string message = e.what();
-    for (const auto& part : parts) EXPECT_NE(message.find(part), std::string::npos) << message << " lacks " << part;
+    for (const auto& part : parts)
+      EXPECT_NE(message.find(part), std::string::npos) << message << " lacks " << part;
   }
 }
 
@@ -49,7 +50,8 @@ TEST(ShardIndex, LinearIndexIsCOrder) {
   EXPECT_EQ(index.linear_index(Index{0, 1, 0}), 4u);
   EXPECT_EQ(index.linear_index(Index{1, 0, 0}), 12u);
   EXPECT_EQ(index.linear_index(Index{1, 2, 3}), 23u);
-  for (size_t i = 0; i < index.chunk_count(); ++i) EXPECT_EQ(index.linear_index(index.chunk_coords(i)), i);
+  for (size_t i = 0; i < index.chunk_count(); ++i)
+    EXPECT_EQ(index.linear_index(index.chunk_coords(i)), i);
   EXPECT_EQ(index.chunk_coords(23), (Index{1, 2, 3}));
 }
 
@@ -93,7 +95,8 @@ TEST(ShardIndex, RejectsEntryPastTheEnd) {
   ShardIndex index = ShardIndex::empty({2, 2});
   index.offsets[1] = 10;
   index.nbytes[1] = 23;
-  expect_corrupt([&] { index.validate(0, 32, "arr/c/1/2"); }, {"arr/c/1/2", "[0, 1]", "[10, 33)", "[0, 32)"});
+  expect_corrupt([&] { index.validate(0, 32, "arr/c/1/2"); },
+                 {"arr/c/1/2", "[0, 1]", "[10, 33)", "[0, 32)"});
 }
 
 TEST(ShardIndex, RejectsEntryStartingPastTheEnd) {

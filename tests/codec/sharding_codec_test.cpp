@@ -72,7 +72,8 @@ std::vector<T> values_of(const NDBuffer& a) {
 const json kBytes = {{"name", "bytes"}, {"configuration", {{"endian", "little"}}}};
 const json kCrc = {{"name", "crc32c"}};
 
-Buffer encode_one(const ShardingCodec& codec, const NDBuffer& shard, const ChunkRepresentation& rep) {
+Buffer encode_one(const ShardingCodec& codec, const NDBuffer& shard,
+                  const ChunkRepresentation& rep) {
   const NDBuffer in[1] = {shard};
   Buffer out[1];
   ChunkStatus status[1];
@@ -81,7 +82,8 @@ Buffer encode_one(const ShardingCodec& codec, const NDBuffer& shard, const Chunk
   return out[0];
 }
 
-NDBuffer decode_one(const ShardingCodec& codec, const Buffer& encoded, const ChunkRepresentation& rep) {
+NDBuffer decode_one(const ShardingCodec& codec, const Buffer& encoded,
+                    const ChunkRepresentation& rep) {
   const Buffer in[1] = {encoded};
   NDBuffer out[1];
   ChunkStatus status[1];
@@ -90,7 +92,8 @@ NDBuffer decode_one(const ShardingCodec& codec, const Buffer& encoded, const Chu
   return out[0];
 }
 
-ChunkStatus decode_status(const ShardingCodec& codec, const Buffer& encoded, const ChunkRepresentation& rep) {
+ChunkStatus decode_status(const ShardingCodec& codec, const Buffer& encoded,
+                          const ChunkRepresentation& rep) {
   const Buffer in[1] = {encoded};
   NDBuffer out[1];
   ChunkStatus status[1];
@@ -112,7 +115,8 @@ void expect_error(F&& f, std::initializer_list<std::string> parts) {
     FAIL() << "expected an exception";
   } catch (const E& e) {
     const std::string message = e.what();
-    for (const auto& part : parts) EXPECT_NE(message.find(part), std::string::npos) << message << " lacks " << part;
+    for (const auto& part : parts)
+      EXPECT_NE(message.find(part), std::string::npos) << message << " lacks " << part;
   }
 }
 
@@ -121,9 +125,13 @@ void expect_error(F&& f, std::initializer_list<std::string> parts) {
 TEST(ShardingCodec, ByteLayoutWithIndexAtEndAndChecksum) {
   // Shard [4] uint16 of inner chunks [2]; inner chunk 0 holds only the fill value.
   const auto rep = representation<uint16_t>({4}, DataTypeKind::uint16, 0);
-  const auto codec = ShardingCodec::create(
-      {{"chunk_shape", {2}}, {"codecs", {kBytes}}, {"index_codecs", {kBytes, kCrc}}, {"index_location", "end"}}, rep);
-  const Buffer encoded = encode_one(*codec, make_array<uint16_t>(DataTypeKind::uint16, {4}, {0, 0, 0x0102, 0x0304}), rep);
+  const auto codec = ShardingCodec::create({{"chunk_shape", {2}},
+                                            {"codecs", {kBytes}},
+                                            {"index_codecs", {kBytes, kCrc}},
+                                            {"index_location", "end"}},
+                                           rep);
+  const Buffer encoded = encode_one(
+      *codec, make_array<uint16_t>(DataTypeKind::uint16, {4}, {0, 0, 0x0102, 0x0304}), rep);
 
   // Sharding spec, "Binary shard format": chunk data, then the index of (offset, nbytes) pairs as
   // little-endian uint64 in C order of the inner chunk grid (2^64-1 twice for an empty chunk),
@@ -141,25 +149,29 @@ TEST(ShardingCodec, ByteLayoutWithIndexAtEndAndChecksum) {
   EXPECT_EQ(codec->index_encoded_size(), 36);
 
   // And the hand-built shard decodes.
-  EXPECT_EQ(values_of<uint16_t>(decode_one(*codec, Buffer::copy_of(std::as_bytes(std::span(expected))), rep)),
+  EXPECT_EQ(values_of<uint16_t>(
+                decode_one(*codec, Buffer::copy_of(std::as_bytes(std::span(expected))), rep)),
             (std::vector<uint16_t>{0, 0, 0x0102, 0x0304}));
 }
 
 TEST(ShardingCodec, ByteLayoutWithIndexAtStartIsCOrderOfTheGrid) {
   // Shard [2, 4] uint8, inner chunks [1, 2]: a 2 x 2 grid; chunks (0, 1) and (1, 0) are empty.
   const auto rep = representation<uint8_t>({2, 4}, DataTypeKind::uint8, 9);
-  const auto codec = ShardingCodec::create(
-      {{"chunk_shape", {1, 2}}, {"codecs", {kBytes}}, {"index_codecs", {kBytes}}, {"index_location", "start"}}, rep);
-  const Buffer encoded =
-      encode_one(*codec, make_array<uint8_t>(DataTypeKind::uint8, {2, 4}, {1, 2, 9, 9, 9, 9, 3, 4}), rep);
+  const auto codec = ShardingCodec::create({{"chunk_shape", {1, 2}},
+                                            {"codecs", {kBytes}},
+                                            {"index_codecs", {kBytes}},
+                                            {"index_location", "start"}},
+                                           rep);
+  const Buffer encoded = encode_one(
+      *codec, make_array<uint8_t>(DataTypeKind::uint8, {2, 4}, {1, 2, 9, 9, 9, 9, 3, 4}), rep);
 
   const uint64_t index_size = 4 * 16;
   std::vector<uint8_t> expected;
-  append_le(expected, index_size, 8);      // (0, 0): right after the index
+  append_le(expected, index_size, 8);  // (0, 0): right after the index
   append_le(expected, 2, 8);
-  append_le(expected, ~uint64_t{0}, 8);    // (0, 1): empty
+  append_le(expected, ~uint64_t{0}, 8);  // (0, 1): empty
   append_le(expected, ~uint64_t{0}, 8);
-  append_le(expected, ~uint64_t{0}, 8);    // (1, 0): empty
+  append_le(expected, ~uint64_t{0}, 8);  // (1, 0): empty
   append_le(expected, ~uint64_t{0}, 8);
   append_le(expected, index_size + 2, 8);  // (1, 1)
   append_le(expected, 2, 8);
@@ -178,13 +190,15 @@ TEST(ShardingCodec, ByteLayoutWithIndexAtStartIsCOrderOfTheGrid) {
   append_le(reordered, index_size, 8);
   append_le(reordered, 2, 8);
   reordered.insert(reordered.end(), {3, 4, 0xEE, 1, 2});
-  EXPECT_EQ(values_of<uint8_t>(decode_one(*codec, Buffer::copy_of(std::as_bytes(std::span(reordered))), rep)),
+  EXPECT_EQ(values_of<uint8_t>(
+                decode_one(*codec, Buffer::copy_of(std::as_bytes(std::span(reordered))), rep)),
             (std::vector<uint8_t>{1, 2, 9, 9, 9, 9, 3, 4}));
 }
 
 // --- Round trips --------------------------------------------------------------------------------
 
-std::vector<int32_t> pattern_with_empty_chunks(const Shape& shard, const Shape& inner, int32_t fill) {
+std::vector<int32_t> pattern_with_empty_chunks(const Shape& shard, const Shape& inner,
+                                               int32_t fill) {
   // Inner chunks whose linear grid index is a multiple of 3 hold only the fill value.
   std::vector<int32_t> v(static_cast<size_t>(element_count(shard)));
   for (size_t i = 0; i < v.size(); ++i) {
@@ -195,7 +209,8 @@ std::vector<int32_t> pattern_with_empty_chunks(const Shape& shard, const Shape& 
       rest /= static_cast<size_t>(shard[d]);
     }
     for (size_t d = 0; d < shard.size(); ++d) {
-      chunk = chunk * static_cast<size_t>(shard[d] / inner[d]) + static_cast<size_t>(coords[d] / inner[d]);
+      chunk = chunk * static_cast<size_t>(shard[d] / inner[d]) +
+              static_cast<size_t>(coords[d] / inner[d]);
     }
     v[i] = chunk % 3 == 0 ? fill : static_cast<int32_t>(i * 7919 % 1000) - 500;
   }
@@ -207,9 +222,11 @@ class ShardingRoundTrip : public ::testing::TestWithParam<std::string> {};
 TEST_P(ShardingRoundTrip, RoundTripsAndPlacesTheIndex) {
   const Shape shard{4, 6, 8}, inner{2, 3, 4};
   const auto rep = representation<int32_t>(shard, DataTypeKind::int32, 7);
-  const auto codec = ShardingCodec::create(
-      {{"chunk_shape", inner}, {"codecs", {kBytes}}, {"index_codecs", {kBytes, kCrc}}, {"index_location", GetParam()}},
-      rep);
+  const auto codec = ShardingCodec::create({{"chunk_shape", inner},
+                                            {"codecs", {kBytes}},
+                                            {"index_codecs", {kBytes, kCrc}},
+                                            {"index_location", GetParam()}},
+                                           rep);
   const auto values = pattern_with_empty_chunks(shard, inner, 7);
   const Buffer encoded = encode_one(*codec, make_array(DataTypeKind::int32, shard, values), rep);
   // 8 inner chunks, 3 of them (linear 0, 3, 6) empty: 5 stored chunks of 24 int32.
@@ -230,7 +247,8 @@ TEST_P(ShardingRoundTrip, RoundTripsAndPlacesTheIndex) {
     EXPECT_EQ(end, encoded.size());
   }
   ASSERT_EQ(end - begin, static_cast<uint64_t>(index_size));
-  const ShardIndex index = codec->decode_index(encoded.slice(begin, end - begin), encoded.size(), "a/c/0/0/0");
+  const ShardIndex index =
+      codec->decode_index(encoded.slice(begin, end - begin), encoded.size(), "a/c/0/0/0");
   EXPECT_EQ(index.grid, (Shape{2, 2, 2}));
   for (size_t j = 0; j < 8; ++j) {
     EXPECT_EQ(index.is_empty(j), j % 3 == 0) << j;
@@ -259,7 +277,8 @@ INSTANTIATE_TEST_SUITE_P(IndexLocation, ShardingRoundTrip, ::testing::Values("st
 
 TEST(ShardingCodec, EmptyInnerChunksAreNotStored) {
   const auto rep = representation<uint32_t>({8}, DataTypeKind::uint32, 5);
-  const auto codec = ShardingCodec::create({{"chunk_shape", {2}}, {"codecs", {kBytes}}, {"index_codecs", {kBytes}}}, rep);
+  const auto codec = ShardingCodec::create(
+      {{"chunk_shape", {2}}, {"codecs", {kBytes}}, {"index_codecs", {kBytes}}}, rep);
   std::vector<uint32_t> values(8, 5);
   values[3] = 1;  // only inner chunk 1 differs from the fill value
   const Buffer encoded = encode_one(*codec, make_array(DataTypeKind::uint32, {8}, values), rep);
@@ -270,9 +289,11 @@ TEST(ShardingCodec, EmptyInnerChunksAreNotStored) {
 TEST(ShardingCodec, AllEmptyShardEncodesToNothingAndDecodesToFill) {
   const auto rep = representation<uint32_t>({4, 4}, DataTypeKind::uint32, 0xABCD);
   const auto codec = ShardingCodec::create({{"chunk_shape", {2, 2}}}, rep);
-  const Buffer encoded = encode_one(*codec, make_array(DataTypeKind::uint32, {4, 4}, std::vector<uint32_t>(16, 0xABCD)), rep);
+  const Buffer encoded = encode_one(
+      *codec, make_array(DataTypeKind::uint32, {4, 4}, std::vector<uint32_t>(16, 0xABCD)), rep);
   EXPECT_EQ(encoded.size(), 0u);
-  EXPECT_EQ(values_of<uint32_t>(decode_one(*codec, Buffer(), rep)), std::vector<uint32_t>(16, 0xABCD));
+  EXPECT_EQ(values_of<uint32_t>(decode_one(*codec, Buffer(), rep)),
+            std::vector<uint32_t>(16, 0xABCD));
 }
 
 TEST(ShardingCodec, FillValueComparisonIsBytewise) {
@@ -281,27 +302,36 @@ TEST(ShardingCodec, FillValueComparisonIsBytewise) {
   const float nan = std::numeric_limits<float>::quiet_NaN();
   const auto nan_rep = representation<float>({4}, DataTypeKind::float32, nan);
   const auto nan_codec = ShardingCodec::create({{"chunk_shape", {2}}}, nan_rep);
-  EXPECT_EQ(encode_one(*nan_codec, make_array<float>(DataTypeKind::float32, {4}, {nan, nan, nan, nan}), nan_rep).size(), 0u);
+  EXPECT_EQ(encode_one(*nan_codec,
+                       make_array<float>(DataTypeKind::float32, {4}, {nan, nan, nan, nan}), nan_rep)
+                .size(),
+            0u);
 
   const auto zero_rep = representation<float>({4}, DataTypeKind::float32, 0.0f);
   const auto zero_codec = ShardingCodec::create(
       {{"chunk_shape", {2}}, {"codecs", {kBytes}}, {"index_codecs", {kBytes}}}, zero_rep);
-  const Buffer encoded = encode_one(*zero_codec, make_array<float>(DataTypeKind::float32, {4}, {0.0f, 0.0f, 0.0f, -0.0f}), zero_rep);
+  const Buffer encoded = encode_one(
+      *zero_codec, make_array<float>(DataTypeKind::float32, {4}, {0.0f, 0.0f, 0.0f, -0.0f}),
+      zero_rep);
   EXPECT_EQ(encoded.size(), 2u * 16 + 8);
   const auto decoded = values_of<float>(decode_one(*zero_codec, encoded, zero_rep));
   EXPECT_TRUE(std::signbit(decoded[3]));
 }
 
 TEST(ShardingCodec, InnerCompressionCodecsRoundTripAndShrink) {
-  for (const json& compressor : {json{{"name", "zstd"}, {"configuration", {{"level", 3}, {"checksum", false}}}},
-                                 json{{"name", "gzip"}, {"configuration", {{"level", 5}}}}}) {
+  for (const json& compressor :
+       {json{{"name", "zstd"}, {"configuration", {{"level", 3}, {"checksum", false}}}},
+        json{{"name", "gzip"}, {"configuration", {{"level", 5}}}}}) {
     SCOPED_TRACE(compressor.dump());
     const Shape shard{16, 16}, inner{8, 8};
     const auto rep = representation<int32_t>(shard, DataTypeKind::int32, 0);
-    const auto codec = ShardingCodec::create(
-        {{"chunk_shape", inner}, {"codecs", {kBytes, compressor}}, {"index_codecs", {kBytes, kCrc}}}, rep);
+    const auto codec = ShardingCodec::create({{"chunk_shape", inner},
+                                              {"codecs", {kBytes, compressor}},
+                                              {"index_codecs", {kBytes, kCrc}}},
+                                             rep);
     std::vector<int32_t> values(256);
-    for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<int32_t>(i / 16) + 1;  // compressible
+    for (size_t i = 0; i < values.size(); ++i)
+      values[i] = static_cast<int32_t>(i / 16) + 1;  // compressible
     const Buffer encoded = encode_one(*codec, make_array(DataTypeKind::int32, shard, values), rep);
     EXPECT_LT(encoded.size(), 256u * 4 / 2);
     EXPECT_EQ(values_of<int32_t>(decode_one(*codec, encoded, rep)), values);
@@ -318,8 +348,8 @@ TEST(ShardingCodec, NestedShardingRoundTrips) {
                          {"codecs", {kBytes}},
                          {"index_codecs", {kBytes, kCrc}},
                          {"index_location", "start"}}}};
-  const auto codec =
-      ShardingCodec::create({{"chunk_shape", {4, 4}}, {"codecs", {nested}}, {"index_codecs", {kBytes, kCrc}}}, rep);
+  const auto codec = ShardingCodec::create(
+      {{"chunk_shape", {4, 4}}, {"codecs", {nested}}, {"index_codecs", {kBytes, kCrc}}}, rep);
   ASSERT_EQ(codec->inner_chain().array_to_bytes()->name(), "sharding_indexed");
 
   std::vector<uint16_t> values(64, 0);
@@ -340,7 +370,9 @@ TEST(ShardingCodec, NestedShardingRoundTrips) {
 TEST(ShardingCodec, RegistryCreatesTheCodec) {
   const auto rep = representation<uint8_t>({4}, DataTypeKind::uint8, 0);
   const auto codec = CodecRegistry::instance().create(
-      CodecSpec{"sharding_indexed", {{"chunk_shape", {2}}, {"codecs", {kBytes}}, {"index_codecs", {kBytes}}}}, rep);
+      CodecSpec{"sharding_indexed",
+                {{"chunk_shape", {2}}, {"codecs", {kBytes}}, {"index_codecs", {kBytes}}}},
+      rep);
   ASSERT_NE(std::dynamic_pointer_cast<ShardingCodec>(codec), nullptr);
   EXPECT_EQ(codec->name(), "sharding_indexed");
 }
@@ -353,8 +385,9 @@ TEST(ShardingCodec, BatchOfShardsAndDecodeIntoGivenArrays) {
   std::vector<int16_t> big(16);
   std::iota(big.begin(), big.end(), int16_t{100});
   const NDBuffer strided = make_array(DataTypeKind::int16, {4, 4}, big).sliced(0, 0, 2, 2);
-  const NDBuffer in[3] = {strided, make_array(DataTypeKind::int16, {2, 4}, std::vector<int16_t>(8, -1)),
-                          make_array<int16_t>(DataTypeKind::int16, {2, 4}, {1, 2, -1, -1, 3, 4, -1, -1})};
+  const NDBuffer in[3] = {
+      strided, make_array(DataTypeKind::int16, {2, 4}, std::vector<int16_t>(8, -1)),
+      make_array<int16_t>(DataTypeKind::int16, {2, 4}, {1, 2, -1, -1, 3, 4, -1, -1})};
   Buffer encoded[3];
   ChunkStatus status[3];
   codec->encode(in, encoded, rep, status);
@@ -375,14 +408,16 @@ TEST(ShardingCodec, BatchOfShardsAndDecodeIntoGivenArrays) {
   EXPECT_EQ(values_of<int16_t>(given0), values_of<int16_t>(strided));
   EXPECT_EQ(values_of<int16_t>(target.sliced(0, 3, -1, 2)), std::vector<int16_t>(8, -1));
   EXPECT_EQ(values_of<int16_t>(out[2]), (std::vector<int16_t>{1, 2, -1, -1, 3, 4, -1, -1}));
-  EXPECT_EQ(values_of<int16_t>(target.sliced(0, 0, 1, 2)), std::vector<int16_t>(8, 0));  // untouched rows
+  EXPECT_EQ(values_of<int16_t>(target.sliced(0, 0, 1, 2)),
+            std::vector<int16_t>(8, 0));  // untouched rows
 }
 
 TEST(ShardingCodec, ZeroDimensionalShard) {
   const auto rep = representation<int64_t>({}, DataTypeKind::int64, 0);
   const auto codec = ShardingCodec::create({{"chunk_shape", json::array()}}, rep);
   EXPECT_EQ(codec->index_encoded_size(), 16 + 4);
-  const Buffer encoded = encode_one(*codec, make_array<int64_t>(DataTypeKind::int64, {}, {-42}), rep);
+  const Buffer encoded =
+      encode_one(*codec, make_array<int64_t>(DataTypeKind::int64, {}, {-42}), rep);
   EXPECT_EQ(encoded.size(), 8u + 20u);
   EXPECT_EQ(values_of<int64_t>(decode_one(*codec, encoded, rep)), std::vector<int64_t>{-42});
 }
@@ -391,14 +426,17 @@ TEST(ShardingCodec, ZeroDimensionalShard) {
 
 TEST(ShardingCodec, CorruptIndexWithChecksumIsCorruptData) {
   const auto rep = representation<uint8_t>({4}, DataTypeKind::uint8, 0);
-  const auto codec = ShardingCodec::create({{"chunk_shape", {2}}, {"codecs", {kBytes}}, {"index_codecs", {kBytes, kCrc}}}, rep);
-  const Buffer encoded = encode_one(*codec, make_array<uint8_t>(DataTypeKind::uint8, {4}, {1, 2, 3, 4}), rep);
+  const auto codec = ShardingCodec::create(
+      {{"chunk_shape", {2}}, {"codecs", {kBytes}}, {"index_codecs", {kBytes, kCrc}}}, rep);
+  const Buffer encoded =
+      encode_one(*codec, make_array<uint8_t>(DataTypeKind::uint8, {4}, {1, 2, 3, 4}), rep);
   const size_t index_at = encoded.size() - static_cast<size_t>(codec->index_encoded_size());
   const Buffer corrupt = with_byte_flipped(encoded, index_at + 3);
   expect_error<CorruptDataError>(
       [&] {
-        codec->decode_index(corrupt.slice(index_at, static_cast<size_t>(codec->index_encoded_size())), corrupt.size(),
-                            "arr/c/0");
+        codec->decode_index(
+            corrupt.slice(index_at, static_cast<size_t>(codec->index_encoded_size())),
+            corrupt.size(), "arr/c/0");
       },
       {"arr/c/0", "index"});
   const ChunkStatus status = decode_status(*codec, corrupt, rep);
@@ -409,16 +447,19 @@ TEST(ShardingCodec, CorruptIndexWithChecksumIsCorruptData) {
 
 TEST(ShardingCodec, CorruptIndexWithoutChecksumIsCaughtByValidation) {
   const auto rep = representation<uint8_t>({4}, DataTypeKind::uint8, 0);
-  const auto codec = ShardingCodec::create({{"chunk_shape", {2}}, {"codecs", {kBytes}}, {"index_codecs", {kBytes}}}, rep);
+  const auto codec = ShardingCodec::create(
+      {{"chunk_shape", {2}}, {"codecs", {kBytes}}, {"index_codecs", {kBytes}}}, rep);
   EXPECT_EQ(codec->index_encoded_size(), 32);
-  const Buffer encoded = encode_one(*codec, make_array<uint8_t>(DataTypeKind::uint8, {4}, {1, 2, 3, 4}), rep);
+  const Buffer encoded =
+      encode_one(*codec, make_array<uint8_t>(DataTypeKind::uint8, {4}, {1, 2, 3, 4}), rep);
   // Make the nbytes of inner chunk 1 huge (its most significant byte).
   const Buffer corrupt = with_byte_flipped(encoded, 4 + 16 + 8 + 7);
   const ChunkStatus status = decode_status(*codec, corrupt, rep);
   EXPECT_FALSE(status.ok);
   EXPECT_EQ(status.code, ErrorCode::corrupt_data);
   EXPECT_NE(status.message.find("[1]"), std::string::npos) << status.message;
-  expect_error<CorruptDataError>([&] { codec->decode_index(corrupt.slice(4, 32), corrupt.size(), "k/0"); }, {"k/0", "[1]"});
+  expect_error<CorruptDataError>(
+      [&] { codec->decode_index(corrupt.slice(4, 32), corrupt.size(), "k/0"); }, {"k/0", "[1]"});
 }
 
 TEST(ShardingCodec, DecodeIndexChecksLengths) {
@@ -426,7 +467,8 @@ TEST(ShardingCodec, DecodeIndexChecksLengths) {
   const auto codec = ShardingCodec::create({{"chunk_shape", {2}}}, rep);
   const std::vector<std::byte> zeros35(35), zeros36(36);
   const Buffer short_index = Buffer::copy_of(std::span<const std::byte>(zeros35));
-  expect_error<CorruptDataError>([&] { codec->decode_index(short_index, 100, "key1"); }, {"key1", "35", "36"});
+  expect_error<CorruptDataError>([&] { codec->decode_index(short_index, 100, "key1"); },
+                                 {"key1", "35", "36"});
   const Buffer index = Buffer::copy_of(std::span<const std::byte>(zeros36));
   expect_error<CorruptDataError>([&] { codec->decode_index(index, 20, "key2"); }, {"key2"});
 }
@@ -434,7 +476,8 @@ TEST(ShardingCodec, DecodeIndexChecksLengths) {
 TEST(ShardingCodec, TruncatedShardIsCorrupt) {
   const auto rep = representation<uint8_t>({4}, DataTypeKind::uint8, 0);
   const auto codec = ShardingCodec::create({{"chunk_shape", {2}}}, rep);
-  const Buffer encoded = encode_one(*codec, make_array<uint8_t>(DataTypeKind::uint8, {4}, {1, 2, 3, 4}), rep);
+  const Buffer encoded =
+      encode_one(*codec, make_array<uint8_t>(DataTypeKind::uint8, {4}, {1, 2, 3, 4}), rep);
   for (size_t cut : {size_t{1}, size_t{10}, encoded.size() - 1}) {
     const ChunkStatus front = decode_status(*codec, encoded.slice(cut, encoded.size() - cut), rep);
     EXPECT_FALSE(front.ok) << "front cut " << cut;
@@ -447,8 +490,11 @@ TEST(ShardingCodec, TruncatedShardIsCorrupt) {
 
 TEST(ShardingCodec, CorruptInnerChunkNamesItsCoordinates) {
   const auto rep = representation<uint8_t>({4, 4}, DataTypeKind::uint8, 0);
-  const auto codec = ShardingCodec::create(
-      {{"chunk_shape", {2, 2}}, {"codecs", {kBytes, kCrc}}, {"index_codecs", {kBytes}}, {"index_location", "start"}}, rep);
+  const auto codec = ShardingCodec::create({{"chunk_shape", {2, 2}},
+                                            {"codecs", {kBytes, kCrc}},
+                                            {"index_codecs", {kBytes}},
+                                            {"index_location", "start"}},
+                                           rep);
   std::vector<uint8_t> values(16, 1);
   const Buffer encoded = encode_one(*codec, make_array(DataTypeKind::uint8, {4, 4}, values), rep);
   // Chunks follow the index in C order, 4 + 4 bytes each: chunk (1, 0) is the third.
@@ -466,16 +512,20 @@ TEST(ShardingCodec, EveryByteFlipOrTruncationDecodesOrFailsCleanly) {
   const json zstd = {{"name", "zstd"}, {"configuration", {{"level", 1}, {"checksum", false}}}};
   for (const char* location : {"start", "end"}) {
     SCOPED_TRACE(location);
-    const auto codec = ShardingCodec::create(
-        {{"chunk_shape", {2, 2}}, {"codecs", {kBytes, zstd}}, {"index_codecs", {kBytes}}, {"index_location", location}},
-        rep);
+    const auto codec = ShardingCodec::create({{"chunk_shape", {2, 2}},
+                                              {"codecs", {kBytes, zstd}},
+                                              {"index_codecs", {kBytes}},
+                                              {"index_location", location}},
+                                             rep);
     std::vector<uint16_t> values(16, 0);
     values[1] = 300;
     values[15] = 7;
-    const Buffer encoded = encode_one(*codec, make_array(DataTypeKind::uint16, {4, 4}, values), rep);
+    const Buffer encoded =
+        encode_one(*codec, make_array(DataTypeKind::uint16, {4, 4}, values), rep);
     for (size_t i = 0; i < encoded.size(); ++i) {
       const ChunkStatus flipped = decode_status(*codec, with_byte_flipped(encoded, i), rep);
-      EXPECT_TRUE(flipped.ok || flipped.code == ErrorCode::corrupt_data) << i << ": " << flipped.message;
+      EXPECT_TRUE(flipped.ok || flipped.code == ErrorCode::corrupt_data)
+          << i << ": " << flipped.message;
       const ChunkStatus truncated = decode_status(*codec, encoded.slice(0, i), rep);
       if (i > 0) {
         EXPECT_FALSE(truncated.ok) << i;
@@ -523,24 +573,52 @@ TEST(ShardingCodec, ToJsonWritesEveryField) {
 TEST(ShardingCodec, BadConfigurationsNameTheField) {
   const auto rep = representation<uint16_t>({4, 6}, DataTypeKind::uint16, 0);
   auto create = [&](json configuration) { return ShardingCodec::create(configuration, rep); };
-  expect_error<InvalidArgumentError>([&] { create({{"chunk_shape", {4, 4}}}); }, {"chunk_shape", "divide"});
-  expect_error<InvalidArgumentError>([&] { create({{"chunk_shape", {2}}}); }, {"chunk_shape", "dimensions"});
+  expect_error<InvalidArgumentError>(
+      [&] {
+        create({{"chunk_shape", {4, 4}}});
+      },
+      {"chunk_shape", "divide"});
+  expect_error<InvalidArgumentError>(
+      [&] {
+        create({{"chunk_shape", {2}}});
+      },
+      {"chunk_shape", "dimensions"});
   expect_error<InvalidArgumentError>([&] { create({{"chunk_shape", {2, 0}}}); }, {"chunk_shape"});
   expect_error<InvalidArgumentError>([&] { create({{"chunk_shape", {2, -3}}}); }, {"chunk_shape"});
   expect_error<InvalidArgumentError>([&] { create({{"chunk_shape", "2,3"}}); }, {"chunk_shape"});
-  expect_error<InvalidArgumentError>([&] { create({{"codecs", {kBytes}}}); }, {"chunk_shape", "required"});
-  expect_error<InvalidArgumentError>([&] { create({{"chunk_shape", {2, 3}}, {"index_location", "middle"}}); },
-                                     {"index_location", "middle"});
-  expect_error<InvalidArgumentError>([&] { create({{"chunk_shape", {2, 3}}, {"codecs", kBytes}}); }, {"codecs"});
   expect_error<InvalidArgumentError>(
-      [&] { create({{"chunk_shape", {2, 3}}, {"index_codecs", {kBytes, {{"name", "gzip"}}}}}); },
+      [&] {
+        create({{"codecs", {kBytes}}});
+      },
+      {"chunk_shape", "required"});
+  expect_error<InvalidArgumentError>(
+      [&] {
+        create({{"chunk_shape", {2, 3}}, {"index_location", "middle"}});
+      },
+      {"index_location", "middle"});
+  expect_error<InvalidArgumentError>(
+      [&] {
+        create({{"chunk_shape", {2, 3}}, {"codecs", kBytes}});
+      },
+      {"codecs"});
+  expect_error<InvalidArgumentError>(
+      [&] {
+        create({{"chunk_shape", {2, 3}}, {"index_codecs", {kBytes, {{"name", "gzip"}}}}});
+      },
       {"index_codecs", "fixed"});
-  expect_error<InvalidArgumentError>([&] { create({{"chunk_shape", {2, 3}}, {"shard_shape", {4, 6}}}); },
-                                     {"shard_shape"});
-  expect_error<InvalidArgumentError>([&] { ShardingCodec::create(json::array(), rep); }, {"sharding_indexed"});
+  expect_error<InvalidArgumentError>(
+      [&] {
+        create({{"chunk_shape", {2, 3}}, {"shard_shape", {4, 6}}});
+      },
+      {"shard_shape"});
+  expect_error<InvalidArgumentError>([&] { ShardingCodec::create(json::array(), rep); },
+                                     {"sharding_indexed"});
   // An unknown inner codec keeps its error kind and names the field.
-  expect_error<UnsupportedError>([&] { create({{"chunk_shape", {2, 3}}, {"codecs", {{{"name", "no_such_codec"}}}}}); },
-                                 {"codecs", "no_such_codec"});
+  expect_error<UnsupportedError>(
+      [&] {
+        create({{"chunk_shape", {2, 3}}, {"codecs", {{{"name", "no_such_codec"}}}}});
+      },
+      {"codecs", "no_such_codec"});
 }
 
 }  // namespace

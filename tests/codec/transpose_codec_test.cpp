@@ -1,8 +1,9 @@
+#include "cuzarr/codec/transpose_codec.hpp"
+
 #include <gtest/gtest.h>
 
 #include "codec_test_arrays.hpp"
 #include "cuzarr/codec/codec_chain.hpp"
-#include "cuzarr/codec/transpose_codec.hpp"
 
 namespace cuzarr {
 namespace {
@@ -14,7 +15,8 @@ TEST(TransposeCodec, EncodedRepresentationPermutesTheShape) {
   auto codec = TransposeCodec::create({{"order", {2, 0, 1}}}, rep);
   EXPECT_EQ(codec->encoded_representation(rep).shape, (Shape{4, 2, 3}));
   EXPECT_EQ(codec->inverse_order(), (std::vector<int64_t>{1, 2, 0}));
-  EXPECT_EQ(codec->to_json(), nlohmann::json::parse(R"({"name":"transpose","configuration":{"order":[2,0,1]}})"));
+  EXPECT_EQ(codec->to_json(),
+            nlohmann::json::parse(R"({"name":"transpose","configuration":{"order":[2,0,1]}})"));
 }
 
 TEST(TransposeCodec, EncodeAndDecodeAreViews) {
@@ -62,8 +64,9 @@ TEST(TransposeCodec, ChainWritesTheTransposedCOrder) {
 
 TEST(TransposeCodec, RejectsOrdersThatAreNotPermutationsOfTheRank) {
   auto rep = representation(DataType(DataTypeKind::int32), {2, 3});
-  for (const char* bad : {R"({"order":[0,0]})", R"({"order":[0,2]})", R"({"order":[0]})", R"({"order":[1,0,2]})",
-                          R"({"order":[-1,0]})", R"({"order":"X"})", R"({"order":[0.5,1]})", R"({})"}) {
+  for (const char* bad :
+       {R"({"order":[0,0]})", R"({"order":[0,2]})", R"({"order":[0]})", R"({"order":[1,0,2]})",
+        R"({"order":[-1,0]})", R"({"order":"X"})", R"({"order":[0.5,1]})", R"({})"}) {
     try {
       TransposeCodec::create(nlohmann::json::parse(bad), rep);
       FAIL() << bad;

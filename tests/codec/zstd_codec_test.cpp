@@ -1,9 +1,10 @@
+#include "cuzarr/codec/zstd_codec.hpp"
+
 #include <gtest/gtest.h>
 #include <zstd.h>
 
 #include "codec_test_arrays.hpp"
 #include "codec_test_calls.hpp"
-#include "cuzarr/codec/zstd_codec.hpp"
 
 namespace cuzarr {
 namespace {
@@ -36,11 +37,14 @@ std::vector<std::byte> frame_without_content_size(std::span<const std::byte> dat
 }
 
 TEST(ZstdCodec, ConfigurationAndJson) {
-  EXPECT_EQ(ZstdCodec::create({{"level", -3}, {"checksum", true}}, kRep)->to_json(),
-            nlohmann::json::parse(R"({"name":"zstd","configuration":{"level":-3,"checksum":true}})"));
-  EXPECT_EQ(ZstdCodec::create(nlohmann::json::object(), kRep)->to_json(),
-            nlohmann::json::parse(R"({"name":"zstd","configuration":{"level":0,"checksum":false}})"));
-  for (const char* bad : {R"({"level":23})", R"({"level":"1"})", R"({"checksum":1})", R"({"level":1,"x":0})"}) {
+  EXPECT_EQ(
+      ZstdCodec::create({{"level", -3}, {"checksum", true}}, kRep)->to_json(),
+      nlohmann::json::parse(R"({"name":"zstd","configuration":{"level":-3,"checksum":true}})"));
+  EXPECT_EQ(
+      ZstdCodec::create(nlohmann::json::object(), kRep)->to_json(),
+      nlohmann::json::parse(R"({"name":"zstd","configuration":{"level":0,"checksum":false}})"));
+  for (const char* bad :
+       {R"({"level":23})", R"({"level":"1"})", R"({"checksum":1})", R"({"level":1,"x":0})"}) {
     try {
       ZstdCodec::create(nlohmann::json::parse(bad), kRep);
       FAIL() << bad;
@@ -76,8 +80,10 @@ TEST(ZstdCodec, DecodesFramesWithoutContentSizeAndFramesBackToBack) {
   EXPECT_EQ(to_vector(decoded.bytes), data);
 
   // Two frames with sizes, then one without: streaming decode of all three.
-  auto part1 = to_vector(encode_one(*codec, Buffer::copy_of(std::span(data).first(1000)), kRep).bytes);
-  auto part2 = to_vector(encode_one(*codec, Buffer::copy_of(std::span(data).subspan(1000, 1000)), kRep).bytes);
+  auto part1 =
+      to_vector(encode_one(*codec, Buffer::copy_of(std::span(data).first(1000)), kRep).bytes);
+  auto part2 = to_vector(
+      encode_one(*codec, Buffer::copy_of(std::span(data).subspan(1000, 1000)), kRep).bytes);
   auto part3 = frame_without_content_size(std::span(data).subspan(2000));
   std::vector<std::byte> known = part1;
   known.insert(known.end(), part2.begin(), part2.end());
@@ -141,13 +147,16 @@ TEST(ZstdCodec, CorruptInputReportsZstdsErrorName) {
   auto bad_magic = good;
   bad_magic[0] ^= std::byte{0xFF};
   for (const auto& [label, bytes] :
-       {std::pair{"truncated", truncated}, std::pair{"truncated stream", truncated_stream}, std::pair{"trailing", trailing},
-        std::pair{"bad magic", bad_magic}, std::pair{"garbage", test::random_bytes(64, 7)},
-        std::pair{"three bytes", std::vector<std::byte>(3, std::byte{0x28})}, std::pair{"empty", std::vector<std::byte>{}}}) {
+       {std::pair{"truncated", truncated}, std::pair{"truncated stream", truncated_stream},
+        std::pair{"trailing", trailing}, std::pair{"bad magic", bad_magic},
+        std::pair{"garbage", test::random_bytes(64, 7)},
+        std::pair{"three bytes", std::vector<std::byte>(3, std::byte{0x28})},
+        std::pair{"empty", std::vector<std::byte>{}}}) {
     auto decoded = decode_one(*codec, Buffer::copy_of(bytes), kRep);
     EXPECT_FALSE(decoded.status.ok) << label;
     EXPECT_EQ(decoded.status.code, ErrorCode::corrupt_data) << label;
-    EXPECT_NE(decoded.status.message.find("zstd"), std::string::npos) << label << ": " << decoded.status.message;
+    EXPECT_NE(decoded.status.message.find("zstd"), std::string::npos)
+        << label << ": " << decoded.status.message;
   }
 }
 

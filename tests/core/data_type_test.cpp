@@ -16,13 +16,13 @@ struct Expected {
 
 TEST(DataType, EveryV3NameRoundTrips) {
   const Expected all[] = {
-      {"bool", DataTypeKind::boolean, 1, 1},         {"int8", DataTypeKind::int8, 1, 1},
-      {"int16", DataTypeKind::int16, 2, 2},          {"int32", DataTypeKind::int32, 4, 4},
-      {"int64", DataTypeKind::int64, 8, 8},          {"uint8", DataTypeKind::uint8, 1, 1},
-      {"uint16", DataTypeKind::uint16, 2, 2},        {"uint32", DataTypeKind::uint32, 4, 4},
-      {"uint64", DataTypeKind::uint64, 8, 8},        {"float16", DataTypeKind::float16, 2, 2},
-      {"float32", DataTypeKind::float32, 4, 4},      {"float64", DataTypeKind::float64, 8, 8},
-      {"complex64", DataTypeKind::complex64, 8, 4},  {"complex128", DataTypeKind::complex128, 16, 8},
+      {"bool", DataTypeKind::boolean, 1, 1},        {"int8", DataTypeKind::int8, 1, 1},
+      {"int16", DataTypeKind::int16, 2, 2},         {"int32", DataTypeKind::int32, 4, 4},
+      {"int64", DataTypeKind::int64, 8, 8},         {"uint8", DataTypeKind::uint8, 1, 1},
+      {"uint16", DataTypeKind::uint16, 2, 2},       {"uint32", DataTypeKind::uint32, 4, 4},
+      {"uint64", DataTypeKind::uint64, 8, 8},       {"float16", DataTypeKind::float16, 2, 2},
+      {"float32", DataTypeKind::float32, 4, 4},     {"float64", DataTypeKind::float64, 8, 8},
+      {"complex64", DataTypeKind::complex64, 8, 4}, {"complex128", DataTypeKind::complex128, 16, 8},
   };
   for (const auto& e : all) {
     SCOPED_TRACE(e.name);
@@ -77,14 +77,16 @@ TEST(DataType, RawNeedsAPositiveMultipleOfEightBits) {
 }
 
 TEST(DataType, BadNamesAreRejectedByName) {
-  for (const char* name : {"", "int", "Int8", "int 8", " int8", "int8 ", "float128", "r", "r0", "r7", "r12", "r-8",
-                           "r+8", "r8x", "rr8", "r99999999999999999999", "string", "<i4"}) {
+  for (const char* name :
+       {"", "int", "Int8", "int 8", " int8", "int8 ", "float128", "r", "r0", "r7", "r12", "r-8",
+        "r+8", "r8x", "rr8", "r99999999999999999999", "string", "<i4"}) {
     SCOPED_TRACE(name);
     try {
       DataType::from_name(name);
       ADD_FAILURE() << "accepted";
     } catch (const InvalidArgumentError& e) {
-      EXPECT_NE(std::string(e.what()).find(std::string("\"") + name + "\""), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find(std::string("\"") + name + "\""), std::string::npos)
+          << e.what();
     }
   }
 }

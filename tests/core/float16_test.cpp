@@ -20,9 +20,9 @@ TEST(Float16, KnownValuesToFloat) {
   EXPECT_EQ(half_bits_to_float(0x3C00), 1.0f);
   EXPECT_EQ(half_bits_to_float(0xC000), -2.0f);
   EXPECT_EQ(half_bits_to_float(0x7BFF), 65504.0f);
-  EXPECT_EQ(half_bits_to_float(0x0001), std::ldexp(1.0f, -24));  // smallest subnormal
+  EXPECT_EQ(half_bits_to_float(0x0001), std::ldexp(1.0f, -24));         // smallest subnormal
   EXPECT_EQ(half_bits_to_float(0x03FF), 1023 * std::ldexp(1.0f, -24));  // largest subnormal
-  EXPECT_EQ(half_bits_to_float(0x0400), std::ldexp(1.0f, -14));  // smallest normal
+  EXPECT_EQ(half_bits_to_float(0x0400), std::ldexp(1.0f, -14));         // smallest normal
   EXPECT_EQ(half_bits_to_float(0x3555), 0.333251953125f);
   EXPECT_EQ(half_bits_to_float(0x7C00), INFINITY);
   EXPECT_EQ(half_bits_to_float(0xFC00), -INFINITY);
@@ -47,14 +47,14 @@ TEST(Float16, EveryHalfRoundTripsThroughFloatAndDouble) {
 TEST(Float16, RoundsToNearestEven) {
   const float tiny = std::ldexp(1.0f, -24);
   EXPECT_EQ(float_to_half_bits(0.1f), 0x2E66);
-  EXPECT_EQ(float_to_half_bits(1.0f + std::ldexp(1.0f, -11)), 0x3C00);  // tie -> even (down)
+  EXPECT_EQ(float_to_half_bits(1.0f + std::ldexp(1.0f, -11)), 0x3C00);      // tie -> even (down)
   EXPECT_EQ(float_to_half_bits(1.0f + 3 * std::ldexp(1.0f, -11)), 0x3C02);  // tie -> even (up)
   EXPECT_EQ(float_to_half_bits(65519.0f), 0x7BFF);
   EXPECT_EQ(float_to_half_bits(65520.0f), 0x7C00);  // tie with infinity rounds to even: overflow
   EXPECT_EQ(float_to_half_bits(-1e10f), 0xFC00);
   EXPECT_EQ(float_to_half_bits(tiny / 2), 0x0000);  // tie -> even zero
   EXPECT_EQ(float_to_half_bits(tiny * 0.50001f), 0x0001);
-  EXPECT_EQ(float_to_half_bits(tiny * 1.5f), 0x0002);  // tie between 1 and 2 -> 2
+  EXPECT_EQ(float_to_half_bits(tiny * 1.5f), 0x0002);     // tie between 1 and 2 -> 2
   EXPECT_EQ(float_to_half_bits(tiny * 1023.5f), 0x0400);  // largest subnormal rounds up to normal
   EXPECT_EQ(float_to_half_bits(-tiny / 4), 0x8000);
   EXPECT_EQ(float_to_half_bits(std::ldexp(1.0f, -140)), 0x0000);  // float subnormal

@@ -23,8 +23,8 @@ std::vector<int64_t> select_1d(Slice slice, int64_t extent) {
 
 // Python's definition of list(range(n))[start:stop:step], written as the language reference
 // describes it: an independent oracle for the exhaustive test.
-std::vector<int64_t> python_slice(std::optional<int64_t> start, std::optional<int64_t> stop, std::optional<int64_t> step,
-                                  int64_t n) {
+std::vector<int64_t> python_slice(std::optional<int64_t> start, std::optional<int64_t> stop,
+                                  std::optional<int64_t> step, int64_t n) {
   const int64_t s = step.value_or(1);
   auto clamp = [](int64_t v, int64_t lo, int64_t hi) { return std::max(lo, std::min(v, hi)); };
   std::vector<int64_t> out;
@@ -110,7 +110,8 @@ TEST(Selection, MissingTrailingItemsSelectEverything) {
 
 TEST(Selection, EllipsisExpandsToTheMissingDimensions) {
   const Shape shape{2, 3, 4, 5};
-  auto sel = normalize_selection({int64_t{1}, Ellipsis{}, Slice{std::nullopt, std::nullopt, -2}}, shape);
+  auto sel =
+      normalize_selection({int64_t{1}, Ellipsis{}, Slice{std::nullopt, std::nullopt, -2}}, shape);
   ASSERT_EQ(sel.dims.size(), 4u);
   EXPECT_TRUE(sel.dims[0].dropped);
   EXPECT_EQ(sel.dims[1].count, 3);
@@ -122,7 +123,8 @@ TEST(Selection, EllipsisExpandsToTheMissingDimensions) {
   EXPECT_EQ(leading.result_shape(), (Shape{2, 3, 4}));
   EXPECT_EQ(leading.dims[3].start, 4);
   // An ellipsis may stand for no dimension at all.
-  auto none = normalize_selection({int64_t{0}, int64_t{0}, Ellipsis{}, int64_t{0}, int64_t{0}}, shape);
+  auto none =
+      normalize_selection({int64_t{0}, int64_t{0}, Ellipsis{}, int64_t{0}, int64_t{0}}, shape);
   EXPECT_TRUE(none.result_shape().empty());
   EXPECT_TRUE(normalize_selection({Ellipsis{}}, Shape{}).dims.empty());
 }
@@ -130,8 +132,10 @@ TEST(Selection, EllipsisExpandsToTheMissingDimensions) {
 TEST(Selection, MalformedSelectionsThrow) {
   const Shape shape{4, 5};
   EXPECT_THROW(normalize_selection({Ellipsis{}, Ellipsis{}}, shape), InvalidArgumentError);
-  EXPECT_THROW(normalize_selection({int64_t{0}, int64_t{0}, int64_t{0}}, shape), InvalidArgumentError);
-  EXPECT_THROW(normalize_selection({Slice{}, Slice{}, Ellipsis{}, Slice{}}, shape), InvalidArgumentError);
+  EXPECT_THROW(normalize_selection({int64_t{0}, int64_t{0}, int64_t{0}}, shape),
+               InvalidArgumentError);
+  EXPECT_THROW(normalize_selection({Slice{}, Slice{}, Ellipsis{}, Slice{}}, shape),
+               InvalidArgumentError);
   EXPECT_THROW(normalize_selection({Slice{0, 4, 0}}, shape), InvalidArgumentError);
 }
 

@@ -105,7 +105,8 @@ TEST(Buffer, DeviceBytesAreNotHostAccessible) {
 TEST(Buffer, PinnedAndDeviceNeedCuda) {
   EXPECT_THROW(Buffer::allocate(16, MemoryKind::pinned), UnsupportedError);
   EXPECT_THROW(Buffer::allocate(16, MemoryKind::device), UnsupportedError);
-  EXPECT_THROW(Buffer::copy_of(std::string_view("x")).copy_to(MemoryKind::device), UnsupportedError);
+  EXPECT_THROW(Buffer::copy_of(std::string_view("x")).copy_to(MemoryKind::device),
+               UnsupportedError);
   char a = 'a', b = 'b';
   EXPECT_THROW(copy_bytes(&a, MemoryKind::device, &b, MemoryKind::host, 1), UnsupportedError);
   EXPECT_NO_THROW(copy_bytes(&a, MemoryKind::device, &b, MemoryKind::host, 0));

@@ -158,7 +158,8 @@ TEST(NDBuffer, AssignChecksShapes) {
   NDBuffer out = NDBuffer::allocate(kInt32, {4, 3});
   EXPECT_THROW(out.assign(a), InvalidArgumentError);
   EXPECT_THROW(out.assign(iota({12})), InvalidArgumentError);
-  EXPECT_THROW(iota({2}).assign(NDBuffer::allocate(DataType::from_name("int64"), {2})), InvalidArgumentError);
+  EXPECT_THROW(iota({2}).assign(NDBuffer::allocate(DataType::from_name("int64"), {2})),
+               InvalidArgumentError);
   NDBuffer empty = NDBuffer::allocate(kInt32, {0, 4});
   EXPECT_NO_THROW(empty.assign(NDBuffer::allocate(kInt32, {0, 4})));
 }

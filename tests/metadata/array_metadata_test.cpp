@@ -130,10 +130,20 @@ void expect_same(const ArrayMetadata& a, const ArrayMetadata& b) {
 
 TEST(ArrayMetadata, RoundTripsEveryDataType) {
   const std::pair<const char*, json> cases[] = {
-      {"bool", true},        {"int8", -5},          {"int16", 300},          {"int32", -70000},
-      {"int64", -1},         {"uint8", 200},        {"uint16", 65535},       {"uint32", 4000000000u},
-      {"uint64", 1},         {"float16", "NaN"},    {"float32", "0x7fc00001"}, {"float64", -0.25},
-      {"complex64", json::array({1.0, "-Infinity"})}, {"complex128", json::array({"NaN", 2.0})},
+      {"bool", true},
+      {"int8", -5},
+      {"int16", 300},
+      {"int32", -70000},
+      {"int64", -1},
+      {"uint8", 200},
+      {"uint16", 65535},
+      {"uint32", 4000000000u},
+      {"uint64", 1},
+      {"float16", "NaN"},
+      {"float32", "0x7fc00001"},
+      {"float64", -0.25},
+      {"complex64", json::array({1.0, "-Infinity"})},
+      {"complex128", json::array({"NaN", 2.0})},
       {"r16", json::array({1, 255})},
   };
   for (const auto& [name, fill] : cases) {
@@ -193,8 +203,10 @@ TEST(ArrayMetadata, IgnoresExtensionsThatNeedNotBeUnderstood) {
 
 // ---- errors: every one names the source and the field ------------------------------------------
 
-#define EXPECT_INVALID(doc, ...) EXPECT_ERROR_WITH(InvalidArgumentError, parse(doc), kSource, __VA_ARGS__)
-#define EXPECT_UNSUPPORTED(doc, ...) EXPECT_ERROR_WITH(UnsupportedError, parse(doc), kSource, __VA_ARGS__)
+#define EXPECT_INVALID(doc, ...) \
+  EXPECT_ERROR_WITH(InvalidArgumentError, parse(doc), kSource, __VA_ARGS__)
+#define EXPECT_UNSUPPORTED(doc, ...) \
+  EXPECT_ERROR_WITH(UnsupportedError, parse(doc), kSource, __VA_ARGS__)
 
 json with(const char* field, json value) {
   json doc = valid_document();
@@ -224,7 +236,8 @@ TEST(ArrayMetadataErrors, Shape) {
   EXPECT_INVALID(with("shape", {100, -1}), "\"shape\"", ">= 0");
   EXPECT_INVALID(with("shape", {100, 1.5}), "\"shape\"");
   EXPECT_INVALID(with("shape", {100, "1"}), "\"shape\"");
-  EXPECT_INVALID(with("shape", json::parse("[100, 9223372036854775808]")), "\"shape\"", "too large");
+  EXPECT_INVALID(with("shape", json::parse("[100, 9223372036854775808]")), "\"shape\"",
+                 "too large");
   // 2^31 * 2^31 elements fit in int64, but not as bytes of int32.
   json doc = with("shape", {int64_t{1} << 31, int64_t{1} << 31});
   EXPECT_INVALID(doc, "\"shape\"", "overflow");
@@ -238,36 +251,53 @@ TEST(ArrayMetadataErrors, DataType) {
   EXPECT_INVALID(without("data_type"), "\"data_type\"", "missing");
   EXPECT_UNSUPPORTED(with("data_type", "string"), "\"data_type\"", "\"string\"");
   EXPECT_UNSUPPORTED(with("data_type", "r7"), "\"data_type\"", "r7");
-  EXPECT_UNSUPPORTED(with("data_type", json::parse(R"({"name": "numpy.datetime64", "configuration": {"unit": "s"}})")),
-                     "\"data_type\"", "numpy.datetime64");
-  EXPECT_UNSUPPORTED(with("data_type", json::parse(R"({"name": "int32", "configuration": {"x": 1}})")),
-                     "\"data_type\"", "configuration");
+  EXPECT_UNSUPPORTED(
+      with("data_type",
+           json::parse(R"({"name": "numpy.datetime64", "configuration": {"unit": "s"}})")),
+      "\"data_type\"", "numpy.datetime64");
+  EXPECT_UNSUPPORTED(
+      with("data_type", json::parse(R"({"name": "int32", "configuration": {"x": 1}})")),
+      "\"data_type\"", "configuration");
   EXPECT_INVALID(with("data_type", 4), "\"data_type\"");
   EXPECT_INVALID(with("data_type", json::object()), "\"data_type\"");
 }
 
 TEST(ArrayMetadataErrors, ChunkGrid) {
   EXPECT_INVALID(without("chunk_grid"), "\"chunk_grid\"", "missing");
-  EXPECT_UNSUPPORTED(with("chunk_grid", json::parse(R"({"name": "rectilinear", "configuration": {}})")),
-                     "\"chunk_grid\"", "rectilinear");
+  EXPECT_UNSUPPORTED(
+      with("chunk_grid", json::parse(R"({"name": "rectilinear", "configuration": {}})")),
+      "\"chunk_grid\"", "rectilinear");
   EXPECT_INVALID(with("chunk_grid", "regular"), "\"chunk_grid\"");
-  EXPECT_INVALID(with("chunk_grid", json::parse(R"({"name": "regular"})")), "\"chunk_grid\"", "chunk_shape");
-  EXPECT_INVALID(with("chunk_grid", json::parse(R"({"name": "regular", "configuration": {"chunk_shape": [10, 0]}})")),
-                 "\"chunk_shape\"", ">= 1");
-  EXPECT_INVALID(with("chunk_grid", json::parse(R"({"name": "regular", "configuration": {"chunk_shape": [10]}})")),
-                 "\"chunk_shape\"", "[10]", "1 dimensions", "has 2");
-  EXPECT_INVALID(with("chunk_grid", json::parse(R"({"name": "regular", "configuration": {"chunk_shape": [10, 10], "x": 1}})")),
-                 "\"chunk_grid\"", "\"x\"");
-  EXPECT_INVALID(with("chunk_grid", json::parse(
-                     R"({"name": "regular", "configuration": {"chunk_shape": [4611686018427387904, 10]}})")),
-                 "\"chunk_shape\"", "overflow");
+  EXPECT_INVALID(with("chunk_grid", json::parse(R"({"name": "regular"})")), "\"chunk_grid\"",
+                 "chunk_shape");
+  EXPECT_INVALID(
+      with("chunk_grid",
+           json::parse(R"({"name": "regular", "configuration": {"chunk_shape": [10, 0]}})")),
+      "\"chunk_shape\"", ">= 1");
+  EXPECT_INVALID(
+      with("chunk_grid",
+           json::parse(R"({"name": "regular", "configuration": {"chunk_shape": [10]}})")),
+      "\"chunk_shape\"", "[10]", "1 dimensions", "has 2");
+  EXPECT_INVALID(
+      with("chunk_grid",
+           json::parse(
+               R"({"name": "regular", "configuration": {"chunk_shape": [10, 10], "x": 1}})")),
+      "\"chunk_grid\"", "\"x\"");
+  EXPECT_INVALID(
+      with(
+          "chunk_grid",
+          json::parse(
+              R"({"name": "regular", "configuration": {"chunk_shape": [4611686018427387904, 10]}})")),
+      "\"chunk_shape\"", "overflow");
 }
 
 TEST(ArrayMetadataErrors, ChunkKeyEncoding) {
   EXPECT_INVALID(without("chunk_key_encoding"), "\"chunk_key_encoding\"", "missing");
-  EXPECT_INVALID(with("chunk_key_encoding", json::parse(R"({"name": "default", "configuration": {"separator": "_"}})")),
+  EXPECT_INVALID(with("chunk_key_encoding",
+                      json::parse(R"({"name": "default", "configuration": {"separator": "_"}})")),
                  "\"chunk_key_encoding\"", "separator");
-  EXPECT_INVALID(with("chunk_key_encoding", json::parse(R"({"name": "v3"})")), "\"chunk_key_encoding\"", "v3");
+  EXPECT_INVALID(with("chunk_key_encoding", json::parse(R"({"name": "v3"})")),
+                 "\"chunk_key_encoding\"", "v3");
 }
 
 TEST(ArrayMetadataErrors, FillValue) {
@@ -285,10 +315,11 @@ TEST(ArrayMetadataErrors, Codecs) {
   EXPECT_INVALID(with("codecs", json::array()), "\"codecs\"", "non-empty");
   EXPECT_INVALID(with("codecs", json::parse(R"({"name": "bytes"})")), "\"codecs\"", "list");
   EXPECT_INVALID(with("codecs", json::parse(R"([{"configuration": {}}])")), "\"codecs\"", "name");
-  EXPECT_INVALID(with("codecs", json::parse(R"([{"name": "gzip", "configuration": 5}])")), "\"codecs\"",
-                 "configuration");
+  EXPECT_INVALID(with("codecs", json::parse(R"([{"name": "gzip", "configuration": 5}])")),
+                 "\"codecs\"", "configuration");
   // Codec names are the codec layer's business: an unknown one parses here.
-  EXPECT_EQ(parse(with("codecs", json::parse(R"(["bytes", {"name": "nonesuch"}])"))).codecs[1].name, "nonesuch");
+  EXPECT_EQ(parse(with("codecs", json::parse(R"(["bytes", {"name": "nonesuch"}])"))).codecs[1].name,
+            "nonesuch");
 }
 
 TEST(ArrayMetadataErrors, OptionalFields) {
@@ -297,8 +328,9 @@ TEST(ArrayMetadataErrors, OptionalFields) {
   EXPECT_INVALID(with("dimension_names", {"x", 1}), "\"dimension_names\"");
   EXPECT_INVALID(with("dimension_names", "xy"), "\"dimension_names\"");
   EXPECT_INVALID(with("storage_transformers", json::object()), "\"storage_transformers\"", "list");
-  EXPECT_UNSUPPORTED(with("storage_transformers", json::parse(R"([{"name": "chunk-manifest-json"}])")),
-                     "\"storage_transformers\"", "storage transformers are not supported");
+  EXPECT_UNSUPPORTED(
+      with("storage_transformers", json::parse(R"([{"name": "chunk-manifest-json"}])")),
+      "\"storage_transformers\"", "storage transformers are not supported");
 }
 
 TEST(ArrayMetadataErrors, UnknownFields) {
@@ -323,9 +355,11 @@ TEST(ArrayMetadataErrors, ChunkGridShapeNeedsConsistentMetadata) {
 
 TEST(ParseJsonDocument, NamesTheSourceOnSyntaxErrors) {
   EXPECT_EQ(parse_json_document(R"({"a": [1, 2]})", kSource), json::parse(R"({"a": [1, 2]})"));
-  EXPECT_ERROR_WITH(InvalidArgumentError, parse_json_document(R"({"a": )", kSource), kSource, "JSON");
+  EXPECT_ERROR_WITH(InvalidArgumentError, parse_json_document(R"({"a": )", kSource), kSource,
+                    "JSON");
   EXPECT_ERROR_WITH(InvalidArgumentError, parse_json_document("", kSource), kSource);
-  EXPECT_ERROR_WITH(InvalidArgumentError, parse_json_document(R"({"fill_value": NaN})", kSource), kSource);
+  EXPECT_ERROR_WITH(InvalidArgumentError, parse_json_document(R"({"fill_value": NaN})", kSource),
+                    kSource);
 }
 
 }  // namespace

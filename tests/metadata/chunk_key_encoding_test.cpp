@@ -48,9 +48,11 @@ TEST(ChunkKeyEncoding, ParsesWithDefaultSeparators) {
 }
 
 TEST(ChunkKeyEncoding, ParsesExplicitSeparators) {
-  auto def = ChunkKeyEncoding::from_json(json::parse(R"({"name":"default","configuration":{"separator":"."}})"));
+  auto def = ChunkKeyEncoding::from_json(
+      json::parse(R"({"name":"default","configuration":{"separator":"."}})"));
   EXPECT_EQ(def, (ChunkKeyEncoding{ChunkKeyEncoding::Kind::default_, '.'}));
-  auto v2 = ChunkKeyEncoding::from_json(json::parse(R"({"name":"v2","configuration":{"separator":"/"}})"));
+  auto v2 = ChunkKeyEncoding::from_json(
+      json::parse(R"({"name":"v2","configuration":{"separator":"/"}})"));
   EXPECT_EQ(v2, (ChunkKeyEncoding{ChunkKeyEncoding::Kind::v2, '/'}));
 }
 
@@ -61,35 +63,44 @@ TEST(ChunkKeyEncoding, RoundTrips) {
       EXPECT_EQ(ChunkKeyEncoding::from_json(encoding.to_json()), encoding);
     }
   }
-  EXPECT_EQ(ChunkKeyEncoding{}.to_json(), json::parse(R"({"name":"default","configuration":{"separator":"/"}})"));
+  EXPECT_EQ(ChunkKeyEncoding{}.to_json(),
+            json::parse(R"({"name":"default","configuration":{"separator":"/"}})"));
   EXPECT_EQ((ChunkKeyEncoding{ChunkKeyEncoding::Kind::v2, '.'}.to_json()),
             json::parse(R"({"name":"v2","configuration":{"separator":"."}})"));
 }
 
 TEST(ChunkKeyEncoding, RejectsMalformed) {
-  EXPECT_ERROR_WITH(InvalidArgumentError, ChunkKeyEncoding::from_json(json::parse(R"({"name":"fancy"})")),
-                    "name", "fancy");
-  EXPECT_ERROR_WITH(InvalidArgumentError, ChunkKeyEncoding::from_json(json::parse(R"({"configuration":{}})")),
+  EXPECT_ERROR_WITH(InvalidArgumentError,
+                    ChunkKeyEncoding::from_json(json::parse(R"({"name":"fancy"})")), "name",
+                    "fancy");
+  EXPECT_ERROR_WITH(InvalidArgumentError,
+                    ChunkKeyEncoding::from_json(json::parse(R"({"configuration":{}})")), "name");
+  EXPECT_ERROR_WITH(InvalidArgumentError, ChunkKeyEncoding::from_json(json::parse(R"({"name":5})")),
                     "name");
-  EXPECT_ERROR_WITH(InvalidArgumentError, ChunkKeyEncoding::from_json(json::parse(R"({"name":5})")), "name");
   EXPECT_ERROR_WITH(InvalidArgumentError, ChunkKeyEncoding::from_json(json(3)), "name");
   EXPECT_ERROR_WITH(InvalidArgumentError,
-                    ChunkKeyEncoding::from_json(json::parse(R"({"name":"default","configuration":{"separator":"-"}})")),
+                    ChunkKeyEncoding::from_json(
+                        json::parse(R"({"name":"default","configuration":{"separator":"-"}})")),
                     "separator", "\"-\"");
   EXPECT_ERROR_WITH(InvalidArgumentError,
-                    ChunkKeyEncoding::from_json(json::parse(R"({"name":"v2","configuration":{"separator":"//"}})")),
+                    ChunkKeyEncoding::from_json(
+                        json::parse(R"({"name":"v2","configuration":{"separator":"//"}})")),
                     "separator");
+  EXPECT_ERROR_WITH(
+      InvalidArgumentError,
+      ChunkKeyEncoding::from_json(json::parse(R"({"name":"v2","configuration":{"separator":1}})")),
+      "separator");
+  EXPECT_ERROR_WITH(
+      InvalidArgumentError,
+      ChunkKeyEncoding::from_json(json::parse(R"({"name":"v2","configuration":"/"})")),
+      "configuration");
+  EXPECT_ERROR_WITH(
+      InvalidArgumentError,
+      ChunkKeyEncoding::from_json(json::parse(R"({"name":"v2","configuration":{"sep":"/"}})")),
+      "sep");
   EXPECT_ERROR_WITH(InvalidArgumentError,
-                    ChunkKeyEncoding::from_json(json::parse(R"({"name":"v2","configuration":{"separator":1}})")),
-                    "separator");
-  EXPECT_ERROR_WITH(InvalidArgumentError,
-                    ChunkKeyEncoding::from_json(json::parse(R"({"name":"v2","configuration":"/"})")),
-                    "configuration");
-  EXPECT_ERROR_WITH(InvalidArgumentError,
-                    ChunkKeyEncoding::from_json(json::parse(R"({"name":"v2","configuration":{"sep":"/"}})")),
-                    "sep");
-  EXPECT_ERROR_WITH(InvalidArgumentError,
-                    ChunkKeyEncoding::from_json(json::parse(R"({"name":"v2","extra":1})")), "extra");
+                    ChunkKeyEncoding::from_json(json::parse(R"({"name":"v2","extra":1})")),
+                    "extra");
 }
 
 }  // namespace

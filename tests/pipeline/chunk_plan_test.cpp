@@ -49,7 +49,8 @@ void expect_plan_matches_brute_force(const Selection& sel, const Shape& shape, c
 TEST(ChunkPlan, MatchesBruteForceForStepsAndEdges) {
   expect_plan_matches_brute_force({}, {10, 7}, {3, 4});
   expect_plan_matches_brute_force({Slice{1, 9, 2}, Slice{}}, {10, 7}, {3, 4});
-  expect_plan_matches_brute_force({Slice{std::nullopt, std::nullopt, -1}, Slice{6, 0, -3}}, {10, 7}, {3, 4});
+  expect_plan_matches_brute_force({Slice{std::nullopt, std::nullopt, -1}, Slice{6, 0, -3}}, {10, 7},
+                                  {3, 4});
   expect_plan_matches_brute_force({int64_t{5}, Ellipsis{}}, {10, 7, 5}, {3, 4, 2});
   expect_plan_matches_brute_force({Slice{0, 100, 7}}, {100}, {10});
   expect_plan_matches_brute_force({Slice{-1, -101, -9}}, {100}, {10});

@@ -1,5 +1,7 @@
 // FileStore behaviour beyond the Store conformance suite: files on disk, atomic replacement,
 // pruning, the root, and failures.
+#include "cuzarr/store/file_store.hpp"
+
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -11,7 +13,6 @@
 #include <thread>
 
 #include "cuzarr/core/error.hpp"
-#include "cuzarr/store/file_store.hpp"
 #include "store/temp_directory.hpp"
 
 namespace fs = std::filesystem;
@@ -54,7 +55,8 @@ TEST_F(FileStoreTest, KeysAreFilesBelowTheRoot) {
   EXPECT_EQ(read_file(root / "g" / "arr" / "c" / "0" / "1"), "chunk bytes");
   std::ofstream(root / "written-elsewhere", std::ios::binary) << "hello";
   EXPECT_EQ(store.get("written-elsewhere")->as_string_view(), "hello");
-  EXPECT_EQ(tree(root), (std::vector<std::string>{"g", "g/arr", "g/arr/c", "g/arr/c/0", "g/arr/c/0/1", "written-elsewhere"}));
+  EXPECT_EQ(tree(root), (std::vector<std::string>{"g", "g/arr", "g/arr/c", "g/arr/c/0",
+                                                  "g/arr/c/0/1", "written-elsewhere"}));
 }
 
 TEST_F(FileStoreTest, MissingRootWithoutCreateIsNotFound) {
@@ -84,7 +86,8 @@ TEST_F(FileStoreTest, ARelativeRootIsResolvedOnce) {
 }
 
 TEST_F(FileStoreTest, SetLeavesNoTemporaryFiles) {
-  for (int i = 0; i < 20; ++i) store.set("a/k" + std::to_string(i % 4), std::string_view(std::string(i * 100, 'x')));
+  for (int i = 0; i < 20; ++i)
+    store.set("a/k" + std::to_string(i % 4), std::string_view(std::string(i * 100, 'x')));
   EXPECT_EQ(tree(root), (std::vector<std::string>{"a", "a/k0", "a/k1", "a/k2", "a/k3"}));
 }
 
@@ -108,9 +111,11 @@ TEST_F(FileStoreTest, ReadersSeeTheOldOrTheNewValueNeverAMix) {
       while (!done) {
         auto value = store.get("v");
         ++reads;
-        if (!value || (value->as_string_view() != first && value->as_string_view() != second)) ++torn;
+        if (!value || (value->as_string_view() != first && value->as_string_view() != second))
+          ++torn;
         auto tail = store.get("v", ByteRange::suffix(10));
-        if (!tail || (tail->as_string_view() != std::string(10, 'A') && tail->as_string_view() != std::string(10, 'B'))) {
+        if (!tail || (tail->as_string_view() != std::string(10, 'A') &&
+                      tail->as_string_view() != std::string(10, 'B'))) {
           ++torn;
         }
       }
@@ -213,7 +218,9 @@ TEST_F(FileStoreTest, UnreadableFilesAreIoErrorsNamingTheFile) {
     store.get("locked");
     FAIL() << "no exception";
   } catch (const IoError& e) {
-    EXPECT_NE(std::string(e.what()).find((fs::canonical(root) / "locked").string()), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find((fs::canonical(root) / "locked").string()),
+              std::string::npos)
+        << e.what();
   }
   fs::permissions(root / "locked", fs::perms::owner_all);
 }

@@ -21,7 +21,9 @@ struct MemoryStoreFactory {
 
 struct FileStoreFactory {
   testing::TempDirectory directory;
-  std::unique_ptr<Store> make() { return std::make_unique<FileStore>(directory.path() / "store.zarr"); }
+  std::unique_ptr<Store> make() {
+    return std::make_unique<FileStore>(directory.path() / "store.zarr");
+  }
 };
 
 std::string text_of(const std::optional<Buffer>& buffer) {
@@ -120,7 +122,8 @@ TYPED_TEST(StoreConformance, BinaryValuesWithNulBytes) {
   EXPECT_TRUE(std::equal(value.begin(), value.end(), got->bytes().begin()));
   auto middle = this->store->get("bin", ByteRange::range(499, 3));
   ASSERT_TRUE(middle.has_value());
-  EXPECT_TRUE(std::equal(value.begin() + 499, value.begin() + 502, middle->bytes().begin(), middle->bytes().end()));
+  EXPECT_TRUE(std::equal(value.begin() + 499, value.begin() + 502, middle->bytes().begin(),
+                         middle->bytes().end()));
 }
 
 TYPED_TEST(StoreConformance, GetManyAnswersInRequestOrder) {
@@ -173,11 +176,13 @@ TYPED_TEST(StoreConformance, EraseRemovesOnlyThatKey) {
 
 TYPED_TEST(StoreConformance, ErasePrefixRemovesASubtree) {
   auto& store = *this->store;
-  for (const char* key : {"arr/zarr.json", "arr/c/0/0", "arr/c/0/1", "arr/c/1/0", "arr/cx", "arrow", "zarr.json"}) {
+  for (const char* key :
+       {"arr/zarr.json", "arr/c/0/0", "arr/c/0/1", "arr/c/1/0", "arr/cx", "arrow", "zarr.json"}) {
     store.set(key, std::string_view(key));
   }
   store.erase_prefix("arr/c");
-  EXPECT_EQ(store.list(), (std::vector<std::string>{"arr/cx", "arr/zarr.json", "arrow", "zarr.json"}));
+  EXPECT_EQ(store.list(),
+            (std::vector<std::string>{"arr/cx", "arr/zarr.json", "arrow", "zarr.json"}));
   store.erase_prefix("arr/");
   EXPECT_EQ(store.list(), (std::vector<std::string>{"arrow", "zarr.json"}));
   EXPECT_NO_THROW(store.erase_prefix("not/there"));
@@ -190,8 +195,10 @@ TYPED_TEST(StoreConformance, ErasePrefixRemovesASubtree) {
 
 TYPED_TEST(StoreConformance, ListIsSortedAndFiltersByPrefix) {
   auto& store = *this->store;
-  for (const char* key : {"b/2", "a", "b/1", "b/sub/x", "ba", "c/d/e/f"}) store.set(key, std::string_view("v"));
-  EXPECT_EQ(store.list(), (std::vector<std::string>{"a", "b/1", "b/2", "b/sub/x", "ba", "c/d/e/f"}));
+  for (const char* key : {"b/2", "a", "b/1", "b/sub/x", "ba", "c/d/e/f"})
+    store.set(key, std::string_view("v"));
+  EXPECT_EQ(store.list(),
+            (std::vector<std::string>{"a", "b/1", "b/2", "b/sub/x", "ba", "c/d/e/f"}));
   EXPECT_EQ(store.list("b/"), (std::vector<std::string>{"b/1", "b/2", "b/sub/x"}));
   EXPECT_EQ(store.list("b"), (std::vector<std::string>{"b/1", "b/2", "b/sub/x", "ba"}));
   EXPECT_EQ(store.list("b/s"), (std::vector<std::string>{"b/sub/x"}));
@@ -203,7 +210,8 @@ TYPED_TEST(StoreConformance, ListIsSortedAndFiltersByPrefix) {
 
 TYPED_TEST(StoreConformance, ListDirSeparatesKeysFromPrefixes) {
   auto& store = *this->store;
-  for (const char* key : {"zarr.json", "g/zarr.json", "g/arr/zarr.json", "g/arr/c/0", "g/other/c/1", "g/x"}) {
+  for (const char* key :
+       {"zarr.json", "g/zarr.json", "g/arr/zarr.json", "g/arr/c/0", "g/other/c/1", "g/x"}) {
     store.set(key, std::string_view("v"));
   }
   auto root = store.list_dir("");
@@ -250,7 +258,8 @@ TYPED_TEST(StoreConformance, NestedKeys) {
 
 TYPED_TEST(StoreConformance, BadKeysAreRejectedWithTheKeyInTheMessage) {
   auto& store = *this->store;
-  const std::vector<std::string> bad{"../x", "/abs", "a//b", "a/./b", "", "a\\b", "a/..", ".", "a/", std::string("a\0b", 3)};
+  const std::vector<std::string> bad{"../x", "/abs", "a//b", "a/./b", "",
+                                     "a\\b", "a/..", ".",    "a/",    std::string("a\0b", 3)};
   for (const auto& key : bad) {
     SCOPED_TRACE(key);
     auto expect_rejected = [&](auto&& operation) {
@@ -306,7 +315,8 @@ TYPED_TEST(StoreConformance, ConcurrentSetsAndGetsOnDifferentKeys) {
   EXPECT_EQ(mismatches.load(), 0);
   EXPECT_EQ(store.list().size(), static_cast<size_t>(kThreads * (kKeysPerThread / 2)));
   for (int t = 0; t < kThreads; ++t) {
-    EXPECT_EQ(text_of(store.get("t" + std::to_string(t) + "/c/1")), "t" + std::to_string(t) + "/c/1@2");
+    EXPECT_EQ(text_of(store.get("t" + std::to_string(t) + "/c/1")),
+              "t" + std::to_string(t) + "/c/1@2");
   }
 }
 

@@ -3,11 +3,10 @@
 #pragma once
 
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "cuzarr/core/selection.hpp"
 #include "cuzarr/memory/ndbuffer.hpp"
@@ -57,10 +56,11 @@ class Array {
   static Array open(std::shared_ptr<Store> store, const std::string& path = "");
   /// Creates an array (writes its metadata). Throws InvalidArgumentError when a node exists at
   /// `path` and options.overwrite is false.
-  static Array create(std::shared_ptr<Store> store, const std::string& path, const ArrayCreateOptions& options);
+  static Array create(std::shared_ptr<Store> store, const std::string& path,
+                      const ArrayCreateOptions& options);
   /// Creates an array from ready metadata.
-  static Array create(std::shared_ptr<Store> store, const std::string& path, const ArrayMetadata& metadata,
-                      bool overwrite = false);
+  static Array create(std::shared_ptr<Store> store, const std::string& path,
+                      const ArrayMetadata& metadata, bool overwrite = false);
 
   const ArrayMetadata& metadata() const { return *metadata_; }
   const Shape& shape() const { return metadata_->shape; }

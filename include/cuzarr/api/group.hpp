@@ -2,12 +2,11 @@
 #pragma once
 
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <variant>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "cuzarr/api/array.hpp"
 #include "cuzarr/metadata/array_metadata.hpp"
@@ -30,7 +29,8 @@ class Group {
   /// Creates a group (writes its zarr.json). With overwrite=false an existing group is kept and
   /// returned; an existing array is an InvalidArgumentError.
   static Group create(std::shared_ptr<Store> store, const std::string& path = "",
-                      const nlohmann::json& attributes = nlohmann::json::object(), bool overwrite = false);
+                      const nlohmann::json& attributes = nlohmann::json::object(),
+                      bool overwrite = false);
 
   const std::string& path() const { return path_; }
   const std::shared_ptr<Store>& store() const { return store_; }
@@ -42,7 +42,8 @@ class Group {
   Array open_array(const std::string& name) const;
   Group open_group(const std::string& name) const;
   Array create_array(const std::string& name, const ArrayCreateOptions& options) const;
-  Group create_group(const std::string& name, const nlohmann::json& attributes = nlohmann::json::object()) const;
+  Group create_group(const std::string& name,
+                     const nlohmann::json& attributes = nlohmann::json::object()) const;
 
  private:
   Group(std::shared_ptr<Store> store, std::string path, GroupMetadata metadata);

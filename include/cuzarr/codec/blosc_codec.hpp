@@ -15,9 +15,10 @@ class BloscCodec final : public BytesToBytesCodec {
   /// Resolves {"cname", "clevel", "shuffle", "typesize", "blocksize"} for chunks of `decoded`.
   /// Defaults follow zarr-python: cname "zstd", clevel 5, typesize = the data type's size,
   /// shuffle "bitshuffle" for one-byte types and "shuffle" otherwise, blocksize 0 (automatic).
-  /// Throws UnsupportedError naming an unknown "cname" (or one this c-blosc build lacks), InvalidArgumentError
-  /// naming the field for any other bad value.
-  static std::shared_ptr<BloscCodec> create(const nlohmann::json& configuration, const ChunkRepresentation& decoded);
+  /// Throws UnsupportedError naming an unknown "cname" (or one this c-blosc build lacks),
+  /// InvalidArgumentError naming the field for any other bad value.
+  static std::shared_ptr<BloscCodec> create(const nlohmann::json& configuration,
+                                            const ChunkRepresentation& decoded);
   BloscCodec(std::string cname, int clevel, Shuffle shuffle, int64_t typesize, int64_t blocksize);
 
   std::string name() const override { return "blosc"; }

@@ -15,7 +15,8 @@ class BytesCodec final : public ArrayToBytesCodec {
 
   /// Resolves {"endian": "little"|"big"}. The field is required for data types wider than one
   /// byte and optional otherwise. Throws InvalidArgumentError naming "endian".
-  static std::shared_ptr<BytesCodec> create(const nlohmann::json& configuration, const ChunkRepresentation& decoded);
+  static std::shared_ptr<BytesCodec> create(const nlohmann::json& configuration,
+                                            const ChunkRepresentation& decoded);
   explicit BytesCodec(std::optional<Endian> endian) : endian_(endian) {}
 
   std::string name() const override { return "bytes"; }
@@ -25,14 +26,14 @@ class BytesCodec final : public ArrayToBytesCodec {
 
   /// Copies each array (any strides) into a new C-order buffer, byte-swapping when the
   /// configured order differs from the host's.
-  void encode(std::span<const NDBuffer> in, std::span<Buffer> out, const ChunkRepresentation& decoded,
-              std::span<ChunkStatus> status) const override;
+  void encode(std::span<const NDBuffer> in, std::span<Buffer> out,
+              const ChunkRepresentation& decoded, std::span<ChunkStatus> status) const override;
   /// Checks that each input holds exactly decoded.nbytes() bytes (else corrupt_data). When out[i]
   /// already holds a host array of the right shape and type it is filled; otherwise, when no
   /// swap is needed and the bytes are suitably aligned, out[i] becomes a zero-copy view that
   /// SHARES MEMORY with in[i] (copy it before modifying it in place); otherwise a new array.
-  void decode(std::span<const Buffer> in, std::span<NDBuffer> out, const ChunkRepresentation& decoded,
-              std::span<ChunkStatus> status) const override;
+  void decode(std::span<const Buffer> in, std::span<NDBuffer> out,
+              const ChunkRepresentation& decoded, std::span<ChunkStatus> status) const override;
   /// Always decoded.nbytes().
   std::optional<int64_t> fixed_encoded_size(const ChunkRepresentation& decoded) const override {
     return decoded.nbytes();

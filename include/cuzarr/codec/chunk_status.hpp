@@ -31,6 +31,7 @@ void for_each_chunk(std::span<ChunkStatus> status, const std::function<void(size
 
 /// Throws the first failed status as an Error whose message starts with `context(i)` (for
 /// example the chunk key); does nothing when every status is ok.
-void throw_if_failed(std::span<const ChunkStatus> status, const std::function<std::string(size_t)>& context);
+void throw_if_failed(std::span<const ChunkStatus> status,
+                     const std::function<std::string(size_t)>& context);
 
 }  // namespace cuzarr

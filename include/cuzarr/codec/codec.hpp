@@ -6,11 +6,10 @@
 #pragma once
 
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <span>
 #include <string>
-
-#include <nlohmann/json.hpp>
 
 #include "cuzarr/codec/chunk_representation.hpp"
 #include "cuzarr/codec/chunk_status.hpp"
@@ -38,11 +37,11 @@ class ArrayToArrayCodec : public Codec {
   /// The representation this codec produces on encode.
   virtual ChunkRepresentation encoded_representation(const ChunkRepresentation& decoded) const = 0;
   /// out[i] = encode(in[i]); out[i] may be a view of in[i] (no copy).
-  virtual void encode(std::span<const NDBuffer> in, std::span<NDBuffer> out, const ChunkRepresentation& decoded,
-                      std::span<ChunkStatus> status) const = 0;
+  virtual void encode(std::span<const NDBuffer> in, std::span<NDBuffer> out,
+                      const ChunkRepresentation& decoded, std::span<ChunkStatus> status) const = 0;
   /// out[i] = decode(in[i]); out[i] may be a view of in[i] (no copy).
-  virtual void decode(std::span<const NDBuffer> in, std::span<NDBuffer> out, const ChunkRepresentation& decoded,
-                      std::span<ChunkStatus> status) const = 0;
+  virtual void decode(std::span<const NDBuffer> in, std::span<NDBuffer> out,
+                      const ChunkRepresentation& decoded, std::span<ChunkStatus> status) const = 0;
 };
 
 /// Array -> bytes (bytes, sharding_indexed, and a whole CodecChain).
@@ -50,13 +49,13 @@ class ArrayToBytesCodec : public Codec {
  public:
   CodecKind kind() const noexcept override { return CodecKind::array_to_bytes; }
   /// Encodes arrays of representation `decoded` (any strides) into bytes.
-  virtual void encode(std::span<const NDBuffer> in, std::span<Buffer> out, const ChunkRepresentation& decoded,
-                      std::span<ChunkStatus> status) const = 0;
+  virtual void encode(std::span<const NDBuffer> in, std::span<Buffer> out,
+                      const ChunkRepresentation& decoded, std::span<ChunkStatus> status) const = 0;
   /// Decodes bytes into arrays of representation `decoded`. When out[i] already holds an NDBuffer
   /// of that shape and data type (any strides, host-accessible), the codec decodes into it;
   /// otherwise it allocates a new C-order host array.
-  virtual void decode(std::span<const Buffer> in, std::span<NDBuffer> out, const ChunkRepresentation& decoded,
-                      std::span<ChunkStatus> status) const = 0;
+  virtual void decode(std::span<const Buffer> in, std::span<NDBuffer> out,
+                      const ChunkRepresentation& decoded, std::span<ChunkStatus> status) const = 0;
   /// The encoded size when it is fixed for every chunk (bytes codec, fixed chains), else nullopt.
   virtual std::optional<int64_t> fixed_encoded_size(const ChunkRepresentation& decoded) const {
     (void)decoded;
@@ -68,10 +67,10 @@ class ArrayToBytesCodec : public Codec {
 class BytesToBytesCodec : public Codec {
  public:
   CodecKind kind() const noexcept final { return CodecKind::bytes_to_bytes; }
-  virtual void encode(std::span<const Buffer> in, std::span<Buffer> out, const ChunkRepresentation& decoded,
-                      std::span<ChunkStatus> status) const = 0;
-  virtual void decode(std::span<const Buffer> in, std::span<Buffer> out, const ChunkRepresentation& decoded,
-                      std::span<ChunkStatus> status) const = 0;
+  virtual void encode(std::span<const Buffer> in, std::span<Buffer> out,
+                      const ChunkRepresentation& decoded, std::span<ChunkStatus> status) const = 0;
+  virtual void decode(std::span<const Buffer> in, std::span<Buffer> out,
+                      const ChunkRepresentation& decoded, std::span<ChunkStatus> status) const = 0;
   /// Encoded size for a fixed input size when it is fixed (crc32c: +4), else nullopt.
   virtual std::optional<int64_t> fixed_encoded_size(int64_t decoded_size) const {
     (void)decoded_size;

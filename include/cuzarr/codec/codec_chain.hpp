@@ -1,5 +1,6 @@
 // A codec chain (array->array codecs, one array->bytes codec, bytes->bytes codecs), itself an
-// array->bytes codec. Encode runs the codecs in order; decode in reverse, each over the whole batch.
+// array->bytes codec. Encode runs the codecs in order; decode in reverse, each over the whole
+// batch.
 #pragma once
 
 #include <memory>
@@ -16,23 +17,26 @@ class CodecChain final : public ArrayToBytesCodec {
   /// Resolves `specs` for chunks of representation `decoded`. Throws InvalidArgumentError when
   /// the order is wrong (not a2a* a2b b2b*) or a configuration is bad, UnsupportedError for an
   /// unknown codec; messages name the codec.
-  static std::shared_ptr<CodecChain> create(std::span<const CodecSpec> specs, const ChunkRepresentation& decoded);
+  static std::shared_ptr<CodecChain> create(std::span<const CodecSpec> specs,
+                                            const ChunkRepresentation& decoded);
 
   std::string name() const override { return "codec_chain"; }
   /// The JSON array of the codecs.
   nlohmann::json to_json() const override;
 
-  void encode(std::span<const NDBuffer> in, std::span<Buffer> out, const ChunkRepresentation& decoded,
-              std::span<ChunkStatus> status) const override;
-  void decode(std::span<const Buffer> in, std::span<NDBuffer> out, const ChunkRepresentation& decoded,
-              std::span<ChunkStatus> status) const override;
+  void encode(std::span<const NDBuffer> in, std::span<Buffer> out,
+              const ChunkRepresentation& decoded, std::span<ChunkStatus> status) const override;
+  void decode(std::span<const Buffer> in, std::span<NDBuffer> out,
+              const ChunkRepresentation& decoded, std::span<ChunkStatus> status) const override;
   std::optional<int64_t> fixed_encoded_size(const ChunkRepresentation& decoded) const override;
 
   /// Encode/decode for the representation given at creation.
-  void encode(std::span<const NDBuffer> in, std::span<Buffer> out, std::span<ChunkStatus> status) const {
+  void encode(std::span<const NDBuffer> in, std::span<Buffer> out,
+              std::span<ChunkStatus> status) const {
     encode(in, out, decoded_, status);
   }
-  void decode(std::span<const Buffer> in, std::span<NDBuffer> out, std::span<ChunkStatus> status) const {
+  void decode(std::span<const Buffer> in, std::span<NDBuffer> out,
+              std::span<ChunkStatus> status) const {
     decode(in, out, decoded_, status);
   }
 
@@ -44,7 +48,8 @@ class CodecChain final : public ArrayToBytesCodec {
  private:
   ChunkRepresentation decoded_;
   std::vector<std::shared_ptr<ArrayToArrayCodec>> a2a_;
-  std::vector<ChunkRepresentation> a2a_inputs_;  ///< representation each a2a codec receives on encode
+  std::vector<ChunkRepresentation>
+      a2a_inputs_;  ///< representation each a2a codec receives on encode
   std::shared_ptr<ArrayToBytesCodec> a2b_;
   ChunkRepresentation a2b_input_;
   std::vector<std::shared_ptr<BytesToBytesCodec>> b2b_;

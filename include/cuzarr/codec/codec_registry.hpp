@@ -12,8 +12,8 @@
 
 namespace cuzarr {
 
-using CodecFactory =
-    std::function<std::shared_ptr<Codec>(const nlohmann::json& configuration, const ChunkRepresentation& decoded)>;
+using CodecFactory = std::function<std::shared_ptr<Codec>(const nlohmann::json& configuration,
+                                                          const ChunkRepresentation& decoded)>;
 
 class CodecRegistry {
  public:

@@ -10,7 +10,8 @@ namespace cuzarr {
 class GzipCodec final : public BytesToBytesCodec {
  public:
   /// Resolves {"level": 0..9} (default 5). Throws InvalidArgumentError naming "level".
-  static std::shared_ptr<GzipCodec> create(const nlohmann::json& configuration, const ChunkRepresentation& decoded);
+  static std::shared_ptr<GzipCodec> create(const nlohmann::json& configuration,
+                                           const ChunkRepresentation& decoded);
   explicit GzipCodec(int level);
 
   std::string name() const override { return "gzip"; }

@@ -21,10 +21,10 @@ class NumcodecsAsTypeCodec final : public ArrayToArrayCodec {
   nlohmann::json to_json() const override;
   /// `decoded` with encode_dtype (and its fill value cast).
   ChunkRepresentation encoded_representation(const ChunkRepresentation& decoded) const override;
-  void encode(std::span<const NDBuffer> in, std::span<NDBuffer> out, const ChunkRepresentation& decoded,
-              std::span<ChunkStatus> status) const override;
-  void decode(std::span<const NDBuffer> in, std::span<NDBuffer> out, const ChunkRepresentation& decoded,
-              std::span<ChunkStatus> status) const override;
+  void encode(std::span<const NDBuffer> in, std::span<NDBuffer> out,
+              const ChunkRepresentation& decoded, std::span<ChunkStatus> status) const override;
+  void decode(std::span<const NDBuffer> in, std::span<NDBuffer> out,
+              const ChunkRepresentation& decoded, std::span<ChunkStatus> status) const override;
 
   DataType encode_dtype() const { return encode_dtype_; }
   DataType decode_dtype() const { return decode_dtype_; }

@@ -20,11 +20,11 @@ class NumcodecsBitRoundCodec final : public ArrayToArrayCodec {
   std::string name() const override { return "numcodecs.bitround"; }
   nlohmann::json to_json() const override;
   ChunkRepresentation encoded_representation(const ChunkRepresentation& decoded) const override;
-  void encode(std::span<const NDBuffer> in, std::span<NDBuffer> out, const ChunkRepresentation& decoded,
-              std::span<ChunkStatus> status) const override;
+  void encode(std::span<const NDBuffer> in, std::span<NDBuffer> out,
+              const ChunkRepresentation& decoded, std::span<ChunkStatus> status) const override;
   /// out[i] = in[i] (no copy).
-  void decode(std::span<const NDBuffer> in, std::span<NDBuffer> out, const ChunkRepresentation& decoded,
-              std::span<ChunkStatus> status) const override;
+  void decode(std::span<const NDBuffer> in, std::span<NDBuffer> out,
+              const ChunkRepresentation& decoded, std::span<ChunkStatus> status) const override;
 
  private:
   int keepbits_;

@@ -17,9 +17,11 @@ class NumcodecsChecksum32Codec final : public BytesToBytesCodec {
 
   /// Resolves {"location": "start" | "end"} for `algorithm` (default: numcodecs' default for
   /// it). Throws InvalidArgumentError naming "location".
-  static std::shared_ptr<NumcodecsChecksum32Codec> create(Algorithm algorithm, const nlohmann::json& configuration,
+  static std::shared_ptr<NumcodecsChecksum32Codec> create(Algorithm algorithm,
+                                                          const nlohmann::json& configuration,
                                                           const ChunkRepresentation& decoded);
-  NumcodecsChecksum32Codec(Algorithm algorithm, Location location) : algorithm_(algorithm), location_(location) {}
+  NumcodecsChecksum32Codec(Algorithm algorithm, Location location)
+      : algorithm_(algorithm), location_(location) {}
   /// numcodecs' default location for `algorithm`.
   static Location default_location(Algorithm algorithm) {
     return algorithm == Algorithm::crc32c ? Location::end : Location::start;
@@ -34,7 +36,9 @@ class NumcodecsChecksum32Codec final : public BytesToBytesCodec {
   /// is shorter than 4 bytes or the checksum does not match.
   void decode(std::span<const Buffer> in, std::span<Buffer> out, const ChunkRepresentation& decoded,
               std::span<ChunkStatus> status) const override;
-  std::optional<int64_t> fixed_encoded_size(int64_t decoded_size) const override { return decoded_size + 4; }
+  std::optional<int64_t> fixed_encoded_size(int64_t decoded_size) const override {
+    return decoded_size + 4;
+  }
 
   Algorithm algorithm() const { return algorithm_; }
   Location location() const { return location_; }

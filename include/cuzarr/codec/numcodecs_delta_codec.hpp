@@ -22,10 +22,10 @@ class NumcodecsDeltaCodec final : public ArrayToArrayCodec {
   nlohmann::json to_json() const override;
   /// `decoded` with astype.
   ChunkRepresentation encoded_representation(const ChunkRepresentation& decoded) const override;
-  void encode(std::span<const NDBuffer> in, std::span<NDBuffer> out, const ChunkRepresentation& decoded,
-              std::span<ChunkStatus> status) const override;
-  void decode(std::span<const NDBuffer> in, std::span<NDBuffer> out, const ChunkRepresentation& decoded,
-              std::span<ChunkStatus> status) const override;
+  void encode(std::span<const NDBuffer> in, std::span<NDBuffer> out,
+              const ChunkRepresentation& decoded, std::span<ChunkStatus> status) const override;
+  void decode(std::span<const NDBuffer> in, std::span<NDBuffer> out,
+              const ChunkRepresentation& decoded, std::span<ChunkStatus> status) const override;
 
   DataType dtype() const { return dtype_; }
   DataType astype() const { return astype_; }

@@ -34,10 +34,10 @@ class NumcodecsFixedScaleOffsetCodec final : public ArrayToArrayCodec {
   nlohmann::json to_json() const override;
   /// `decoded` with astype (and its fill value encoded).
   ChunkRepresentation encoded_representation(const ChunkRepresentation& decoded) const override;
-  void encode(std::span<const NDBuffer> in, std::span<NDBuffer> out, const ChunkRepresentation& decoded,
-              std::span<ChunkStatus> status) const override;
-  void decode(std::span<const NDBuffer> in, std::span<NDBuffer> out, const ChunkRepresentation& decoded,
-              std::span<ChunkStatus> status) const override;
+  void encode(std::span<const NDBuffer> in, std::span<NDBuffer> out,
+              const ChunkRepresentation& decoded, std::span<ChunkStatus> status) const override;
+  void decode(std::span<const NDBuffer> in, std::span<NDBuffer> out,
+              const ChunkRepresentation& decoded, std::span<ChunkStatus> status) const override;
 
   /// Encodes `count` C-ordered elements of dtype at `src` into astype at `dst`.
   void encode_elements(const std::byte* src, std::byte* dst, size_t count) const;

@@ -19,14 +19,18 @@ class NumcodecsFletcher32Codec final : public BytesToBytesCodec {
                                                           const ChunkRepresentation& decoded);
 
   std::string name() const override { return "numcodecs.fletcher32"; }
-  nlohmann::json to_json() const override { return {{"name", "numcodecs.fletcher32"}, {"configuration", nlohmann::json::object()}}; }
+  nlohmann::json to_json() const override {
+    return {{"name", "numcodecs.fletcher32"}, {"configuration", nlohmann::json::object()}};
+  }
   void encode(std::span<const Buffer> in, std::span<Buffer> out, const ChunkRepresentation& decoded,
               std::span<ChunkStatus> status) const override;
   /// out[i] is a zero-copy view of the data without the checksum. corrupt_data when the input
   /// is shorter than 4 bytes or the checksum does not match.
   void decode(std::span<const Buffer> in, std::span<Buffer> out, const ChunkRepresentation& decoded,
               std::span<ChunkStatus> status) const override;
-  std::optional<int64_t> fixed_encoded_size(int64_t decoded_size) const override { return decoded_size + 4; }
+  std::optional<int64_t> fixed_encoded_size(int64_t decoded_size) const override {
+    return decoded_size + 4;
+  }
 };
 
 /// The HDF5 Fletcher-32 checksum of `data`.

@@ -23,11 +23,11 @@ class NumcodecsPackBitsCodec final : public ArrayToArrayCodec {
   }
   /// uint8 of shape {1 + ceil(n / 8)}, fill value 0.
   ChunkRepresentation encoded_representation(const ChunkRepresentation& decoded) const override;
-  void encode(std::span<const NDBuffer> in, std::span<NDBuffer> out, const ChunkRepresentation& decoded,
-              std::span<ChunkStatus> status) const override;
+  void encode(std::span<const NDBuffer> in, std::span<NDBuffer> out,
+              const ChunkRepresentation& decoded, std::span<ChunkStatus> status) const override;
   /// corrupt_data when the header byte is not the padding that n elements need.
-  void decode(std::span<const NDBuffer> in, std::span<NDBuffer> out, const ChunkRepresentation& decoded,
-              std::span<ChunkStatus> status) const override;
+  void decode(std::span<const NDBuffer> in, std::span<NDBuffer> out,
+              const ChunkRepresentation& decoded, std::span<ChunkStatus> status) const override;
 };
 
 }  // namespace cuzarr

@@ -25,7 +25,9 @@ class NumcodecsShuffleCodec final : public BytesToBytesCodec {
   /// corrupt_data when the size is not a multiple of elementsize. elementsize <= 1: out[i] = in[i].
   void decode(std::span<const Buffer> in, std::span<Buffer> out, const ChunkRepresentation& decoded,
               std::span<ChunkStatus> status) const override;
-  std::optional<int64_t> fixed_encoded_size(int64_t decoded_size) const override { return decoded_size; }
+  std::optional<int64_t> fixed_encoded_size(int64_t decoded_size) const override {
+    return decoded_size;
+  }
 
   int64_t elementsize() const { return elementsize_; }
 

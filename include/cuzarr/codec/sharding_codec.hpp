@@ -21,18 +21,19 @@ class ShardingCodec final : public ArrayToBytesCodec {
   /// shape does not divide the shard shape, a chain is invalid, the index chain has no fixed
   /// encoded size or a field is unknown; UnsupportedError for an unknown inner codec. Missing
   /// "codecs"/"index_codecs" default to bytes / bytes + crc32c (as zarr-python does).
-  static std::shared_ptr<ShardingCodec> create(const nlohmann::json& configuration, const ChunkRepresentation& shard);
+  static std::shared_ptr<ShardingCodec> create(const nlohmann::json& configuration,
+                                               const ChunkRepresentation& shard);
 
   std::string name() const override { return "sharding_indexed"; }
   nlohmann::json to_json() const override;
   /// Encodes whole shards. Inner chunks equal to the fill value (bytewise) are not stored; a
   /// shard whose inner chunks are all empty encodes to an empty Buffer (nothing to store).
-  void encode(std::span<const NDBuffer> in, std::span<Buffer> out, const ChunkRepresentation& decoded,
-              std::span<ChunkStatus> status) const override;
+  void encode(std::span<const NDBuffer> in, std::span<Buffer> out,
+              const ChunkRepresentation& decoded, std::span<ChunkStatus> status) const override;
   /// Decodes whole shards; an empty Buffer decodes to a shard of fill value. A corrupt index or
   /// inner chunk marks the shard's status (corrupt_data, naming the inner chunk).
-  void decode(std::span<const Buffer> in, std::span<NDBuffer> out, const ChunkRepresentation& decoded,
-              std::span<ChunkStatus> status) const override;
+  void decode(std::span<const Buffer> in, std::span<NDBuffer> out,
+              const ChunkRepresentation& decoded, std::span<ChunkStatus> status) const override;
 
   const Shape& inner_chunk_shape() const { return inner_shape_; }
   /// Inner chunks per shard along each dimension.
@@ -46,7 +47,8 @@ class ShardingCodec final : public ArrayToBytesCodec {
   ByteRange index_byte_range() const;
   /// Decodes and validates an index read from index_byte_range() of a shard of `shard_size` bytes.
   /// Throws CorruptDataError naming `source` (the shard key).
-  ShardIndex decode_index(const Buffer& encoded_index, uint64_t shard_size, const std::string& source) const;
+  ShardIndex decode_index(const Buffer& encoded_index, uint64_t shard_size,
+                          const std::string& source) const;
 
  private:
   ChunkRepresentation shard_;

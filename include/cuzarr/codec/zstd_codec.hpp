@@ -11,7 +11,8 @@ class ZstdCodec final : public BytesToBytesCodec {
  public:
   /// Resolves {"level": int (negative allowed, default 0 = zstd's default), "checksum": bool
   /// (default false)}. Throws InvalidArgumentError naming the field.
-  static std::shared_ptr<ZstdCodec> create(const nlohmann::json& configuration, const ChunkRepresentation& decoded);
+  static std::shared_ptr<ZstdCodec> create(const nlohmann::json& configuration,
+                                           const ChunkRepresentation& decoded);
   ZstdCodec(int level, bool checksum);
 
   std::string name() const override { return "zstd"; }

@@ -12,10 +12,19 @@ namespace cuzarr {
 /// The kind of a data type; `raw` is r<N> with N a multiple of 8.
 enum class DataTypeKind : uint8_t {
   boolean,
-  int8, int16, int32, int64,
-  uint8, uint16, uint32, uint64,
-  float16, float32, float64,
-  complex64, complex128,
+  int8,
+  int16,
+  int32,
+  int64,
+  uint8,
+  uint16,
+  uint32,
+  uint64,
+  float16,
+  float32,
+  float64,
+  complex64,
+  complex128,
   raw,
 };
 

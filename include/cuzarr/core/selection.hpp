@@ -28,7 +28,7 @@ using Selection = std::vector<SelectionItem>;
 /// A selection resolved against a shape: per array dimension, `count` positions start + k*step.
 struct DimensionSelection {
   int64_t start = 0;
-  int64_t step = 1;   ///< never 0; negative for reversed slices
+  int64_t step = 1;  ///< never 0; negative for reversed slices
   int64_t count = 0;
   bool dropped = false;  ///< selected by an integer: absent from the result shape
 };

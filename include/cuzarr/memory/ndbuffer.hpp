@@ -37,7 +37,9 @@ class NDBuffer {
   /// Pointer to element [0, ..., 0].
   std::byte* data() const noexcept { return const_cast<std::byte*>(buffer_.data()) + offset_; }
   template <class T>
-  T* data_as() const noexcept { return reinterpret_cast<T*>(data()); }
+  T* data_as() const noexcept {
+    return reinterpret_cast<T*>(data());
+  }
   /// True when elements are laid out densely in C order.
   bool is_c_contiguous() const;
 

@@ -3,11 +3,10 @@
 #pragma once
 
 #include <cstddef>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "cuzarr/core/data_type.hpp"
 #include "cuzarr/core/shape.hpp"

@@ -3,10 +3,9 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <span>
 #include <string>
-
-#include <nlohmann/json.hpp>
 
 namespace cuzarr {
 
@@ -17,7 +16,8 @@ struct ChunkKeyEncoding {
 
   /// The key of the chunk at grid position `coords`, relative to the array's prefix.
   std::string encode(std::span<const int64_t> coords) const;
-  /// Parses {"name": "default"|"v2", "configuration": {"separator": ...}}; throws InvalidArgumentError.
+  /// Parses {"name": "default"|"v2", "configuration": {"separator": ...}}; throws
+  /// InvalidArgumentError.
   static ChunkKeyEncoding from_json(const nlohmann::json& j);
   nlohmann::json to_json() const;
   friend bool operator==(const ChunkKeyEncoding&, const ChunkKeyEncoding&) = default;

@@ -17,7 +17,7 @@ struct CoalescedRead {
 
 /// Merges ranges [offset, offset + length) whose gap to the previous (in offset order) is at most
 /// `max_gap` bytes; every input range is a member of exactly one read.
-std::vector<CoalescedRead> coalesce_byte_ranges(const std::vector<std::pair<uint64_t, uint64_t>>& ranges,
-                                                uint64_t max_gap);
+std::vector<CoalescedRead> coalesce_byte_ranges(
+    const std::vector<std::pair<uint64_t, uint64_t>>& ranges, uint64_t max_gap);
 
 }  // namespace cuzarr

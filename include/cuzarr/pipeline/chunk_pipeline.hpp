@@ -29,8 +29,8 @@ class ChunkPipeline {
  public:
   /// `key_prefix` is the array's path in the store ("" or "a/b"). Resolves the codec chain; throws
   /// what CodecChain::create throws.
-  ChunkPipeline(std::shared_ptr<Store> store, std::string key_prefix, std::shared_ptr<const ArrayMetadata> metadata,
-                PipelineOptions options = {});
+  ChunkPipeline(std::shared_ptr<Store> store, std::string key_prefix,
+                std::shared_ptr<const ArrayMetadata> metadata, PipelineOptions options = {});
 
   /// Reads `selection` into `out`, whose shape is selection.full_result_shape() (dropped
   /// dimensions kept with extent 1). Throws an Error naming the chunk key on a bad chunk.
@@ -43,7 +43,9 @@ class ChunkPipeline {
   const CodecChain& chain() const { return *chain_; }
   /// The sharding codec when the codecs are exactly [sharding_indexed], else null.
   const ShardingCodec* sharding() const { return sharding_; }
-  const ChunkRepresentation& chunk_representation() const { return chain_->decoded_representation(); }
+  const ChunkRepresentation& chunk_representation() const {
+    return chain_->decoded_representation();
+  }
   const PipelineOptions& options() const { return options_; }
 
  private:

@@ -26,7 +26,8 @@ struct PlannedChunk {
 
 /// Plans the chunks of a regular grid with `chunk_shape` over `array_shape` that `selection`
 /// touches, in C order of the grid.
-std::vector<PlannedChunk> plan_chunks(const NormalizedSelection& selection, std::span<const int64_t> array_shape,
+std::vector<PlannedChunk> plan_chunks(const NormalizedSelection& selection,
+                                      std::span<const int64_t> array_shape,
                                       std::span<const int64_t> chunk_shape);
 
 }  // namespace cuzarr

@@ -17,7 +17,8 @@ struct StoredChunk {
 
 /// Parses a chunk key (relative to the array's prefix) back into grid coordinates; nullopt when
 /// `key` is not a chunk key of this encoding and rank (zarr.json, attributes, stray files).
-std::optional<Index> parse_chunk_key(const ChunkKeyEncoding& encoding, std::string_view key, size_t ndim);
+std::optional<Index> parse_chunk_key(const ChunkKeyEncoding& encoding, std::string_view key,
+                                     size_t ndim);
 
 /// Every stored chunk of the array at `prefix` whose coordinates lie inside its chunk grid, in key
 /// order.

@@ -1,5 +1,6 @@
 // Byte ranges of a stored value: the whole value, [offset, offset+length), from an offset to the
-// end, or the last N bytes (zarr-python's RangeByteRequest / OffsetByteRequest / SuffixByteRequest).
+// end, or the last N bytes (zarr-python's RangeByteRequest / OffsetByteRequest /
+// SuffixByteRequest).
 #pragma once
 
 #include <cstdint>
