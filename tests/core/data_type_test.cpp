@@ -79,7 +79,7 @@ TEST(DataType, RawNeedsAPositiveMultipleOfEightBits) {
 TEST(DataType, BadNamesAreRejectedByName) {
   for (const char* name :
        {"", "int", "Int8", "int 8", " int8", "int8 ", "float128", "r", "r0", "r7", "r12", "r-8",
-        "r+8", "r8x", "rr8", "r99999999999999999999", "string", "<i4"}) {
+        "r+8", "r8x", "rr8", "r99999999999999999999", "strings", "fixed_length_utf32", "numpy.datetime64", "<i4"}) {
     SCOPED_TRACE(name);
     try {
       DataType::from_name(name);
@@ -89,6 +89,31 @@ TEST(DataType, BadNamesAreRejectedByName) {
           << e.what();
     }
   }
+}
+
+
+TEST(DataType, ExtensionTypesHaveTheirSizesAndParameters) {
+  EXPECT_EQ(DataType::from_name("bfloat16").size(), 2u);
+  EXPECT_TRUE(DataType::from_name("float8_e4m3fn").is_extension_float());
+  EXPECT_EQ(DataType::from_name("string").size(), sizeof(VariableLengthValue));
+  EXPECT_TRUE(DataType::from_name("variable_length_bytes").is_variable_length());
+
+  const auto utf32 = DataType::fixed_length(DataTypeKind::fixed_length_utf32, 20);
+  EXPECT_EQ(utf32.size(), 20u);
+  EXPECT_EQ(utf32.endian_unit(), 4u);
+  EXPECT_EQ(utf32.description(), "fixed_length_utf32[20]");
+  EXPECT_THROW(DataType::fixed_length(DataTypeKind::fixed_length_utf32, 6), InvalidArgumentError);
+  EXPECT_THROW(DataType::fixed_length(DataTypeKind::int8, 4), InvalidArgumentError);
+
+  const auto dt = DataType::time(DataTypeKind::datetime64, TimeUnit::ms, 10);
+  EXPECT_EQ(dt.size(), 8u);
+  EXPECT_EQ(dt.name(), "numpy.datetime64");
+  EXPECT_EQ(dt.description(), "numpy.datetime64[10ms]");
+  EXPECT_NE(dt, DataType::time(DataTypeKind::datetime64, TimeUnit::ms, 1));
+  EXPECT_THROW(DataType::time(DataTypeKind::datetime64, TimeUnit::s, 0), InvalidArgumentError);
+  EXPECT_THROW(DataType(DataTypeKind::timedelta64), InvalidArgumentError);
+  EXPECT_EQ(parse_time_unit("us"), TimeUnit::us);
+  EXPECT_THROW(parse_time_unit("μs"), InvalidArgumentError);
 }
 
 }  // namespace

@@ -249,7 +249,7 @@ TEST(ArrayMetadataErrors, Shape) {
 
 TEST(ArrayMetadataErrors, DataType) {
   EXPECT_INVALID(without("data_type"), "\"data_type\"", "missing");
-  EXPECT_UNSUPPORTED(with("data_type", "string"), "\"data_type\"", "\"string\"");
+  EXPECT_UNSUPPORTED(with("data_type", "float128"), "\"data_type\"", "\"float128\"");
   EXPECT_UNSUPPORTED(with("data_type", "r7"), "\"data_type\"", "r7");
   EXPECT_UNSUPPORTED(
       with("data_type",
