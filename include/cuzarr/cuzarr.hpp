@@ -4,6 +4,7 @@
 
 #include "cuzarr/api/array.hpp"
 #include "cuzarr/api/group.hpp"
+#include "cuzarr/api/copy.hpp"
 #include "cuzarr/core/data_type.hpp"
 #include "cuzarr/core/error.hpp"
 #include "cuzarr/core/parallel.hpp"

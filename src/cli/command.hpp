@@ -31,6 +31,8 @@ std::unique_ptr<Command> add_ls_command(CLI::App& app);
 std::unique_ptr<Command> add_cat_command(CLI::App& app);
 /// `cuzarr import IN.npy PATH [...]`: writes a .npy file as a new Zarr v3 array.
 std::unique_ptr<Command> add_import_command(CLI::App& app);
+/// `cuzarr cp SRC DST [...]`: copies an array or hierarchy, converting, rechunking, recompressing.
+std::unique_ptr<Command> add_cp_command(CLI::App& app);
 /// `cuzarr verify PATH`: decodes every stored chunk and reports those that fail.
 std::unique_ptr<Command> add_verify_command(CLI::App& app);
 

@@ -1,4 +1,4 @@
-// The cuzarr command-line tool: inspect, print, import and verify Zarr arrays.
+// The cuzarr command-line tool: inspect, print, import, copy and verify Zarr arrays.
 #include <fmt/format.h>
 
 #include <cstdio>
@@ -11,13 +11,14 @@
 
 int main(int argc, char** argv) {
   using namespace cuzarr::cli;
-  CLI::App app{"cuzarr: inspect, print, import and verify Zarr arrays", "cuzarr"};
+  CLI::App app{"cuzarr: inspect, print, import, copy and verify Zarr arrays", "cuzarr"};
   app.require_subcommand(1);
   std::vector<std::unique_ptr<Command>> commands;
   commands.push_back(add_info_command(app));
   commands.push_back(add_ls_command(app));
   commands.push_back(add_cat_command(app));
   commands.push_back(add_import_command(app));
+  commands.push_back(add_cp_command(app));
   commands.push_back(add_verify_command(app));
 
   try {

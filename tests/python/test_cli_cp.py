@@ -1,0 +1,109 @@
+"""`cuzarr cp`: copies read back by zarr-python, rechunking, summary, interruption."""
+
+import json
+import signal
+import subprocess
+import time
+
+import numpy as np
+import pytest
+import zarr
+
+from cuzarr_cli import assert_same, cuzarr_binary, read_with_cuzarr, run
+
+
+def make_hierarchy(path):
+    root = zarr.open_group(path, mode="w", zarr_format=3)
+    root.attrs["title"] = "source"
+    a = root.create_array("a", shape=(60, 40), chunks=(16, 16), dtype="<i4")
+    a[:] = np.arange(60 * 40, dtype="<i4").reshape(60, 40)
+    sub = root.create_group("sub")
+    b = sub.create_array("b", shape=(100,), chunks=(10,), dtype="<f8", fill_value=np.nan)
+    b[20:35] = np.linspace(0, 1, 15)
+    return root
+
+
+@pytest.mark.cross_implementation
+def test_cp_hierarchy_read_back_by_zarr_python(tmp_path):
+    make_hierarchy(tmp_path / "src")
+    result = run("cp", tmp_path / "src", tmp_path / "dst", "--codec", "zstd:level=3")
+    assert "2 arrays, 2 groups" in result.stdout
+    assert "ratio" in result.stdout
+    copied = zarr.open_group(tmp_path / "dst", mode="r")
+    assert copied.attrs["title"] == "source"
+    assert_same(copied["a"][:], np.arange(60 * 40, dtype="<i4").reshape(60, 40))
+    expected = np.full(100, np.nan)
+    expected[20:35] = np.linspace(0, 1, 15)
+    assert_same(copied["sub/b"][:], expected)
+    # Chunks that hold only the fill value are not stored in the copy either.
+    assert sorted(p.name for p in (tmp_path / "dst" / "sub" / "b" / "c").iterdir()) == ["2", "3"]
+
+
+@pytest.mark.cross_implementation
+def test_cp_shards_an_array(tmp_path):
+    make_hierarchy(tmp_path / "src")
+    run("cp", tmp_path / "src" / "a", tmp_path / "dst", "--chunks", "8,8", "--shards", "16,40")
+    copied = zarr.open_array(tmp_path / "dst", mode="r")
+    assert copied.shards == (16, 40)
+    assert copied.chunks == (8, 8)
+    assert_same(copied[:], np.arange(60 * 40, dtype="<i4").reshape(60, 40))
+
+
+@pytest.mark.cross_implementation
+def test_cp_rechunks_each_array(tmp_path):
+    make_hierarchy(tmp_path / "src")
+    run("cp", tmp_path / "src" / "sub", tmp_path / "dst", "--chunks", "25", "--codec", "gzip:level=1")
+    b = zarr.open_group(tmp_path / "dst", mode="r")["b"]
+    assert b.chunks == (25,)
+    expected = np.full(100, np.nan)
+    expected[20:35] = np.linspace(0, 1, 15)
+    assert_same(b[:], expected)
+    assert_same(read_with_cuzarr(tmp_path / "dst" / "b", tmp_path), expected)
+
+
+def test_cp_option_that_does_not_fit_names_the_array(tmp_path):
+    make_hierarchy(tmp_path / "src")
+    result = run("cp", tmp_path / "src", tmp_path / "dst", "--chunks", "8,8", expect_status=2)
+    assert '"sub/b"' in result.stderr
+    assert not (tmp_path / "dst" / "zarr.json").exists()
+
+
+def test_cp_refuses_to_overwrite(tmp_path):
+    make_hierarchy(tmp_path / "src")
+    run("cp", tmp_path / "src", tmp_path / "dst")
+    result = run("cp", tmp_path / "src", tmp_path / "dst", expect_status=2)
+    assert "exists" in result.stderr or "overwrite" in result.stderr
+    run("cp", tmp_path / "src", tmp_path / "dst", "--overwrite")
+
+
+def test_cp_interrupted_leaves_only_complete_chunks(tmp_path):
+    # Big enough that the copy takes a while: 64 MiB of float32 in 1 MiB chunks, gzip level 9.
+    rng = np.random.default_rng(0)
+    source = zarr.create_array(tmp_path / "src", shape=(4096, 4096), chunks=(512, 512), dtype="<f4",
+                               compressors=None)
+    source[:] = rng.standard_normal((4096, 4096), dtype=np.float32)
+    command = [str(cuzarr_binary()), "cp", str(tmp_path / "src"), str(tmp_path / "dst"),
+               "--chunks", "128,128", "--codec", "gzip:level=9", "--batch-mb", "1"]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 60
+    while time.time() < deadline and not list((tmp_path / "dst").rglob("c/*/*")):
+        time.sleep(0.05)
+    process.send_signal(signal.SIGINT)
+    stdout, stderr = process.communicate(timeout=120)
+    if process.returncode == 0:
+        pytest.skip("the copy finished before the interrupt arrived")
+    assert process.returncode == 130, stderr
+    assert "INTERRUPTED" in stdout
+    # No temporary or partial files; every stored chunk decodes and holds the source's values.
+    verify = run("verify", tmp_path / "dst")
+    assert "0 bad" in verify.stdout
+    copy = zarr.open_array(tmp_path / "dst", mode="r")
+    original = source[:]
+    stored = [p for p in (tmp_path / "dst" / "c").rglob("*") if p.is_file()]
+    assert 0 < len(stored) < 32 * 32
+    for path in stored:
+        i, j = int(path.parent.name), int(path.name)
+        block = (slice(i * 128, (i + 1) * 128), slice(j * 128, (j + 1) * 128))
+        assert_same(copy[block], original[block])
+    leftovers = [p for p in (tmp_path / "dst").rglob("*") if p.is_file() and p.name.startswith(".")]
+    assert leftovers == []
