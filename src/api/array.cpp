@@ -197,6 +197,10 @@ void Array::resize(const Shape& new_shape) {
                     shape_to_string(new_shape), new_shape.size(), ndim()));
   }
   element_count(new_shape);
+  if (metadata_->rectilinear_grid) {
+    throw UnsupportedError(fmt::format(
+        "resize of \"{}\": arrays with a rectilinear chunk grid cannot be resized", path_));
+  }
   const Shape old_shape = metadata_->shape;
   const Shape& chunk = metadata_->chunk_shape;
   // 1. Chunks wholly outside the new shape are deleted.
@@ -272,13 +276,15 @@ std::vector<ChunkProblem> Array::verify() const {
     std::vector<Buffer> encoded(n);
     std::vector<NDBuffer> decoded(n);
     std::vector<ChunkStatus> status(n);
+    std::vector<Index> coords(n);
     for (size_t i = 0; i < n; ++i) {
+      coords[i] = stored[first + i].coords;
       if (fetched[i])
         encoded[i] = std::move(*fetched[i]);
       else
         status[i].fail(ErrorCode::not_found, "removed while verifying");
     }
-    chain.decode(encoded, decoded, status);
+    pipeline.decode_batch(coords, encoded, decoded, status);
     for (size_t i = 0; i < n; ++i) {
       if (!status[i].ok) problems.push_back({requests[i].key, status[i].message});
     }

@@ -81,8 +81,8 @@ Shape step_shape(const ArrayMetadata& m, uint64_t step_bytes) {
   for (size_t d = m.shape.size(); d-- > 0;) {
     const uint64_t block_bytes = static_cast<uint64_t>(element_count(block)) * element;
     const int64_t units_in_dim = std::max<int64_t>(1, ceil_div(m.shape[d], m.chunk_shape[d]));
-    const int64_t allowed =
-        static_cast<int64_t>(std::max<uint64_t>(1, step_bytes / std::max<uint64_t>(1, block_bytes)));
+    const int64_t allowed = static_cast<int64_t>(
+        std::max<uint64_t>(1, step_bytes / std::max<uint64_t>(1, block_bytes)));
     const int64_t factor = std::min(units_in_dim, allowed);
     block[d] = m.chunk_shape[d] * factor;
     if (factor < units_in_dim) break;
@@ -90,15 +90,21 @@ Shape step_shape(const ArrayMetadata& m, uint64_t step_bytes) {
   return block;
 }
 
+// The source chunk holding `position` along `dim`.
+int64_t chunk_index(const ArrayMetadata& m, size_t dim, int64_t position) {
+  return m.rectilinear_grid ? m.rectilinear_grid->chunk_index(dim, position)
+                            : position / m.chunk_shape[dim];
+}
+
 // Whether any stored source chunk intersects [begin, end).
-bool any_stored(const std::set<Index>& stored, const Shape& source_chunk, const Index& begin,
+bool any_stored(const std::set<Index>& stored, const ArrayMetadata& source, const Index& begin,
                 const Index& end) {
   const size_t ndim = begin.size();
   if (ndim == 0) return !stored.empty();
   Index first(ndim), last(ndim), coords(ndim);
   for (size_t d = 0; d < ndim; ++d) {
-    first[d] = begin[d] / source_chunk[d];
-    last[d] = (end[d] - 1) / source_chunk[d];
+    first[d] = chunk_index(source, d, begin[d]);
+    last[d] = chunk_index(source, d, end[d] - 1);
   }
   coords = first;
   while (true) {
@@ -142,7 +148,8 @@ ArrayMetadata copied_array_metadata(const ArrayMetadata& source, const CopyOptio
   } else if (sharding && !options.no_shards && format == 3) {
     bool fits = true;
     for (size_t d = 0; d < source.shape.size(); ++d) {
-      fits = fits && create.chunk_shape[d] > 0 && source.chunk_shape[d] % create.chunk_shape[d] == 0;
+      fits =
+          fits && create.chunk_shape[d] > 0 && source.chunk_shape[d] % create.chunk_shape[d] == 0;
     }
     if (!fits) {
       throw InvalidArgumentError(fmt::format(
@@ -191,8 +198,8 @@ CopyProgress copy_node(const std::shared_ptr<Store>& source, const std::string& 
   for (const auto& job : plan.arrays) {
     if (cancelled()) break;
     const Array input = Array::open(source, job.source_path);
-    const Array output = Array::create(destination, job.destination_path, job.metadata,
-                                       options.overwrite);
+    const Array output =
+        Array::create(destination, job.destination_path, job.metadata, options.overwrite);
     ++progress.arrays;
     const auto stored_chunks = list_stored_chunks(*source, job.source_path, input.metadata());
     std::set<Index> stored;
@@ -221,7 +228,7 @@ CopyProgress copy_node(const std::shared_ptr<Store>& source, const std::string& 
       }
       // Regions without any stored source chunk hold the fill value, which the (fresh) copy
       // represents by storing nothing.
-      if (any_stored(stored, input.chunk_shape(), begin, end)) {
+      if (any_stored(stored, input.metadata(), begin, end)) {
         NDBuffer data = input.read(selection);
         output.write(selection, data);
         progress.decoded_bytes += static_cast<uint64_t>(data.size()) * m.data_type.size();

@@ -110,10 +110,11 @@ class CpCommand final : public Command {
     options.cancel = &g_interrupted;
     auto destination = open_store(destination_, /*create=*/true);
 
-    struct sigaction action{};
+    struct sigaction action {};
     action.sa_handler = on_interrupt;
     sigemptyset(&action.sa_mask);
-    struct sigaction old_int{}, old_term{};
+    struct sigaction old_int {
+    }, old_term{};
     sigaction(SIGINT, &action, &old_int);
     sigaction(SIGTERM, &action, &old_term);
 
@@ -121,10 +122,9 @@ class CpCommand final : public Command {
     const bool show_bar = !quiet_ && isatty(STDERR_FILENO);
     CopyProgress result;
     try {
-      result = copy_node(source.store, "", destination, "", options,
-                         [&](const CopyProgress& p) {
-                           if (show_bar) bar.update(p);
-                         });
+      result = copy_node(source.store, "", destination, "", options, [&](const CopyProgress& p) {
+        if (show_bar) bar.update(p);
+      });
     } catch (...) {
       bar.finish();
       sigaction(SIGINT, &old_int, nullptr);

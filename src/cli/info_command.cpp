@@ -50,6 +50,7 @@ nlohmann::json array_info(const std::string& path, const Array& array) {
   nlohmann::json inner = inner_chunk_shape(metadata);
   if (!inner.is_null()) info["inner_chunk_shape"] = inner;
   info["chunk_grid_shape"] = metadata.chunk_grid_shape();
+  info["chunk_grid"] = document["chunk_grid"];
   info["chunk_key_encoding"] = metadata.chunk_key_encoding.to_json();
   info["codecs"] = document.value("codecs", nlohmann::json::array());
   info["fill_value"] = document.value("fill_value", nlohmann::json());
@@ -99,11 +100,13 @@ void print_array_info(const nlohmann::json& info) {
   print_row("Zarr format", info["zarr_format"].dump());
   print_row("Shape", list_text(info["shape"]));
   print_row("Data type", info["data_type"].get<std::string>());
-  print_row("Chunk shape", list_text(info["chunk_shape"]));
+  print_row(info["chunk_grid"]["name"] == "regular" ? "Chunk shape" : "Largest chunk",
+            list_text(info["chunk_shape"]));
   if (info.contains("inner_chunk_shape"))
     print_row("Inner chunk shape", list_text(info["inner_chunk_shape"]));
-  print_row("Chunk grid", fmt::format("{} ({} chunks)", list_text(info["chunk_grid_shape"]),
-                                      info["chunks_total"].get<int64_t>()));
+  print_row("Chunk grid",
+            fmt::format("{} {} ({} chunks)", info["chunk_grid"]["name"].get<std::string>(),
+                        list_text(info["chunk_grid_shape"]), info["chunks_total"].get<int64_t>()));
   print_row("Chunk key encoding", info["chunk_key_encoding"].dump());
   print_row("Codecs", info["codecs"].dump());
   print_row("Fill value", info["fill_value"].dump());

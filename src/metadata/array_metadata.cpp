@@ -140,8 +140,9 @@ Shape parse_chunk_grid(const nlohmann::json& value, const std::string& source, s
   }
   const auto& name = value["name"].get_ref<const std::string&>();
   if (name != "regular") {
-    unsupported(source, "chunk_grid",
-                fmt::format("\"{}\" is not supported (only \"regular\")", name));
+    unsupported(
+        source, "chunk_grid",
+        fmt::format("\"{}\" is not supported (supported: \"regular\", \"rectilinear\")", name));
   }
   for (const auto& [key, member] : value.items()) {
     if (key != "name" && key != "configuration") {
@@ -228,8 +229,19 @@ ArrayMetadata ArrayMetadata::from_json(const nlohmann::json& j, const std::strin
   metadata.data_type = parse_data_type(require(j, source, "data_type"), source);
   const auto element_size = static_cast<int64_t>(metadata.data_type.size());
   with_context(source, "shape", [&] { return byte_count(metadata.shape, element_size); });
-  metadata.chunk_shape =
-      parse_chunk_grid(require(j, source, "chunk_grid"), source, metadata.shape.size());
+  const auto& grid = require(j, source, "chunk_grid");
+  if (grid.is_object() && grid.value("name", nlohmann::json()) == "rectilinear") {
+    for (const auto& [key, member] : grid.items()) {
+      if (key != "name" && key != "configuration" && key != "must_understand") {
+        invalid(source, "chunk_grid", fmt::format("has an unexpected member \"{}\"", key));
+      }
+    }
+    metadata.rectilinear_grid = RectilinearChunkGrid::from_json(
+        grid.value("configuration", nlohmann::json()), metadata.shape, source);
+    metadata.chunk_shape = metadata.rectilinear_grid->max_chunk_shape();
+  } else {
+    metadata.chunk_shape = parse_chunk_grid(grid, source, metadata.shape.size());
+  }
   with_context(source, "chunk_shape",
                [&] { return byte_count(metadata.chunk_shape, element_size); });
   const auto& encoding = require(j, source, "chunk_key_encoding");
@@ -250,7 +262,11 @@ nlohmann::json ArrayMetadata::to_json() const {
   j["node_type"] = "array";
   j["shape"] = shape;
   j["data_type"] = data_type.name();
-  j["chunk_grid"] = {{"name", "regular"}, {"configuration", {{"chunk_shape", chunk_shape}}}};
+  if (rectilinear_grid) {
+    j["chunk_grid"] = {{"name", "rectilinear"}, {"configuration", rectilinear_grid->to_json()}};
+  } else {
+    j["chunk_grid"] = {{"name", "regular"}, {"configuration", {{"chunk_shape", chunk_shape}}}};
+  }
   j["chunk_key_encoding"] = chunk_key_encoding.to_json();
   j["fill_value"] = fill_value_to_json(fill_value, data_type);
   auto codec_list = nlohmann::json::array();
@@ -267,6 +283,7 @@ nlohmann::json ArrayMetadata::to_json() const {
 }
 
 Shape ArrayMetadata::chunk_grid_shape() const {
+  if (rectilinear_grid) return rectilinear_grid->grid_shape(shape);
   if (chunk_shape.size() != shape.size()) {
     throw InvalidArgumentError(fmt::format("chunk shape {} does not have the rank of shape {}",
                                            shape_to_string(chunk_shape), shape_to_string(shape)));
@@ -280,6 +297,19 @@ Shape ArrayMetadata::chunk_grid_shape() const {
     grid[d] = ceil_div(shape[d], chunk_shape[d]);
   }
   return grid;
+}
+
+Shape ArrayMetadata::chunk_shape_at(std::span<const int64_t> coords) const {
+  return rectilinear_grid ? rectilinear_grid->chunk_shape(coords) : chunk_shape;
+}
+
+Index ArrayMetadata::chunk_origin(std::span<const int64_t> coords) const {
+  Index origin(coords.size());
+  for (size_t d = 0; d < coords.size(); ++d) {
+    origin[d] = rectilinear_grid ? rectilinear_grid->chunk_origin(d, coords[d])
+                                 : coords[d] * chunk_shape[d];
+  }
+  return origin;
 }
 
 int64_t ArrayMetadata::chunk_count() const {

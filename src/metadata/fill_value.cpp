@@ -268,7 +268,8 @@ std::vector<std::byte> parse_fill_value(const nlohmann::json& value, const DataT
         out.push_back(static_cast<std::byte>(v));
       }
       break;
-    }    default:
+    }
+    default:
       throw UnsupportedError(
           fmt::format("fill values of data type {} are not supported", dtype.description()));
   }
@@ -313,7 +314,8 @@ nlohmann::json fill_value_to_json(std::span<const std::byte> value, const DataTy
       auto bytes = nlohmann::json::array();
       for (std::byte b : value) bytes.push_back(std::to_integer<unsigned>(b));
       return bytes;
-    }    default:
+    }
+    default:
       break;
   }
   throw UnsupportedError(

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <functional>
 #include <map>
 
 #include "cuzarr/core/error.hpp"
@@ -60,6 +61,89 @@ ChunkPipeline::ChunkPipeline(std::shared_ptr<Store> store, std::string key_prefi
   if (chain_->array_to_array().empty() && chain_->bytes_to_bytes().empty()) {
     sharding_ = dynamic_cast<const ShardingCodec*>(chain_->array_to_bytes().get());
   }
+  if (sharding_ && metadata_->rectilinear_grid) {
+    throw UnsupportedError(
+        "sharding_indexed over a rectilinear chunk grid is not supported (shards of varying "
+        "shapes)");
+  }
+}
+
+std::vector<PlannedChunk> ChunkPipeline::plan(const NormalizedSelection& selection) const {
+  if (metadata_->rectilinear_grid)
+    return plan_chunks(selection, metadata_->shape, *metadata_->rectilinear_grid);
+  return plan_chunks(selection, metadata_->shape, metadata_->chunk_shape);
+}
+
+const CodecChain& ChunkPipeline::chain_for(std::span<const int64_t> coords) const {
+  if (!metadata_->rectilinear_grid) return *chain_;
+  Shape shape = metadata_->chunk_shape_at(coords);
+  if (shape == chain_->decoded_representation().shape) return *chain_;
+  std::lock_guard lock(chains_mutex_);
+  auto& chain = chains_by_shape_[shape];
+  if (!chain) {
+    chain = CodecChain::create(
+        metadata_->codecs,
+        ChunkRepresentation{std::move(shape), metadata_->data_type, metadata_->fill_value});
+  }
+  return *chain;
+}
+
+void ChunkPipeline::for_each_chain(
+    std::span<const Index> coords,
+    const std::function<void(const CodecChain&, std::span<const size_t>)>& work) const {
+  std::vector<size_t> all(coords.size());
+  for (size_t i = 0; i < all.size(); ++i) all[i] = i;
+  if (!metadata_->rectilinear_grid) {
+    work(*chain_, all);
+    return;
+  }
+  // Chunks of one shape share a chain; a batch is decoded (or encoded) per shape.
+  std::map<const CodecChain*, std::vector<size_t>> groups;
+  for (size_t i = 0; i < coords.size(); ++i) groups[&chain_for(coords[i])].push_back(i);
+  for (const auto& [chain, members] : groups) work(*chain, members);
+}
+
+void ChunkPipeline::decode_batch(std::span<const Index> coords, std::vector<Buffer>& encoded,
+                                 std::vector<NDBuffer>& decoded,
+                                 std::vector<ChunkStatus>& status) const {
+  for_each_chain(coords, [&](const CodecChain& chain, std::span<const size_t> members) {
+    if (members.size() == coords.size()) {
+      chain.decode(encoded, decoded, status);
+      return;
+    }
+    std::vector<Buffer> in;
+    std::vector<NDBuffer> out;
+    std::vector<ChunkStatus> st(members.size());
+    for (size_t m : members) {
+      in.push_back(encoded[m]);
+      out.push_back(decoded[m]);
+    }
+    chain.decode(in, out, st);
+    for (size_t j = 0; j < members.size(); ++j) {
+      decoded[members[j]] = std::move(out[j]);
+      status[members[j]] = std::move(st[j]);
+    }
+  });
+}
+
+void ChunkPipeline::encode_batch(std::span<const Index> coords, const std::vector<NDBuffer>& chunks,
+                                 std::vector<Buffer>& encoded,
+                                 std::vector<ChunkStatus>& status) const {
+  for_each_chain(coords, [&](const CodecChain& chain, std::span<const size_t> members) {
+    if (members.size() == coords.size()) {
+      chain.encode(chunks, encoded, status);
+      return;
+    }
+    std::vector<NDBuffer> in;
+    std::vector<Buffer> out(members.size());
+    std::vector<ChunkStatus> st(members.size());
+    for (size_t m : members) in.push_back(chunks[m]);
+    chain.encode(in, out, st);
+    for (size_t j = 0; j < members.size(); ++j) {
+      encoded[members[j]] = std::move(out[j]);
+      status[members[j]] = std::move(st[j]);
+    }
+  });
 }
 
 std::string ChunkPipeline::chunk_key(std::span<const int64_t> coords) const {
@@ -89,7 +173,7 @@ void ChunkPipeline::read(const NormalizedSelection& selection, const NDBuffer& o
 }
 
 void ChunkPipeline::read_regular(const NormalizedSelection& selection, const NDBuffer& out) const {
-  const auto plan = plan_chunks(selection, metadata_->shape, metadata_->chunk_shape);
+  const auto plan = this->plan(selection);
   const auto& rep = chain_->decoded_representation();
   const size_t per_batch = batch_size(rep.nbytes(), plan.size());
   for (size_t first = 0; first < plan.size(); first += per_batch) {
@@ -100,6 +184,7 @@ void ChunkPipeline::read_regular(const NormalizedSelection& selection, const NDB
 
     // Decode the present chunks as one batch; fully covered chunks decode straight into `out`.
     std::vector<size_t> present;
+    std::vector<Index> present_coords;
     std::vector<Buffer> encoded;
     std::vector<NDBuffer> decoded;
     for (size_t i = 0; i < n; ++i) {
@@ -107,10 +192,11 @@ void ChunkPipeline::read_regular(const NormalizedSelection& selection, const NDB
       present.push_back(i);
       encoded.push_back(std::move(*fetched[i]));
       const auto& p = plan[first + i];
+      present_coords.push_back(p.coords);
       decoded.push_back(p.covers_whole_chunk ? output_view(out, p) : NDBuffer());
     }
     std::vector<ChunkStatus> status(present.size());
-    chain_->decode(encoded, decoded, status);
+    decode_batch(present_coords, encoded, decoded, status);
     throw_if_failed(
         status, [&](size_t j) { return fmt::format("chunk \"{}\"", requests[present[j]].key); });
 
@@ -273,7 +359,7 @@ void ChunkPipeline::write(const NormalizedSelection& selection, const NDBuffer& 
     throw InvalidArgumentError(fmt::format("write: data type {} does not match the array's {}",
                                            in.dtype().name(), metadata_->data_type.name()));
   }
-  const auto plan = plan_chunks(selection, metadata_->shape, metadata_->chunk_shape);
+  const auto plan = this->plan(selection);
   const auto& rep = chain_->decoded_representation();
   const size_t per_batch = batch_size(rep.nbytes(), plan.size());
   for (size_t first = 0; first < plan.size(); first += per_batch) {
@@ -292,15 +378,17 @@ void ChunkPipeline::write(const NormalizedSelection& selection, const NDBuffer& 
     }
     auto fetched = store_->get_many(requests);
     std::vector<size_t> present;
+    std::vector<Index> present_coords;
     std::vector<Buffer> old_encoded;
     for (size_t r = 0; r < requests.size(); ++r) {
       if (!fetched[r]) continue;
       present.push_back(request_owner[r]);
+      present_coords.push_back(plan[first + request_owner[r]].coords);
       old_encoded.push_back(std::move(*fetched[r]));
     }
     std::vector<NDBuffer> old_decoded(present.size());
     std::vector<ChunkStatus> old_status(present.size());
-    chain_->decode(old_encoded, old_decoded, old_status);
+    decode_batch(present_coords, old_encoded, old_decoded, old_status);
     throw_if_failed(old_status, [&](size_t j) {
       return fmt::format("chunk \"{}\" (read before a partial write)", keys[present[j]]);
     });
@@ -310,7 +398,7 @@ void ChunkPipeline::write(const NormalizedSelection& selection, const NDBuffer& 
     std::vector<char> keep(n, 0);
     parallel_for(n, [&](size_t i) {
       const auto& p = plan[first + i];
-      NDBuffer chunk = NDBuffer::allocate(rep.data_type, rep.shape);
+      NDBuffer chunk = NDBuffer::allocate(rep.data_type, metadata_->chunk_shape_at(p.coords));
       if (chunks[i].buffer().data())
         chunk.assign(chunks[i]);
       else
@@ -321,10 +409,12 @@ void ChunkPipeline::write(const NormalizedSelection& selection, const NDBuffer& 
     });
 
     std::vector<size_t> to_store;
+    std::vector<Index> to_store_coords;
     std::vector<NDBuffer> to_encode;
     for (size_t i = 0; i < n; ++i) {
       if (keep[i]) {
         to_store.push_back(i);
+        to_store_coords.push_back(plan[first + i].coords);
         to_encode.push_back(chunks[i]);
       } else {
         store_->erase(keys[i]);
@@ -332,7 +422,7 @@ void ChunkPipeline::write(const NormalizedSelection& selection, const NDBuffer& 
     }
     std::vector<Buffer> encoded(to_encode.size());
     std::vector<ChunkStatus> status(to_encode.size());
-    chain_->encode(to_encode, encoded, status);
+    encode_batch(to_store_coords, to_encode, encoded, status);
     throw_if_failed(
         status, [&](size_t j) { return fmt::format("chunk \"{}\" (encode)", keys[to_store[j]]); });
     parallel_for(to_store.size(), [&](size_t j) {

@@ -13,17 +13,37 @@ struct DimensionPiece {
   bool covers_whole;
 };
 
+// The chunk boundaries along one dimension: a regular length, or the origins of a rectilinear
+// grid's chunks (prefix sums of its edge lengths).
+struct DimensionChunks {
+  int64_t regular = 0;
+  const RectilinearChunkGrid* grid = nullptr;
+  size_t dim = 0;
+
+  int64_t index_of(int64_t position) const {
+    return grid ? grid->chunk_index(dim, position) : position / regular;
+  }
+  int64_t origin(int64_t index) const {
+    return grid ? grid->chunk_origin(dim, index) : index * regular;
+  }
+  int64_t length(int64_t index) const {
+    return grid ? grid->edges(dim)[static_cast<size_t>(index)] : regular;
+  }
+};
+
 // Splits the positions start + k*step (k < count) of one dimension into runs that fall in the
 // same chunk. Consecutive k stay in one chunk until the position crosses a chunk boundary, so
-// each run is found in O(1) and the work is proportional to the chunks touched.
+// each run is found in O(1) (O(log chunks) on a rectilinear grid) and the work is proportional
+// to the chunks touched.
 std::vector<DimensionPiece> split_dimension(const DimensionSelection& sel, int64_t extent,
-                                            int64_t chunk) {
+                                            const DimensionChunks& chunks) {
   std::vector<DimensionPiece> pieces;
   int64_t k = 0;
   while (k < sel.count) {
     const int64_t pos = sel.start + k * sel.step;
-    const int64_t c = pos / chunk;
-    const int64_t chunk_begin = c * chunk;
+    const int64_t c = chunks.index_of(pos);
+    const int64_t chunk_begin = chunks.origin(c);
+    const int64_t chunk = chunks.length(c);
     int64_t k_end;
     if (sel.step > 0) {
       // last k with start + k*step < chunk_begin + chunk
@@ -45,18 +65,10 @@ std::vector<DimensionPiece> split_dimension(const DimensionSelection& sel, int64
   return pieces;
 }
 
-}  // namespace
-
-std::vector<PlannedChunk> plan_chunks(const NormalizedSelection& selection,
-                                      std::span<const int64_t> array_shape,
-                                      std::span<const int64_t> chunk_shape) {
-  const size_t ndim = array_shape.size();
-  std::vector<std::vector<DimensionPiece>> per_dim(ndim);
+std::vector<PlannedChunk> plan_from_pieces(std::vector<std::vector<DimensionPiece>> per_dim) {
+  const size_t ndim = per_dim.size();
   size_t total = 1;
-  for (size_t d = 0; d < ndim; ++d) {
-    per_dim[d] = split_dimension(selection.dims[d], array_shape[d], chunk_shape[d]);
-    total *= per_dim[d].size();
-  }
+  for (const auto& pieces : per_dim) total *= pieces.size();
   std::vector<PlannedChunk> plan;
   if (total == 0) return plan;
   plan.reserve(total);
@@ -86,6 +98,28 @@ std::vector<PlannedChunk> plan_chunks(const NormalizedSelection& selection,
     }
     if (ndim == 0) return plan;
   }
+}
+
+}  // namespace
+
+std::vector<PlannedChunk> plan_chunks(const NormalizedSelection& selection,
+                                      std::span<const int64_t> array_shape,
+                                      std::span<const int64_t> chunk_shape) {
+  std::vector<std::vector<DimensionPiece>> per_dim(array_shape.size());
+  for (size_t d = 0; d < array_shape.size(); ++d) {
+    per_dim[d] = split_dimension(selection.dims[d], array_shape[d], {chunk_shape[d], nullptr, d});
+  }
+  return plan_from_pieces(std::move(per_dim));
+}
+
+std::vector<PlannedChunk> plan_chunks(const NormalizedSelection& selection,
+                                      std::span<const int64_t> array_shape,
+                                      const RectilinearChunkGrid& grid) {
+  std::vector<std::vector<DimensionPiece>> per_dim(array_shape.size());
+  for (size_t d = 0; d < array_shape.size(); ++d) {
+    per_dim[d] = split_dimension(selection.dims[d], array_shape[d], {0, &grid, d});
+  }
+  return plan_from_pieces(std::move(per_dim));
 }
 
 }  // namespace cuzarr

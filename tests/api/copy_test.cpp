@@ -63,7 +63,8 @@ TEST(Copy, CopiesAHierarchyWithAttributesAndData) {
   EXPECT_EQ(Group::open(destination, "nested").attributes(), (nlohmann::json{{"level", 1}}));
   Array dense = Array::open(destination, "dense");
   EXPECT_EQ(dense.attributes(), (nlohmann::json{{"units", "K"}}));
-  EXPECT_EQ(dense.metadata().dimension_names, Array::open(source, "dense").metadata().dimension_names);
+  EXPECT_EQ(dense.metadata().dimension_names,
+            Array::open(source, "dense").metadata().dimension_names);
   EXPECT_EQ(values(dense.read()), values(iota_uint16({30, 20})));
   EXPECT_EQ(values(Array::open(destination, "nested/sparse").read()),
             values(Array::open(source, "nested/sparse").read()));

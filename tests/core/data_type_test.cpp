@@ -77,9 +77,26 @@ TEST(DataType, RawNeedsAPositiveMultipleOfEightBits) {
 }
 
 TEST(DataType, BadNamesAreRejectedByName) {
-  for (const char* name :
-       {"", "int", "Int8", "int 8", " int8", "int8 ", "float128", "r", "r0", "r7", "r12", "r-8",
-        "r+8", "r8x", "rr8", "r99999999999999999999", "strings", "fixed_length_utf32", "numpy.datetime64", "<i4"}) {
+  for (const char* name : {"",
+                           "int",
+                           "Int8",
+                           "int 8",
+                           " int8",
+                           "int8 ",
+                           "float128",
+                           "r",
+                           "r0",
+                           "r7",
+                           "r12",
+                           "r-8",
+                           "r+8",
+                           "r8x",
+                           "rr8",
+                           "r99999999999999999999",
+                           "strings",
+                           "fixed_length_utf32",
+                           "numpy.datetime64",
+                           "<i4"}) {
     SCOPED_TRACE(name);
     try {
       DataType::from_name(name);
@@ -90,7 +107,6 @@ TEST(DataType, BadNamesAreRejectedByName) {
     }
   }
 }
-
 
 TEST(DataType, ExtensionTypesHaveTheirSizesAndParameters) {
   EXPECT_EQ(DataType::from_name("bfloat16").size(), 2u);

@@ -20,7 +20,8 @@ namespace cuzarr {
 struct CopyOptions {
   /// Target format (2 or 3); a change also switches to that format's default chunk key encoding.
   std::optional<int> zarr_format;
-  /// Chunk shape of the copy (the inner chunk shape when sharded); applies to every array.
+  /// Chunk shape of the copy (the inner chunk shape when sharded); applies to every array. When
+  /// unset the source's is kept (a rectilinear grid becomes regular with its largest edges).
   std::optional<Shape> chunk_shape;
   /// Shard shape of the copy. When unset, a sharded source stays sharded with its shard shape
   /// (if that is a multiple of the chunk shape and the target format has sharding).
@@ -41,14 +42,15 @@ struct CopyOptions {
 
 /// Counters of a copy; passed to the progress callback after every step.
 struct CopyProgress {
-  int64_t arrays = 0;           ///< arrays created in the destination
-  int64_t groups = 0;           ///< groups created in the destination
-  int64_t chunks_total = 0;     ///< destination chunks (or shards) of all arrays to copy
-  int64_t chunks_done = 0;      ///< of those, copied so far
-  int64_t chunks_written = 0;   ///< chunks (or shards) stored in the destination (fill-only ones are not)
-  uint64_t bytes_in = 0;        ///< stored bytes of the source chunks of the copied arrays
-  uint64_t bytes_out = 0;       ///< stored bytes of the destination chunks written
-  uint64_t decoded_bytes = 0;   ///< bytes of array data moved
+  int64_t arrays = 0;        ///< arrays created in the destination
+  int64_t groups = 0;        ///< groups created in the destination
+  int64_t chunks_total = 0;  ///< destination chunks (or shards) of all arrays to copy
+  int64_t chunks_done = 0;   ///< of those, copied so far
+  int64_t chunks_written =
+      0;                  ///< chunks (or shards) stored in the destination (fill-only ones are not)
+  uint64_t bytes_in = 0;  ///< stored bytes of the source chunks of the copied arrays
+  uint64_t bytes_out = 0;      ///< stored bytes of the destination chunks written
+  uint64_t decoded_bytes = 0;  ///< bytes of array data moved
   double seconds = 0;
   bool cancelled = false;
 };

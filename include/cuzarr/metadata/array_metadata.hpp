@@ -11,6 +11,7 @@
 #include "cuzarr/core/data_type.hpp"
 #include "cuzarr/core/shape.hpp"
 #include "cuzarr/metadata/chunk_key_encoding.hpp"
+#include "cuzarr/metadata/rectilinear_chunk_grid.hpp"
 
 namespace cuzarr {
 
@@ -27,7 +28,11 @@ struct ArrayMetadata {
   int zarr_format = 3;
   Shape shape;
   DataType data_type;
-  Shape chunk_shape;  ///< regular chunk grid
+  /// The chunk shape of the regular chunk grid; with a rectilinear grid, the largest chunk edge
+  /// along each dimension.
+  Shape chunk_shape;
+  /// Set when the chunk grid is "rectilinear" (zarr-extensions) instead of "regular".
+  std::optional<RectilinearChunkGrid> rectilinear_grid;
   ChunkKeyEncoding chunk_key_encoding;
   std::vector<std::byte> fill_value;  ///< one element, host byte order
   std::vector<CodecSpec> codecs;
@@ -44,6 +49,10 @@ struct ArrayMetadata {
   size_t ndim() const { return shape.size(); }
   /// Number of chunks along each dimension.
   Shape chunk_grid_shape() const;
+  /// Shape of the chunk at grid position `coords` (chunk_shape for a regular grid).
+  Shape chunk_shape_at(std::span<const int64_t> coords) const;
+  /// Position in the array of the first element of the chunk at `coords`.
+  Index chunk_origin(std::span<const int64_t> coords) const;
   /// Total number of chunks (overflow-checked).
   int64_t chunk_count() const;
 };

@@ -3,7 +3,10 @@
 // shard indexes and the inner chunks the selection needs are fetched, nearby ranges coalesced.
 #pragma once
 
+#include <functional>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -12,6 +15,7 @@
 #include "cuzarr/core/selection.hpp"
 #include "cuzarr/memory/ndbuffer.hpp"
 #include "cuzarr/metadata/array_metadata.hpp"
+#include "cuzarr/pipeline/chunk_plan.hpp"
 #include "cuzarr/store/store.hpp"
 
 namespace cuzarr {
@@ -47,8 +51,21 @@ class ChunkPipeline {
     return chain_->decoded_representation();
   }
   const PipelineOptions& options() const { return options_; }
+  /// Decodes a batch of encoded chunks (or shards) at grid positions `coords` with the chain of
+  /// each one's shape; `decoded[i]`, when given, is the destination. Failures land in `status`.
+  void decode_batch(std::span<const Index> coords, std::vector<Buffer>& encoded,
+                    std::vector<NDBuffer>& decoded, std::vector<ChunkStatus>& status) const;
 
  private:
+  std::vector<PlannedChunk> plan(const NormalizedSelection& selection) const;
+  /// The codec chain for the chunk at `coords` (one per chunk shape on a rectilinear grid).
+  const CodecChain& chain_for(std::span<const int64_t> coords) const;
+  /// Runs `work` once per distinct chain over the indices of `coords` it serves.
+  void for_each_chain(
+      std::span<const Index> coords,
+      const std::function<void(const CodecChain&, std::span<const size_t>)>& work) const;
+  void encode_batch(std::span<const Index> coords, const std::vector<NDBuffer>& chunks,
+                    std::vector<Buffer>& encoded, std::vector<ChunkStatus>& status) const;
   void read_regular(const NormalizedSelection& selection, const NDBuffer& out) const;
   void read_sharded(const NormalizedSelection& selection, const NDBuffer& out) const;
   size_t batch_size(int64_t chunk_bytes, size_t chunks) const;
@@ -59,6 +76,8 @@ class ChunkPipeline {
   PipelineOptions options_;
   std::shared_ptr<CodecChain> chain_;
   const ShardingCodec* sharding_ = nullptr;
+  mutable std::mutex chains_mutex_;
+  mutable std::map<Shape, std::shared_ptr<CodecChain>> chains_by_shape_;
 };
 
 }  // namespace cuzarr

@@ -6,6 +6,7 @@
 
 #include "cuzarr/core/selection.hpp"
 #include "cuzarr/core/shape.hpp"
+#include "cuzarr/metadata/rectilinear_chunk_grid.hpp"
 
 namespace cuzarr {
 
@@ -29,5 +30,9 @@ struct PlannedChunk {
 std::vector<PlannedChunk> plan_chunks(const NormalizedSelection& selection,
                                       std::span<const int64_t> array_shape,
                                       std::span<const int64_t> chunk_shape);
+/// The same over a rectilinear chunk grid (chunks of varying edge lengths).
+std::vector<PlannedChunk> plan_chunks(const NormalizedSelection& selection,
+                                      std::span<const int64_t> array_shape,
+                                      const RectilinearChunkGrid& grid);
 
 }  // namespace cuzarr
