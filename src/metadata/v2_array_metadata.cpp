@@ -271,7 +271,7 @@ nlohmann::ordered_json v2_array_metadata_to_json(const ArrayMetadata& metadata) 
   if (metadata.dimension_names)
     throw UnsupportedError("dimension_names cannot be stored in Zarr v2 metadata");
   const size_t rank = metadata.shape.size();
-  std::string order = "C";
+  const char* order = "C";
   size_t first = 0;
   if (!metadata.codecs.empty() && metadata.codecs[0].name == "transpose") {
     const auto& permutation = metadata.codecs[0].configuration.value("order", nlohmann::json());

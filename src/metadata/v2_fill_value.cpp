@@ -16,8 +16,10 @@ namespace {
 
 [[noreturn]] void fail(const nlohmann::json& value, const DataType& dtype,
                        std::string_view expected) {
+  // Invalid UTF-8 in a string is shown replaced, not thrown on.
+  const auto text = value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   throw InvalidArgumentError(fmt::format("fill_value {} is not valid for data type {}: expected {}",
-                                         value.dump(), dtype.description(), expected));
+                                         text, dtype.description(), expected));
 }
 
 /// Zarr v2 writers (zarr-python 2 among them) sometimes store an integral fill value as a float
