@@ -25,8 +25,10 @@ NUMERIC_DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", 
                   "float16", "float32", "float64", "complex64", "complex128",
                   ">i2", ">i4", ">u8", ">f4", ">f8", ">c16"]
 
-EXTENSION_DATA_PATH = "numpy string and datetime types need the extension data types' fill values and " \
-                      ".npy export, which are not there yet"
+EXTENSION_DATA_PATH = ("cuzarr reads these arrays, but `cuzarr cat --npy` cannot export numpy string and "
+                       "datetime data types yet (no .npy descriptor for the extension types)")
+BIG_ENDIAN_FILTER = ("the numcodecs codecs refuse a big-endian \"dtype\" in their configuration, which "
+                     "zarr-python writes for filters of big-endian arrays")
 
 
 def native(array: np.ndarray) -> np.ndarray:
@@ -90,7 +92,8 @@ ZARR_PYTHON_CASES = (
                compressors=numcodecs.Blosc(cname=cname, clevel=5, shuffle=shuffle))
        for cname in ["lz4", "zstd"] for shuffle in [-1, 0, 1, 2] for d in ["uint8", ">i4"]]
     + [v2_case("filter-delta", "int32", filters=[numcodecs.Delta(dtype="<i4")]),
-       v2_case("filter-delta-big-endian", ">i8", filters=[numcodecs.Delta(dtype=">i8")]),
+       v2_case("filter-delta-big-endian", ">i8", filters=[numcodecs.Delta(dtype=">i8")],
+               marks=pytest.mark.xfail(strict=False, reason=BIG_ENDIAN_FILTER)),
        v2_case("filter-fixedscaleoffset", "float64",
                filters=[numcodecs.FixedScaleOffset(offset=0, scale=10, dtype="<f8", astype="<i4")]),
        v2_case("filter-quantize", "float32", filters=[numcodecs.Quantize(digits=3, dtype="<f4")]),
