@@ -27,6 +27,8 @@ NUMERIC_DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", 
 
 EXTENSION_DATA_PATH = ("cuzarr reads these arrays, but `cuzarr cat --npy` cannot export numpy string and "
                        "datetime data types yet (no .npy descriptor for the extension types)")
+VARIABLE_LENGTH = ("the object dtype maps to the string data type and the vlen-utf8 codec, which the codec "
+                   "layer does not provide yet")
 BIG_ENDIAN_FILTER = ("the numcodecs codecs refuse a big-endian \"dtype\" in their configuration, which "
                      "zarr-python writes for filters of big-endian arrays")
 
@@ -113,13 +115,14 @@ ZARR_PYTHON_CASES = (
     + [extension(f"dtype-{d}", d) for d in ["|S4", "<U5", ">U3", "<M8[ns]", "<m8[10s]", ">M8[D]"]]
     + [extension("dtype-S-fill", "|S3", partial=True, fill_value=b"ab"),
        extension("dtype-U-fill", "<U4", partial=True, fill_value="héllo"[:4]),
-       extension("dtype-M8-NaT-fill", "<M8[s]", partial=True, fill_value=np.datetime64("NaT"))]
+       extension("dtype-M8-NaT-fill", "<M8[s]", partial=True, fill_value=np.datetime64("NaT")),
+       v2_case("dtype-object-vlen-utf8", str, marks=pytest.mark.xfail(strict=False, reason=VARIABLE_LENGTH))]
 )
 
 
 @pytest.mark.parametrize("dtype,kwargs,partial", ZARR_PYTHON_CASES)
 def test_cuzarr_reads_v2_written_by_zarr_python(dtype, kwargs, partial, tmp_path):
-    data = sample(dtype)
+    data = sample("<U5") if dtype is str else sample(dtype)
     path = tmp_path / "array.zarr"
     array = create_v2(path, dtype, **kwargs)
     if partial:
