@@ -7,6 +7,8 @@
 #include "cuzarr/core/error.hpp"
 #include "cuzarr/core/parallel.hpp"
 #include "cuzarr/metadata/fill_value.hpp"
+#include "cuzarr/metadata/v2_array_metadata.hpp"
+#include "cuzarr/metadata/v2_fill_value.hpp"
 #include "cuzarr/pipeline/chunk_pipeline.hpp"
 #include "cuzarr/pipeline/chunk_plan.hpp"
 #include "cuzarr/pipeline/stored_chunks.hpp"
@@ -43,7 +45,17 @@ std::vector<CodecSpec> default_codecs() {
 }  // namespace
 
 ArrayMetadata make_array_metadata(const ArrayCreateOptions& options) {
+  if (options.zarr_format != 2 && options.zarr_format != 3) {
+    throw InvalidArgumentError(
+        fmt::format("zarr_format must be 2 or 3, got {}", options.zarr_format));
+  }
+  const bool v2 = options.zarr_format == 2;
+  if (v2 && options.shard_shape)
+    throw InvalidArgumentError("sharding (shard_shape) cannot be stored in Zarr v2 metadata");
+  if (v2 && options.dimension_names)
+    throw InvalidArgumentError("dimension_names cannot be stored in Zarr v2 metadata");
   ArrayMetadata m;
+  m.zarr_format = options.zarr_format;
   m.shape = options.shape;
   m.data_type = options.data_type;
   element_count(m.shape);
@@ -91,9 +103,14 @@ ArrayMetadata make_array_metadata(const ArrayCreateOptions& options) {
   }
   m.codecs = std::move(codecs);
   m.chunk_key_encoding = options.chunk_key_encoding;
-  m.fill_value = options.fill_value.is_null()
-                     ? std::vector<std::byte>(m.data_type.size(), std::byte{0})
-                     : parse_fill_value(options.fill_value, m.data_type);
+  if (v2 && m.chunk_key_encoding.kind != ChunkKeyEncoding::Kind::v2)
+    m.chunk_key_encoding = {ChunkKeyEncoding::Kind::v2, '.'};
+  if (options.fill_value.is_null())
+    m.fill_value = std::vector<std::byte>(m.data_type.size(), std::byte{0});
+  else if (v2)
+    m.fill_value = parse_v2_fill_value(options.fill_value, m.data_type);
+  else
+    m.fill_value = parse_fill_value(options.fill_value, m.data_type);
   m.attributes = options.attributes;
   m.dimension_names = options.dimension_names;
   if (m.dimension_names && m.dimension_names->size() != m.shape.size()) {
@@ -106,6 +123,7 @@ ArrayMetadata make_array_metadata(const ArrayCreateOptions& options) {
       CodecChain::create(m.codecs, ChunkRepresentation{m.chunk_shape, m.data_type, m.fill_value});
   m.codecs.clear();
   for (const auto& codec : chain->to_json()) m.codecs.push_back(CodecSpec::from_json(codec));
+  if (v2) v2_array_metadata_to_json(m);  // throws when v2 metadata cannot hold it
   return m;
 }
 
@@ -116,15 +134,16 @@ Array::Array(std::shared_ptr<Store> store, std::string path, ArrayMetadata metad
 
 Array Array::open(std::shared_ptr<Store> store, const std::string& path) {
   const std::string path_ = normalize_node_path(path);
-  auto document = read_node_document(*store, path_);
-  if (!document)
+  const auto kind = detect_node(*store, path_);
+  if (!kind)
     throw NotFoundError(fmt::format("no Zarr array at \"{}\" in {}", path_, store->description()));
-  const std::string source = metadata_key(path_);
-  if (document->value("node_type", "") != "array") {
-    throw InvalidArgumentError(
-        fmt::format("\"{}\" is a {}, not an array", source, document->value("node_type", "node")));
+  if (kind->type != NodeType::array) {
+    throw InvalidArgumentError(fmt::format(
+        "\"{}\" is a group, not an array",
+        kind->zarr_format == 2 ? node_document_key(path_, kV2GroupKey) : metadata_key(path_)));
   }
-  return Array(std::move(store), path_, ArrayMetadata::from_json(*document, source));
+  ArrayMetadata metadata = read_array_metadata(*store, path_, kind->zarr_format);
+  return Array(std::move(store), path_, std::move(metadata));
 }
 
 Array Array::create(std::shared_ptr<Store> store, const std::string& path,
@@ -142,15 +161,13 @@ Array Array::create(std::shared_ptr<Store> store, const std::string& path,
     }
     store->erase_prefix(path_.empty() ? "" : path_ + "/");
   }
-  ensure_parent_groups(*store, path_);
+  ensure_parent_groups(*store, path_, metadata.zarr_format);
   Array array(std::move(store), path_, metadata);
   array.write_metadata();
   return array;
 }
 
-void Array::write_metadata() const {
-  store_->set(metadata_key(path_), metadata_->to_json().dump(2));
-}
+void Array::write_metadata() const { write_array_metadata(*store_, path_, *metadata_); }
 
 NDBuffer Array::read(const Selection& selection, MemoryKind kind) const {
   const auto normalized = normalize_selection(selection, metadata_->shape);

@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "cuzarr/core/error.hpp"
+#include "cuzarr/metadata/v2_array_metadata.hpp"
 #include "cuzarr/store/file_store.hpp"
 #include "cuzarr/store/memory_store.hpp"
 #include "node_io.hpp"
@@ -17,21 +18,24 @@ Group::Group(std::shared_ptr<Store> store, std::string path, GroupMetadata metad
 
 Group Group::open(std::shared_ptr<Store> store, const std::string& path) {
   const std::string p = normalize_node_path(path);
-  auto document = read_node_document(*store, p);
-  if (!document)
+  const auto kind = detect_node(*store, p);
+  if (!kind)
     throw NotFoundError(fmt::format("no Zarr group at \"{}\" in {}", p, store->description()));
-  const std::string source = metadata_key(p);
-  if (document->value("node_type", "") != "group") {
+  if (kind->type != NodeType::group) {
     throw InvalidArgumentError(
-        fmt::format("\"{}\" is a {}, not a group", source, document->value("node_type", "node")));
+        fmt::format("\"{}\" is an array, not a group",
+                    kind->zarr_format == 2 ? node_document_key(p, kV2ArrayKey) : metadata_key(p)));
   }
-  return Group(std::move(store), p, GroupMetadata::from_json(*document, source));
+  GroupMetadata metadata = read_group_metadata(*store, p, kind->zarr_format);
+  return Group(std::move(store), p, std::move(metadata));
 }
 
 Group Group::create(std::shared_ptr<Store> store, const std::string& path,
-                    const nlohmann::json& attributes, bool overwrite) {
+                    const nlohmann::json& attributes, bool overwrite, int zarr_format) {
   const std::string p = normalize_node_path(path);
   if (!attributes.is_object()) throw InvalidArgumentError("group attributes must be a JSON object");
+  if (zarr_format != 2 && zarr_format != 3)
+    throw InvalidArgumentError(fmt::format("zarr_format must be 2 or 3, got {}", zarr_format));
   if (auto existing = node_type(*store, p)) {
     if (!overwrite) {
       if (*existing == NodeType::array) {
@@ -42,17 +46,18 @@ Group Group::create(std::shared_ptr<Store> store, const std::string& path,
     }
     store->erase_prefix(p.empty() ? "" : p + "/");
   }
-  ensure_parent_groups(*store, p);
+  ensure_parent_groups(*store, p, zarr_format);
   GroupMetadata metadata;
+  metadata.zarr_format = zarr_format;
   metadata.attributes = attributes;
-  store->set(metadata_key(p), metadata.to_json().dump(2));
+  write_group_metadata(*store, p, metadata);
   return Group(std::move(store), p, std::move(metadata));
 }
 
 void Group::set_attributes(const nlohmann::json& attributes) {
   if (!attributes.is_object()) throw InvalidArgumentError("group attributes must be a JSON object");
   metadata_.attributes = attributes;
-  store_->set(metadata_key(path_), metadata_.to_json().dump(2));
+  write_group_metadata(*store_, path_, metadata_);
 }
 
 std::vector<GroupMember> Group::members() const {
@@ -76,18 +81,14 @@ Array Group::create_array(const std::string& name, const ArrayCreateOptions& opt
   return Array::create(store_, join_node_path(path_, name), options);
 }
 Group Group::create_group(const std::string& name, const nlohmann::json& attributes) const {
-  return Group::create(store_, join_node_path(path_, name), attributes);
+  return Group::create(store_, join_node_path(path_, name), attributes, false,
+                       metadata_.zarr_format);
 }
 
 std::optional<NodeType> node_type(const Store& store, const std::string& path) {
-  auto document = read_node_document(store, normalize_node_path(path));
-  if (!document) return std::nullopt;
-  const std::string type = document->value("node_type", "");
-  if (type == "array") return NodeType::array;
-  if (type == "group") return NodeType::group;
-  throw InvalidArgumentError(
-      fmt::format("\"{}\": node_type must be \"array\" or \"group\", got \"{}\"",
-                  metadata_key(normalize_node_path(path)), type));
+  const auto kind = detect_node(store, normalize_node_path(path));
+  if (!kind) return std::nullopt;
+  return kind->type;
 }
 
 std::string join_node_path(const std::string& parent, const std::string& child) {

@@ -3,9 +3,19 @@
 #include <fmt/format.h>
 
 #include "cuzarr/core/error.hpp"
-#include "cuzarr/metadata/array_metadata.hpp"
+#include "cuzarr/metadata/v2_array_metadata.hpp"
 
 namespace cuzarr {
+namespace {
+
+/// The parsed JSON document at `key`, null when absent.
+nlohmann::json read_json(const Store& store, const std::string& key) {
+  auto bytes = store.get(key);
+  if (!bytes) return nullptr;
+  return parse_json_document(bytes->as_string_view(), key);
+}
+
+}  // namespace
 
 std::string normalize_node_path(const std::string& path) {
   size_t b = 0, e = path.size();
@@ -16,8 +26,12 @@ std::string normalize_node_path(const std::string& path) {
   return p;
 }
 
+std::string node_document_key(const std::string& node_path, const char* name) {
+  return node_path.empty() ? std::string(name) : node_path + "/" + name;
+}
+
 std::string metadata_key(const std::string& node_path) {
-  return node_path.empty() ? "zarr.json" : node_path + "/zarr.json";
+  return node_document_key(node_path, "zarr.json");
 }
 
 std::optional<nlohmann::json> read_node_document(const Store& store, const std::string& node_path) {
@@ -33,20 +47,95 @@ std::optional<nlohmann::json> read_node_document(const Store& store, const std::
   return document;
 }
 
-void ensure_parent_groups(Store& store, const std::string& node_path) {
+std::optional<NodeKind> detect_node(const Store& store, const std::string& node_path) {
+  if (auto document = read_node_document(store, node_path)) {
+    const std::string type = document->value("node_type", "");
+    if (type == "array") return NodeKind{NodeType::array, 3};
+    if (type == "group") return NodeKind{NodeType::group, 3};
+    throw InvalidArgumentError(
+        fmt::format("\"{}\": node_type must be \"array\" or \"group\", got \"{}\"",
+                    metadata_key(node_path), type));
+  }
+  // Zarr v2 spec, "Hierarchies": an array is marked by .zarray, a group by .zgroup.
+  const bool array = store.exists(node_document_key(node_path, kV2ArrayKey));
+  const bool group = store.exists(node_document_key(node_path, kV2GroupKey));
+  if (array && group) {
+    throw InvalidArgumentError(
+        fmt::format("\"{}\" holds both a {} and a {}", node_path, kV2ArrayKey, kV2GroupKey));
+  }
+  if (array) return NodeKind{NodeType::array, 2};
+  if (group) return NodeKind{NodeType::group, 2};
+  return std::nullopt;
+}
+
+ArrayMetadata read_array_metadata(const Store& store, const std::string& node_path,
+                                  int zarr_format) {
+  if (zarr_format == 2) {
+    const std::string key = node_document_key(node_path, kV2ArrayKey);
+    const auto zarray = read_json(store, key);
+    if (zarray.is_null()) throw NotFoundError(fmt::format("\"{}\" was removed", key));
+    return parse_v2_array_metadata(
+        zarray, read_json(store, node_document_key(node_path, kV2AttributesKey)), key);
+  }
+  const std::string key = metadata_key(node_path);
+  auto document = read_node_document(store, node_path);
+  if (!document) throw NotFoundError(fmt::format("\"{}\" was removed", key));
+  return ArrayMetadata::from_json(*document, key);
+}
+
+GroupMetadata read_group_metadata(const Store& store, const std::string& node_path,
+                                  int zarr_format) {
+  if (zarr_format == 2) {
+    const std::string key = node_document_key(node_path, kV2GroupKey);
+    const auto zgroup = read_json(store, key);
+    if (zgroup.is_null()) throw NotFoundError(fmt::format("\"{}\" was removed", key));
+    return parse_v2_group_metadata(
+        zgroup, read_json(store, node_document_key(node_path, kV2AttributesKey)), key);
+  }
+  const std::string key = metadata_key(node_path);
+  auto document = read_node_document(store, node_path);
+  if (!document) throw NotFoundError(fmt::format("\"{}\" was removed", key));
+  return GroupMetadata::from_json(*document, key);
+}
+
+void write_array_metadata(Store& store, const std::string& node_path,
+                          const ArrayMetadata& metadata) {
+  if (metadata.zarr_format != 2) {
+    store.set(metadata_key(node_path), metadata.to_json().dump(2));
+    return;
+  }
+  // zarr-python writes .zattrs beside every v2 node, {} included.
+  store.set(node_document_key(node_path, kV2ArrayKey), v2_array_metadata_to_json(metadata).dump(2));
+  store.set(node_document_key(node_path, kV2AttributesKey), metadata.attributes.dump(2));
+}
+
+void write_group_metadata(Store& store, const std::string& node_path,
+                          const GroupMetadata& metadata) {
+  if (metadata.zarr_format != 2) {
+    store.set(metadata_key(node_path), metadata.to_json().dump(2));
+    return;
+  }
+  store.set(node_document_key(node_path, kV2GroupKey), v2_group_metadata_to_json().dump(2));
+  store.set(node_document_key(node_path, kV2AttributesKey), metadata.attributes.dump(2));
+}
+
+void ensure_parent_groups(Store& store, const std::string& node_path, int zarr_format) {
   if (node_path.empty()) return;
   std::string parent;
   size_t pos = 0;
   while (true) {
     // Every ancestor, the root included.
-    auto document = read_node_document(store, parent);
-    if (document) {
-      if (document->value("node_type", "") == "array") {
-        throw InvalidArgumentError(fmt::format("cannot create \"{}\": \"{}\" is an array",
-                                               node_path, metadata_key(parent)));
+    if (auto kind = detect_node(store, parent)) {
+      if (kind->type == NodeType::array) {
+        throw InvalidArgumentError(
+            fmt::format("cannot create \"{}\": \"{}\" is an array", node_path,
+                        kind->zarr_format == 2 ? node_document_key(parent, kV2ArrayKey)
+                                               : metadata_key(parent)));
       }
     } else {
-      store.set(metadata_key(parent), GroupMetadata{}.to_json().dump(2));
+      GroupMetadata group;
+      group.zarr_format = zarr_format;
+      write_group_metadata(store, parent, group);
     }
     size_t slash = node_path.find('/', pos);
     if (slash == std::string::npos) break;

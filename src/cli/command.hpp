@@ -29,7 +29,7 @@ std::unique_ptr<Command> add_info_command(CLI::App& app);
 std::unique_ptr<Command> add_ls_command(CLI::App& app);
 /// `cuzarr cat PATH [--select S] [--npy OUT]`: prints or exports (part of) an array.
 std::unique_ptr<Command> add_cat_command(CLI::App& app);
-/// `cuzarr import IN.npy PATH [...]`: writes a .npy file as a new Zarr v3 array.
+/// `cuzarr import IN.npy PATH [...]`: writes a .npy file as a new Zarr array (v3 or v2).
 std::unique_ptr<Command> add_import_command(CLI::App& app);
 /// `cuzarr cp SRC DST [...]`: copies an array or hierarchy, converting, rechunking, recompressing.
 std::unique_ptr<Command> add_cp_command(CLI::App& app);

@@ -1,4 +1,4 @@
-// `cuzarr import`: writes a .npy file as a new Zarr v3 array.
+// `cuzarr import`: writes a .npy file as a new Zarr array (v3, or v2 with --zarr-format 2).
 #include <fmt/format.h>
 
 #include <optional>
@@ -43,7 +43,7 @@ nlohmann::json fill_value_for(const std::optional<nlohmann::json>& value, const 
 class ImportCommand final : public Command {
  public:
   explicit ImportCommand(CLI::App& app)
-      : Command(app.add_subcommand("import", "Write a .npy file as a new Zarr v3 array")) {
+      : Command(app.add_subcommand("import", "Write a .npy file as a new Zarr array")) {
     subcommand_->add_option("input", input_, "The .npy file to read (format 1.0, 2.0 or 3.0)")
         ->required();
     subcommand_->add_option("path", path_, "Directory to write the Zarr array to")->required();
@@ -71,6 +71,16 @@ class ImportCommand final : public Command {
     subcommand_->add_option("--dimension-names", dimension_names_, "Dimension names, e.g. y,x")
         ->delimiter(',')
         ->allow_extra_args(false);
+    subcommand_
+        ->add_option(
+            "--zarr-format", zarr_format_,
+            "3 (zarr.json, the default) or 2 (.zarray: the codecs must be ones v2 can hold: "
+            "filters, bytes, one compressor; --chunk-separator sets its separator)")
+        ->check(CLI::IsMember({2, 3}));
+    subcommand_
+        ->add_option("--chunk-separator", chunk_separator_,
+                     "With --zarr-format 2: the chunk key separator, \".\" (default) or \"/\"")
+        ->check(CLI::IsMember({".", "/"}));
     subcommand_->add_flag("--overwrite", overwrite_, "Replace an existing array or group at PATH");
   }
 
@@ -86,10 +96,15 @@ class ImportCommand final : public Command {
       for (const auto& text : codecs_) specs.push_back(parse_codec_option(text));
       options.codecs = complete_codec_list(std::move(specs), data.dtype());
     }
-    options.fill_value = fill_value_for(
-        fill_value_.empty() ? std::nullopt
-                            : std::optional<nlohmann::json>(parse_fill_value_option(fill_value_)),
-        data.dtype());
+    // No --fill-value: the type's zero (v3 needs it spelled out in the type's JSON form; v2
+    // metadata takes null for it).
+    options.fill_value =
+        fill_value_.empty() && zarr_format_ == 2
+            ? nlohmann::json()
+            : fill_value_for(fill_value_.empty() ? std::nullopt
+                                                 : std::optional<nlohmann::json>(
+                                                       parse_fill_value_option(fill_value_)),
+                             data.dtype());
     if (!attributes_.empty()) {
       options.attributes = parse_json_document(attributes_, "--attributes");
       if (!options.attributes.is_object())
@@ -101,6 +116,11 @@ class ImportCommand final : public Command {
       options.dimension_names = std::move(names);
     }
     options.overwrite = overwrite_;
+    options.zarr_format = zarr_format_;
+    if (!chunk_separator_.empty()) {
+      if (zarr_format_ != 2) throw InvalidArgumentError("--chunk-separator needs --zarr-format 2");
+      options.chunk_key_encoding = {ChunkKeyEncoding::Kind::v2, chunk_separator_[0]};
+    }
 
     auto store = open_store(path_, /*create=*/true);
     Array array = Array::create(store, "", options);
@@ -118,6 +138,8 @@ class ImportCommand final : public Command {
   std::string attributes_;
   std::vector<std::string> dimension_names_;
   bool overwrite_ = false;
+  int zarr_format_ = 3;
+  std::string chunk_separator_;
 };
 
 }  // namespace

@@ -15,7 +15,8 @@ NodeLocation open_node(const std::string& path) {
   auto store = open_store(path, /*create=*/false);
   auto type = node_type(*store, "");
   if (!type)
-    throw NotFoundError(fmt::format("no Zarr array or group at {} (no zarr.json there)", path));
+    throw NotFoundError(
+        fmt::format("no Zarr array or group at {} (no zarr.json, .zarray or .zgroup there)", path));
   return {store, *type};
 }
 

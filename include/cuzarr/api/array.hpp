@@ -17,6 +17,12 @@ namespace cuzarr {
 
 /// What to create. Codecs default to [bytes (little endian), zstd level 0] like zarr-python 3.
 struct ArrayCreateOptions {
+  /// 3, or 2 for Zarr v2 metadata (.zarray + .zattrs). With 2, the codecs must be ones v2 can
+  /// hold (an optional leading transpose to the reversed order, i.e. order "F"; numcodecs filters;
+  /// bytes; at most the compressor after them), the chunk key encoding is "v2" (separator "."
+  /// unless a "v2" encoding is given), the fill value is in its v2 JSON form, and shard_shape and
+  /// dimension_names are refused.
+  int zarr_format = 3;
   Shape shape;
   DataType data_type;
   Shape chunk_shape;  ///< empty = the whole array in one chunk (or one inner chunk per shard)
@@ -33,7 +39,9 @@ struct ArrayCreateOptions {
   bool overwrite = false;
 };
 
-/// The v3 metadata ArrayCreateOptions describe (validated, as it will be stored).
+/// The metadata ArrayCreateOptions describe (validated, as it will be stored). Throws
+/// InvalidArgumentError for inconsistent options, UnsupportedError for what zarr_format 2 cannot
+/// hold.
 ArrayMetadata make_array_metadata(const ArrayCreateOptions& options);
 
 /// Storage statistics of an array (listing the store).

@@ -26,15 +26,19 @@ class Group {
  public:
   /// Opens the group at `path` ("" = root). Throws NotFoundError naming the path.
   static Group open(std::shared_ptr<Store> store, const std::string& path = "");
-  /// Creates a group (writes its zarr.json). With overwrite=false an existing group is kept and
-  /// returned; an existing array is an InvalidArgumentError.
+  /// Creates a group (writes its zarr.json, or with zarr_format 2 its .zgroup and .zattrs). With
+  /// overwrite=false an existing group is kept and returned; an existing array is an
+  /// InvalidArgumentError.
   static Group create(std::shared_ptr<Store> store, const std::string& path = "",
                       const nlohmann::json& attributes = nlohmann::json::object(),
-                      bool overwrite = false);
+                      bool overwrite = false, int zarr_format = 3);
 
   const std::string& path() const { return path_; }
   const std::shared_ptr<Store>& store() const { return store_; }
   const nlohmann::json& attributes() const { return metadata_.attributes; }
+  /// 3, or 2 for a group stored as .zgroup / .zattrs.
+  int zarr_format() const { return metadata_.zarr_format; }
+  /// Replaces the attributes and writes them (zarr.json, or .zattrs for a v2 group).
   void set_attributes(const nlohmann::json& attributes);
 
   /// Direct children, sorted by name.
@@ -42,6 +46,7 @@ class Group {
   Array open_array(const std::string& name) const;
   Group open_group(const std::string& name) const;
   Array create_array(const std::string& name, const ArrayCreateOptions& options) const;
+  /// Creates a child group in this group's format.
   Group create_group(const std::string& name,
                      const nlohmann::json& attributes = nlohmann::json::object()) const;
 

@@ -35,6 +35,9 @@ struct ArrayMetadata {
   std::optional<RectilinearChunkGrid> rectilinear_grid;
   ChunkKeyEncoding chunk_key_encoding;
   std::vector<std::byte> fill_value;  ///< one element, host byte order
+  /// Zarr v2 only: the .zarray said "fill_value": null (fill_value then holds the type's zero);
+  /// it is written back as null.
+  bool fill_value_is_null = false;
   std::vector<CodecSpec> codecs;
   nlohmann::json attributes = nlohmann::json::object();
   std::optional<std::vector<std::optional<std::string>>> dimension_names;
