@@ -44,7 +44,12 @@ struct ArrayJob {
 };
 
 struct Walk {
-  std::vector<std::pair<std::string, nlohmann::json>> groups;  ///< destination path, attributes
+  struct GroupJob {
+    std::string destination_path;
+    nlohmann::json attributes;
+    int zarr_format;
+  };
+  std::vector<GroupJob> groups;
   std::vector<ArrayJob> arrays;
 };
 
@@ -66,7 +71,8 @@ void walk(const std::shared_ptr<Store>& source, const std::string& source_path,
     return;
   }
   const Group group = Group::open(source, source_path);
-  out.groups.emplace_back(destination_path, group.attributes());
+  out.groups.push_back({destination_path, group.attributes(),
+                        options.zarr_format.value_or(group.zarr_format())});
   for (const auto& member : group.members()) {
     walk(source, join_node_path(source_path, member.name),
          join_node_path(destination_path, member.name), options, out);
@@ -163,9 +169,10 @@ ArrayMetadata copied_array_metadata(const ArrayMetadata& source, const CopyOptio
   create.dimension_names = source.dimension_names;
   create.chunk_key_encoding =
       format == source.zarr_format ? source.chunk_key_encoding : default_key_encoding(format);
+  create.zarr_format = format;
   ArrayMetadata metadata = make_array_metadata(create);
-  metadata.zarr_format = format;
   metadata.fill_value = source.fill_value;
+  if (format == source.zarr_format) metadata.fill_value_is_null = source.fill_value_is_null;
   return metadata;
 }
 
@@ -189,8 +196,9 @@ CopyProgress copy_node(const std::shared_ptr<Store>& source, const std::string& 
   walk(source, source_path, destination_path, options, plan);
   for (const auto& job : plan.arrays) progress.chunks_total += job.metadata.chunk_count();
 
-  for (const auto& [path, attributes] : plan.groups) {
-    Group::create(destination, path, attributes, options.overwrite);
+  for (const auto& group : plan.groups) {
+    Group::create(destination, group.destination_path, group.attributes, options.overwrite,
+                  group.zarr_format);
     ++progress.groups;
   }
   report();
