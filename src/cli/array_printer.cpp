@@ -84,7 +84,7 @@ double as_shortest_double_extension(const DataType& dtype, const std::byte* p) {
 std::string format_text_element(const DataType& dtype, const std::byte* p) {
   switch (dtype.kind()) {
     case DataTypeKind::datetime64:
-      return "'" + format_datetime(load<int64_t>(p), dtype) + "'";
+      return fmt::format("'{}'", format_datetime(load<int64_t>(p), dtype));
     case DataTypeKind::timedelta64: {
       const auto count = load<int64_t>(p);
       return count == kNotATime ? "'NaT'" : std::to_string(count);

@@ -41,7 +41,7 @@ std::string format_datetime(int64_t count, const DataType& dtype) {
   const __int128 value = static_cast<__int128>(count) * dtype.scale_factor();
   switch (dtype.time_unit()) {
     case TimeUnit::Y:
-      return fmt::format("{}", static_cast<int64_t>(1970 + value));
+      return fmt::format("{:04}", static_cast<int64_t>(1970 + value));
     case TimeUnit::M: {
       const auto months = static_cast<int64_t>(floor_div(value, 1));
       const int64_t year = 1970 + static_cast<int64_t>(floor_div(months, 12));

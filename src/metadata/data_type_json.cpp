@@ -2,7 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <initializer_list>
+#include <optional>
 #include <string>
+#include <string_view>
 
 #include "cuzarr/core/error.hpp"
 
@@ -116,8 +119,8 @@ DataType data_type_from_json(const nlohmann::json& value) {
     return parse_configured(*kind, name, *configuration);
   }
   if (configuration && !configuration->empty()) {
-    throw InvalidArgumentError(fmt::format("data type \"{}\" takes no configuration, got {}", name,
-                                           configuration->dump()));
+    throw UnsupportedError(fmt::format("data type \"{}\" with configuration {} is not supported",
+                                       name, configuration->dump()));
   }
   try {
     return DataType::from_name(name);

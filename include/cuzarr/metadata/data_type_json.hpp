@@ -10,7 +10,8 @@
 
 namespace cuzarr {
 
-/// Parses a data_type value. Throws UnsupportedError naming an unknown data type and
+/// Parses a data_type value. Throws UnsupportedError naming an unknown data type (or a
+/// configuration on a type that takes none) and
 /// InvalidArgumentError naming the member at fault for a malformed one.
 DataType data_type_from_json(const nlohmann::json& value);
 /// The JSON zarr-python 3 writes for `dtype` (a string, or an object with its configuration).
