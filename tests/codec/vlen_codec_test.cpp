@@ -201,5 +201,24 @@ TEST(VlenCodec, WorksAsTheInnerCodecOfSharding) {
             (std::vector<std::string>{"-", "-", "long value", ""}));
 }
 
+TEST(VlenCodec, FollowsTranspose) {
+  const ChunkRepresentation rep = string_rep({2, 3});
+  const std::vector<CodecSpec> specs{
+      CodecSpec::from_json(json::parse(R"({"name":"transpose","configuration":{"order":[1,0]}})")),
+      CodecSpec{"vlen-utf8", json::object()}};
+  auto chain = CodecChain::create(specs, rep);
+  const NDBuffer in = make_variable_length_ndbuffer({2, 3}, {"a", "b", "c", "d", "e", "f"});
+  const Buffer encoded = encode_one(*chain, in, rep);
+  // Stored in the transposed (column-major) order.
+  auto flat = decode_one(VlenCodec(VlenCodec::Flavor::utf8), encoded, string_rep({6}));
+  ASSERT_TRUE(flat.status.ok) << flat.status.message;
+  EXPECT_EQ(variable_length_to_strings(flat.array),
+            (std::vector<std::string>{"a", "d", "b", "e", "c", "f"}));
+  auto back = decode_one(*chain, encoded, rep);
+  ASSERT_TRUE(back.status.ok) << back.status.message;
+  EXPECT_EQ(variable_length_to_strings(back.array),
+            (std::vector<std::string>{"a", "b", "c", "d", "e", "f"}));
+}
+
 }  // namespace
 }  // namespace cuzarr

@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 import zarr
 
-from cuzarr_cli import assert_same, read_with_cuzarr, run
+from cuzarr_cli import assert_same as assert_same_numbers
+from cuzarr_cli import read_with_cuzarr, run
 
 pytestmark = pytest.mark.cross_implementation
 
@@ -19,6 +20,14 @@ warnings.filterwarnings("ignore", category=FutureWarning)
 
 STRINGS = ["", "a", "héllo", "€ and 😀", "tab\there", "quote's", "last"]
 BYTE_STRINGS = [b"", b"x", b"\x01\x02", b"abc", b"z\x00z", b"\xff", b"end"]
+
+
+def assert_same(actual, expected):
+    """assert_same, with NaT equal to NaT (datetime64 / timedelta64 compare their int64 counts)."""
+    if expected.dtype.kind in "mM":
+        assert actual.dtype == expected.dtype, f"dtype {actual.dtype} != {expected.dtype}"
+        actual, expected = actual.view(np.int64), expected.view(np.int64)
+    assert_same_numbers(actual, expected)
 
 
 def strings_case(values, shape):
@@ -221,6 +230,17 @@ def test_cuzarr_reads_what_tensorstore_wrote(case, tmp_path):
     expected = np.asarray(array.read().result())
     actual = parse_printed(run("cat", path).stdout, kind, (5, 6))
     assert_same_floats(actual, expected)
+
+
+def test_npy_of_a_type_numpy_lacks_is_a_clear_error(tmp_path):
+    path = tmp_path / "array.zarr"
+    spec = ts_spec(path)
+    spec["metadata"] = {"shape": [2], "data_type": "bfloat16",
+                        "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [2]}}}
+    ts.open(spec, create=True).result()
+    result = run("cat", path, "--npy", tmp_path / "out.npy", expect_status=None)
+    assert result.returncode != 0
+    assert "bfloat16 has no numpy descriptor" in result.stderr
 
 
 @pytest.mark.parametrize("case", FLOAT_CASES, ids=[f"{k}-fill-{f}" for k, f in FLOAT_CASES])
