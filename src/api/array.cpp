@@ -37,7 +37,12 @@ NDBuffer with_dropped_dimensions(const NDBuffer& buffer, const NormalizedSelecti
                   buffer.byte_offset());
 }
 
-std::vector<CodecSpec> default_codecs() {
+// zarr-python 3's defaults: the array -> bytes codec the data type needs, then zstd.
+std::vector<CodecSpec> default_codecs(const DataType& dtype) {
+  if (dtype.is_variable_length()) {
+    return {CodecSpec{dtype.kind() == DataTypeKind::string ? "vlen-utf8" : "vlen-bytes", {}},
+            CodecSpec{"zstd", {{"level", 0}, {"checksum", false}}}};
+  }
   return {CodecSpec{"bytes", {{"endian", "little"}}},
           CodecSpec{"zstd", {{"level", 0}, {"checksum", false}}}};
 }
@@ -71,7 +76,7 @@ ArrayMetadata make_array_metadata(const ArrayCreateOptions& options) {
       throw InvalidArgumentError(
           fmt::format("chunk shape {} must be positive", shape_to_string(inner)));
   }
-  std::vector<CodecSpec> codecs = options.codecs ? *options.codecs : default_codecs();
+  std::vector<CodecSpec> codecs = options.codecs ? *options.codecs : default_codecs(m.data_type);
   if (options.shard_shape) {
     const Shape& shard = *options.shard_shape;
     if (shard.size() != m.shape.size()) {

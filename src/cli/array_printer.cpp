@@ -12,8 +12,12 @@
 #include <span>
 #include <vector>
 
+#include "cuzarr/core/bfloat16.hpp"
 #include "cuzarr/core/error.hpp"
 #include "cuzarr/core/float16.hpp"
+#include "cuzarr/core/float8.hpp"
+#include "cuzarr/core/utf.hpp"
+#include "element_text.hpp"
 
 namespace cuzarr::cli {
 namespace {
@@ -52,6 +56,58 @@ double as_shortest_double_half(uint16_t bits) {
     if (double_to_half_bits(candidate) == bits) return candidate;
   }
   return value;
+}
+
+/// The value of a bfloat16 or float8 element with the fewest significant digits that convert
+/// back to the same bits.
+double as_shortest_double_extension(const DataType& dtype, const std::byte* p) {
+  const bool is_bf16 = dtype.kind() == DataTypeKind::bfloat16;
+  const uint64_t bits = is_bf16 ? load<uint16_t>(p) : load<uint8_t>(p);
+  const auto to_bits = [&](double v) -> uint64_t {
+    return is_bf16 ? double_to_bfloat16_bits(v) : double_to_float8_bits(v, dtype.kind());
+  };
+  const double value =
+      is_bf16 ? static_cast<double>(bfloat16_bits_to_float(static_cast<uint16_t>(bits)))
+              : float8_bits_to_double(static_cast<uint8_t>(bits), dtype.kind());
+  if (!std::isfinite(value)) return value;
+  for (int precision = 0; precision <= 4; ++precision) {
+    char text[64];
+    auto result =
+        std::to_chars(text, text + sizeof text, value, std::chars_format::scientific, precision);
+    const double candidate = parse_double(text, result.ptr);
+    if (to_bits(candidate) == bits) return candidate;
+  }
+  return value;
+}
+
+/// The text of one element of the string, byte-string and time types.
+std::string format_text_element(const DataType& dtype, const std::byte* p) {
+  switch (dtype.kind()) {
+    case DataTypeKind::datetime64:
+      return fmt::format("'{}'", format_datetime(load<int64_t>(p), dtype));
+    case DataTypeKind::timedelta64: {
+      const auto count = load<int64_t>(p);
+      return count == kNotATime ? "'NaT'" : std::to_string(count);
+    }
+    case DataTypeKind::fixed_length_utf32: {
+      std::u32string code_points;
+      for (size_t i = 0; i < dtype.size(); i += 4)
+        code_points.push_back(static_cast<char32_t>(load<uint32_t>(p + i)));
+      while (!code_points.empty() && code_points.back() == 0) code_points.pop_back();
+      return python_str_literal(utf32_to_utf8(code_points));
+    }
+    case DataTypeKind::null_terminated_bytes: {
+      std::string_view bytes(reinterpret_cast<const char*>(p), dtype.size());
+      while (!bytes.empty() && bytes.back() == '\0') bytes.remove_suffix(1);
+      return python_bytes_literal(bytes);
+    }
+    case DataTypeKind::string:
+      return python_str_literal(load<VariableLengthValue>(p).view());
+    case DataTypeKind::variable_length_bytes:
+      return python_bytes_literal(load<VariableLengthValue>(p).view());
+    default:
+      throw InvalidArgumentError(fmt::format("{} is not a text type", dtype.name()));
+  }
 }
 
 std::string trim_zeros_keep_point(std::string digits) {
@@ -214,9 +270,12 @@ std::vector<std::string> format_elements(const DataType& dtype,
                                          const std::vector<const std::byte*>& pointers) {
   std::vector<std::string> texts;
   texts.reserve(pointers.size());
-  if (dtype.is_float()) {
+  if (dtype.is_float() || dtype.is_extension_float()) {
     std::vector<double> values;
-    for (const auto* p : pointers) values.push_back(load_float_as_double(dtype, p));
+    for (const auto* p : pointers) {
+      values.push_back(dtype.is_float() ? load_float_as_double(dtype, p)
+                                        : as_shortest_double_extension(dtype, p));
+    }
     FloatFormatter formatter(values, false);
     for (double v : values) texts.push_back(formatter.format(v));
     return texts;
@@ -242,11 +301,18 @@ std::vector<std::string> format_elements(const DataType& dtype,
     }
     return texts;
   }
+  if (dtype.kind() == DataTypeKind::fixed_length_utf32 ||
+      dtype.kind() == DataTypeKind::null_terminated_bytes || dtype.is_variable_length()) {
+    for (const auto* p : pointers) texts.push_back(format_text_element(dtype, p));
+    return texts;  // numpy does not pad strings
+  }
   size_t width = 0;
   for (const auto* p : pointers) {
-    if (dtype.kind() == DataTypeKind::boolean) {
+    if (dtype.is_time()) {
+      texts.push_back(format_text_element(dtype, p));
+    } else if (dtype.kind() == DataTypeKind::boolean) {
       texts.push_back(load<uint8_t>(p) ? "True" : "False");
-    } else if (dtype.kind() == DataTypeKind::raw) {
+    } else if (dtype.kind() == DataTypeKind::raw || dtype.kind() == DataTypeKind::raw_bytes) {
       texts.push_back(format_raw(p, dtype.size()));
     } else {
       texts.push_back(format_integer(dtype, p));

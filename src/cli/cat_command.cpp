@@ -8,6 +8,7 @@
 #include "cuzarr/cuzarr.hpp"
 #include "node_location.hpp"
 #include "npy_file.hpp"
+#include "string_arrays.hpp"
 
 namespace cuzarr::cli {
 namespace {
@@ -21,7 +22,9 @@ class CatCommand final : public Command {
     subcommand_->add_option("--select,-s", select_,
                             "numpy-style selection, e.g. \"0:10, :, 5\" or \"..., ::-2\"");
     subcommand_->add_option("--npy", npy_,
-                            "Write the selection to this .npy file instead of printing it");
+                            "Write the selection to this .npy file instead of printing it "
+                            "(string and variable_length_bytes arrays as <U / |S of their "
+                            "longest value)");
     subcommand_->add_flag(
         "--device", device_,
         "Read into GPU memory (needs a CUDA build), then copy to the host for output");
@@ -41,7 +44,7 @@ class CatCommand final : public Command {
                       data.byte_strides(), data.byte_offset());
     }
     if (!npy_.empty()) {
-      write_npy(npy_, data);
+      write_npy(npy_, data.dtype().is_variable_length() ? to_fixed_length(data) : data);
     } else {
       fmt::print("{}\n", format_array(data));
     }

@@ -32,7 +32,8 @@ bool is_array_to_array(const std::string& name) {
   return names.contains(name);
 }
 bool is_array_to_bytes(const std::string& name) {
-  return name == "bytes" || name == "sharding_indexed";
+  return name == "bytes" || name == "sharding_indexed" || name == "vlen-utf8" ||
+         name == "vlen-bytes";
 }
 
 }  // namespace
@@ -116,8 +117,12 @@ std::vector<CodecSpec> complete_codec_list(std::vector<CodecSpec> codecs, const 
     auto first_bytes_codec = std::find_if(codecs.begin(), codecs.end(), [](const CodecSpec& c) {
       return !is_array_to_array(c.name);
     });
+    // Variable-length types need their vlen codec instead of bytes (as zarr-python 3 picks).
+    const std::string array_to_bytes = !dtype.is_variable_length()            ? "bytes"
+                                       : dtype.kind() == DataTypeKind::string ? "vlen-utf8"
+                                                                              : "vlen-bytes";
     codecs.insert(first_bytes_codec,
-                  complete_codec(CodecSpec{"bytes", nlohmann::json::object()}, dtype));
+                  complete_codec(CodecSpec{array_to_bytes, nlohmann::json::object()}, dtype));
   }
   return codecs;
 }

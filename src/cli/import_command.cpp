@@ -8,7 +8,9 @@
 #include "codec_option.hpp"
 #include "command.hpp"
 #include "cuzarr/cuzarr.hpp"
+#include "cuzarr/metadata/data_type_json.hpp"
 #include "npy_file.hpp"
+#include "string_arrays.hpp"
 
 namespace cuzarr::cli {
 namespace {
@@ -29,6 +31,10 @@ nlohmann::json parse_fill_value_option(const std::string& text) {
 /// for a bool is false/true, a real value for a complex type is [value, 0].
 nlohmann::json fill_value_for(const std::optional<nlohmann::json>& value, const DataType& dtype) {
   if (!value) {
+    // The extension types: null asks for the type's zero ("" for strings, 0 for times).
+    if (dtype.is_extension_float() || dtype.is_time() || dtype.is_fixed_length_bytes() ||
+        dtype.is_variable_length())
+      return nullptr;
     if (dtype.kind() == DataTypeKind::boolean) return false;
     if (dtype.is_complex()) return nlohmann::json::array({0.0, 0.0});
     if (dtype.kind() == DataTypeKind::raw) return nlohmann::json(std::vector<int>(dtype.size(), 0));
@@ -38,6 +44,20 @@ nlohmann::json fill_value_for(const std::optional<nlohmann::json>& value, const 
   if (dtype.is_complex() && (value->is_number() || value->is_string()))
     return nlohmann::json::array({*value, 0.0});
   return *value;
+}
+
+/// `data` seen as the data type `text` names (a v3 name or data_type JSON), of the same size.
+NDBuffer reinterpreted(const NDBuffer& data, const std::string& text) {
+  auto parsed = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  const DataType dtype = data_type_from_json(parsed.is_discarded() ? nlohmann::json(text) : parsed);
+  if (dtype.is_variable_length() || data.dtype().is_variable_length() ||
+      dtype.size() != data.dtype().size()) {
+    throw InvalidArgumentError(fmt::format(
+        "--data-type {}: elements of {} bytes cannot be reinterpreted as {} (expected {} bytes "
+        "of a fixed-size type)",
+        text, data.dtype().size(), dtype.description(), data.dtype().size()));
+  }
+  return NDBuffer(data.buffer(), dtype, data.shape(), data.byte_strides(), data.byte_offset());
 }
 
 class ImportCommand final : public Command {
@@ -82,10 +102,20 @@ class ImportCommand final : public Command {
                      "With --zarr-format 2: the chunk key separator, \".\" (default) or \"/\"")
         ->check(CLI::IsMember({".", "/"}));
     subcommand_->add_flag("--overwrite", overwrite_, "Replace an existing array or group at PATH");
+    subcommand_->add_option(
+        "--data-type", data_type_,
+        "Store the elements as this Zarr data type instead of the .npy's, reinterpreting their "
+        "bytes (same size): a name such as bfloat16 or float8_e4m3fn (save the bits as <u2 / "
+        "|u1), or a data_type JSON object");
+    subcommand_->add_flag("--variable-length", variable_length_,
+                          "Store <U data as the variable-length string type (vlen-utf8) and |S "
+                          "data as variable_length_bytes (vlen-bytes), trailing zeros removed");
   }
 
   int run() override {
     NDBuffer data = read_npy(input_);
+    if (variable_length_) data = to_variable_length(data);
+    if (!data_type_.empty()) data = reinterpreted(data, data_type_);
     ArrayCreateOptions options;
     options.shape = data.shape();
     options.data_type = data.dtype();
@@ -140,6 +170,8 @@ class ImportCommand final : public Command {
   bool overwrite_ = false;
   int zarr_format_ = 3;
   std::string chunk_separator_;
+  bool variable_length_ = false;
+  std::string data_type_;
 };
 
 }  // namespace

@@ -45,7 +45,7 @@ nlohmann::json array_info(const std::string& path, const Array& array) {
   info["node_type"] = "array";
   info["zarr_format"] = metadata.zarr_format;
   info["shape"] = metadata.shape;
-  info["data_type"] = metadata.data_type.name();
+  info["data_type"] = metadata.data_type.description();
   info["chunk_shape"] = metadata.chunk_shape;
   nlohmann::json inner = inner_chunk_shape(metadata);
   if (!inner.is_null()) info["inner_chunk_shape"] = inner;

@@ -171,10 +171,67 @@ void swap_units(std::byte* data, int64_t count, size_t unit) {
                  data + (i + 1) * static_cast<int64_t>(unit));
 }
 
+// "M8[10ms]" / "m8[s]" (after the byte-order character): numpy datetime64 / timedelta64.
+NpyDescr parse_time_descr(std::string_view descr, std::string_view rest, bool big_endian) {
+  const auto unsupported = [&] {
+    return UnsupportedError(fmt::format(
+        "unsupported numpy data type '{}' (expected M8[unit] or m8[unit] with a unit such as "
+        "ms, or a multiple such as 10s)",
+        descr));
+  };
+  if (rest.size() < 5 || rest.substr(1, 2) != "8[" || rest.back() != ']') throw unsupported();
+  std::string_view inner = rest.substr(3, rest.size() - 4);
+  int64_t scale = 1;
+  size_t digits = 0;
+  while (digits < inner.size() && inner[digits] >= '0' && inner[digits] <= '9') ++digits;
+  if (digits > 0) {
+    auto [ptr, ec] = std::from_chars(inner.data(), inner.data() + digits, scale);
+    if (ec != std::errc() || scale < 1) throw unsupported();
+  }
+  NpyDescr result;
+  result.big_endian = big_endian;
+  try {
+    result.dtype =
+        DataType::time(rest[0] == 'M' ? DataTypeKind::datetime64 : DataTypeKind::timedelta64,
+                       parse_time_unit(inner.substr(digits)), scale);
+  } catch (const InvalidArgumentError&) {
+    throw unsupported();
+  }
+  return result;
+}
+
 }  // namespace
 
 std::string npy_descr(const DataType& dtype) {
   if (dtype.kind() == DataTypeKind::raw) return fmt::format("|V{}", dtype.size());
+  switch (dtype.kind()) {
+    case DataTypeKind::raw_bytes:
+      return fmt::format("|V{}", dtype.size());
+    case DataTypeKind::null_terminated_bytes:
+      return fmt::format("|S{}", dtype.size());
+    case DataTypeKind::fixed_length_utf32:
+      return fmt::format("<U{}", dtype.size() / 4);
+    case DataTypeKind::datetime64:
+    case DataTypeKind::timedelta64: {
+      const char code = dtype.kind() == DataTypeKind::datetime64 ? 'M' : 'm';
+      const auto unit = time_unit_name(dtype.time_unit());
+      return dtype.scale_factor() == 1
+                 ? fmt::format("<{}8[{}]", code, unit)
+                 : fmt::format("<{}8[{}{}]", code, dtype.scale_factor(), unit);
+    }
+    default:
+      break;
+  }
+  if (dtype.is_extension_float()) {
+    throw UnsupportedError(fmt::format(
+        "data type {} has no numpy descriptor (numpy has no {} type; print the array instead)",
+        dtype.name(), dtype.name()));
+  }
+  if (dtype.is_variable_length()) {
+    throw UnsupportedError(fmt::format(
+        "data type {} has no fixed-size numpy descriptor; convert it to fixed-length first",
+        dtype.name()));
+  }
   for (const auto& entry : kKindCodes) {
     if (entry.kind == dtype.kind())
       return fmt::format("{}{}{}", entry.size == 1 ? '|' : '<', entry.code, entry.size);
@@ -191,6 +248,7 @@ NpyDescr parse_npy_descr(std::string_view descr) {
   }
   if (rest.size() < 2)
     throw UnsupportedError(fmt::format("unsupported numpy data type '{}'", descr));
+  if (rest[0] == 'M' || rest[0] == 'm') return parse_time_descr(descr, rest, result.big_endian);
   char code = rest[0];
   int size = 0;
   auto [ptr, ec] = std::from_chars(rest.data() + 1, rest.data() + rest.size(), size);
@@ -201,6 +259,16 @@ NpyDescr parse_npy_descr(std::string_view descr) {
   if (code == 'V') {
     result.dtype = DataType(DataTypeKind::raw, size * 8);
     result.big_endian = false;  // raw bytes have no byte order
+    return result;
+  }
+  if (code == 'S') {
+    result.dtype = DataType::fixed_length(DataTypeKind::null_terminated_bytes, size);
+    result.big_endian = false;
+    return result;
+  }
+  if (code == 'U') {  // size counts UTF-32 code units
+    result.dtype =
+        DataType::fixed_length(DataTypeKind::fixed_length_utf32, static_cast<size_t>(size) * 4);
     return result;
   }
   for (const auto& entry : kKindCodes) {

@@ -12,7 +12,8 @@
 namespace cuzarr::cli {
 
 /// The numpy dtype descriptor of `dtype` in little-endian form: "<u2", "<f4", "|b1", "<c8",
-/// "|V3" for r24, ... Throws UnsupportedError for a type numpy cannot describe.
+/// "|V3" for r24 and raw_bytes, "<U5", "|S4", "<M8[ms]", "<m8[10s]", ... Throws
+/// UnsupportedError for a type numpy cannot describe (bfloat16, float8, variable-length).
 std::string npy_descr(const DataType& dtype);
 
 /// A parsed descriptor: the data type and whether its bytes are big-endian.
@@ -21,8 +22,9 @@ struct NpyDescr {
   bool big_endian = false;
 };
 
-/// Parses a numpy dtype descriptor ("<u2", ">f8", "|b1", "<c16", "|V3", "=i4", ...). Throws
-/// UnsupportedError naming the descriptor for structured, object, string or datetime types.
+/// Parses a numpy dtype descriptor ("<u2", ">f8", "|b1", "<c16", "|V3", "=i4", "<U5" ->
+/// fixed_length_utf32, "|S4" -> null_terminated_bytes, "<M8[ms]", "<m8[10s]", ...). Throws
+/// UnsupportedError naming the descriptor for structured, object or generic-unit time types.
 NpyDescr parse_npy_descr(std::string_view descr);
 
 /// Reads the .npy file at `path` into a new C-ordered, host, native (little-endian) array.

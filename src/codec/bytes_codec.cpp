@@ -70,6 +70,12 @@ void byte_swap_units(std::byte* data, size_t size, size_t unit) {
 std::shared_ptr<BytesCodec> BytesCodec::create(const nlohmann::json& configuration,
                                                const ChunkRepresentation& decoded) {
   CodecConfiguration config("bytes", configuration, {"endian"});
+  if (decoded.data_type.is_variable_length()) {
+    throw InvalidArgumentError(
+        fmt::format("{}cannot encode the variable-length data type {} (use \"{}\")",
+                    config.prefix(), decoded.data_type.name(),
+                    decoded.data_type.kind() == DataTypeKind::string ? "vlen-utf8" : "vlen-bytes"));
+  }
   std::optional<Endian> endian;
   if (auto text = config.string("endian")) {
     if (*text == "little") {

@@ -13,6 +13,7 @@
 #include "cuzarr/codec/gzip_codec.hpp"
 #include "cuzarr/codec/sharding_codec.hpp"
 #include "cuzarr/codec/transpose_codec.hpp"
+#include "cuzarr/codec/vlen_codec.hpp"
 #include "cuzarr/codec/zstd_codec.hpp"
 #include "cuzarr/core/error.hpp"
 
@@ -44,6 +45,12 @@ CodecRegistry::CodecRegistry() : impl_(std::make_shared<Impl>()) {
   });
   register_codec("sharding_indexed", [](const nlohmann::json& c, const ChunkRepresentation& d) {
     return ShardingCodec::create(c, d);
+  });
+  register_codec("vlen-utf8", [](const nlohmann::json& c, const ChunkRepresentation& d) {
+    return VlenCodec::create(VlenCodec::Flavor::utf8, c, d);
+  });
+  register_codec("vlen-bytes", [](const nlohmann::json& c, const ChunkRepresentation& d) {
+    return VlenCodec::create(VlenCodec::Flavor::bytes, c, d);
   });
   register_numcodecs_codecs(*this);
 }

@@ -8,6 +8,7 @@
 
 #include "cuzarr/core/error.hpp"
 #include "cuzarr/core/parallel.hpp"
+#include "cuzarr/memory/variable_length_ndbuffer.hpp"
 
 namespace cuzarr {
 namespace {
@@ -301,7 +302,13 @@ void ShardingCodec::encode(std::span<const NDBuffer> in, std::span<Buffer> out,
     const size_t s = k / per_shard;
     if (!status[s].ok) return;
     const NDBuffer view = inner_chunk_view(in[s], inner_shape_, layout.chunk_coords(k % per_shard));
-    present[k] = region_is_fill(view.data(), view, 0, row) ? 0 : 1;
+    if (view.dtype().is_variable_length()) {  // compare the values, not their addresses
+      VariableLengthValue fill;
+      std::memcpy(&fill, shard_.fill_value.data(), sizeof fill);
+      present[k] = variable_length_holds_only(view, fill.view()) ? 0 : 1;
+    } else {
+      present[k] = region_is_fill(view.data(), view, 0, row) ? 0 : 1;
+    }
   });
 
   // 2. Encode every stored inner chunk of every shard in one batched call.

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <cstring>
+#include <mutex>
+#include <set>
 
 #include "cuzarr/core/error.hpp"
 #include "cuzarr/memory/memory_resource.hpp"
@@ -12,13 +14,24 @@ namespace {
 constexpr size_t kAlignment = 64;
 }
 
+// Shared by every handle of one piece of memory: the memory's owner and the keep-alive owners.
+// Keep-alive lists are flat (keep_alive_of copies the other buffer's list rather than referring
+// to its Ownership), so buffers that keep each other alive form no reference cycle.
+struct Buffer::Ownership {
+  explicit Ownership(std::shared_ptr<const void> m) : memory(std::move(m)) {}
+  std::shared_ptr<const void> memory;
+  mutable std::mutex mutex;
+  std::set<std::shared_ptr<const void>, std::owner_less<>> kept;
+};
+
 Buffer Buffer::allocate(size_t size, MemoryKind kind) {
   auto resource = get_memory_resource(kind);
   void* p = resource->allocate(size, kAlignment);
   Buffer b;
-  b.owner_ = std::shared_ptr<const void>(p, [resource, size](const void* q) {
-    resource->deallocate(const_cast<void*>(q), size, kAlignment);
-  });
+  b.ownership_ =
+      std::make_shared<Ownership>(std::shared_ptr<const void>(p, [resource, size](const void* q) {
+        resource->deallocate(const_cast<void*>(q), size, kAlignment);
+      }));
   b.data_ = static_cast<std::byte*>(p);
   b.size_ = size;
   b.kind_ = kind;
@@ -37,7 +50,7 @@ Buffer Buffer::copy_of(std::string_view text) {
 
 Buffer Buffer::wrap(void* data, size_t size, MemoryKind kind, std::shared_ptr<const void> owner) {
   Buffer b;
-  b.owner_ = std::move(owner);
+  b.ownership_ = std::make_shared<Ownership>(std::move(owner));
   b.data_ = static_cast<std::byte*>(data);
   b.size_ = size;
   b.kind_ = kind;
@@ -77,7 +90,35 @@ Buffer Buffer::slice(size_t offset, size_t length) const {
 Buffer Buffer::copy_to(MemoryKind kind) const {
   Buffer b = allocate(size_, kind);
   copy_bytes(b.data_, kind, data_, kind_, size_);
+  if (ownership_) {
+    std::lock_guard lock(ownership_->mutex);
+    b.ownership_->kept = ownership_->kept;
+  }
   return b;
+}
+
+void Buffer::keep_alive(std::shared_ptr<const void> owner) const {
+  if (!ownership_ || !owner) return;
+  std::lock_guard lock(ownership_->mutex);
+  ownership_->kept.insert(std::move(owner));
+}
+
+void Buffer::keep_alive_of(const Buffer& other) const {
+  if (!ownership_ || !other.ownership_ || ownership_ == other.ownership_) return;
+  std::set<std::shared_ptr<const void>, std::owner_less<>> owners;
+  {
+    std::lock_guard lock(other.ownership_->mutex);
+    owners = other.ownership_->kept;
+  }
+  if (other.ownership_->memory) owners.insert(other.ownership_->memory);
+  std::lock_guard lock(ownership_->mutex);
+  ownership_->kept.merge(owners);
+}
+
+size_t Buffer::keep_alive_count() const {
+  if (!ownership_) return 0;
+  std::lock_guard lock(ownership_->mutex);
+  return ownership_->kept.size();
 }
 
 void copy_bytes(void* dst, MemoryKind dst_kind, const void* src, MemoryKind src_kind, size_t size) {

@@ -72,7 +72,10 @@ NDBuffer::NDBuffer(Buffer buffer, DataType dtype, Shape shape, std::vector<int64
 
 NDBuffer NDBuffer::allocate(DataType dtype, Shape shape, MemoryKind kind) {
   int64_t bytes = byte_count(shape, static_cast<int64_t>(dtype.size()));
-  return NDBuffer(Buffer::allocate(static_cast<size_t>(bytes), kind), dtype, std::move(shape));
+  Buffer buffer = Buffer::allocate(static_cast<size_t>(bytes), kind);
+  // Variable-length elements start as valid empty values ({nullptr, 0}), never stray pointers.
+  if (dtype.is_variable_length() && bytes > 0) std::memset(buffer.data(), 0, buffer.size());
+  return NDBuffer(std::move(buffer), dtype, std::move(shape));
 }
 
 int64_t NDBuffer::size() const { return element_count(shape_); }
@@ -152,6 +155,9 @@ void NDBuffer::assign(const NDBuffer& source) const {
                                            shape_to_string(shape_)));
   }
   if (size() == 0) return;
+  // Variable-length elements point at bytes the source's buffer keeps alive: keep them alive here.
+  if (dtype_.is_variable_length() || source.dtype_.is_variable_length())
+    buffer_.keep_alive_of(source.buffer_);
   const size_t elem = dtype_.size();
   // Drop unit dimensions, then copy (memmove-safe only for non-overlapping views, as numpy's
   // copyto).

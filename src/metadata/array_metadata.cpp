@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "cuzarr/core/error.hpp"
+#include "cuzarr/metadata/data_type_json.hpp"
 #include "cuzarr/metadata/fill_value.hpp"
 
 namespace cuzarr {
@@ -107,29 +108,12 @@ Shape parse_extents(const nlohmann::json& value, const std::string& source, std:
 }
 
 DataType parse_data_type(const nlohmann::json& value, const std::string& source) {
-  // v3 core spec, "data_type": a core type is named by a string; an extension type may be an
-  // object {"name": ..., "configuration": ...}. Only the core types are supported, so the object
-  // form is accepted only when it names one of them without configuration.
-  std::string name;
-  if (value.is_string()) {
-    name = value.get<std::string>();
-  } else if (value.is_object() && value.contains("name") && value["name"].is_string()) {
-    name = value["name"].get<std::string>();
-    for (const auto& [key, member] : value.items()) {
-      if (key == "name") continue;
-      if (key == "configuration" && member.is_object() && member.empty()) continue;
-      unsupported(source, "data_type",
-                  fmt::format("\"{}\" with member \"{}\" is not supported", name, key));
-    }
-  } else {
-    invalid(
-        source, "data_type",
-        fmt::format("must be a string or an object with a string \"name\", got {}", value.dump()));
-  }
   try {
-    return DataType::from_name(name);
-  } catch (const InvalidArgumentError&) {
-    unsupported(source, "data_type", fmt::format("\"{}\" is not a supported data type", name));
+    return data_type_from_json(value);
+  } catch (const UnsupportedError& e) {
+    unsupported(source, "data_type", e.what());
+  } catch (const InvalidArgumentError& e) {
+    invalid(source, "data_type", e.what());
   }
 }
 
@@ -261,7 +245,7 @@ nlohmann::json ArrayMetadata::to_json() const {
   j["zarr_format"] = 3;
   j["node_type"] = "array";
   j["shape"] = shape;
-  j["data_type"] = data_type.name();
+  j["data_type"] = data_type_to_json(data_type);
   if (rectilinear_grid) {
     j["chunk_grid"] = {{"name", "rectilinear"}, {"configuration", rectilinear_grid->to_json()}};
   } else {

@@ -10,8 +10,13 @@
 #include <string>
 #include <string_view>
 
+#include "cuzarr/core/base64.hpp"
+#include "cuzarr/core/bfloat16.hpp"
 #include "cuzarr/core/error.hpp"
 #include "cuzarr/core/float16.hpp"
+#include "cuzarr/core/float8.hpp"
+#include "cuzarr/core/interned_bytes.hpp"
+#include "cuzarr/core/utf.hpp"
 
 namespace cuzarr {
 namespace {
@@ -202,6 +207,92 @@ nlohmann::json float_to_json(uint64_t bits, size_t size) {
   return float_bits_to_double(bits, size);
 }
 
+// ---- extension types ---------------------------------------------------------------------------
+
+// bfloat16 and the float8 kinds take the IEEE encodings (numbers, "NaN", "Infinity",
+// "-Infinity", "0x" bit patterns), as tensorstore writes them. "NaN" is the pattern ml_dtypes
+// gives NaN; the float8 kinds without infinity store +-Infinity as NaN, as ml_dtypes converts.
+uint64_t parse_extension_float_bits(const nlohmann::json& value, const DataType& dtype) {
+  const size_t size = dtype.size();
+  const bool is_bf16 = dtype.kind() == DataTypeKind::bfloat16;
+  const auto convert = [&](double d) -> uint64_t {
+    return is_bf16 ? double_to_bfloat16_bits(d) : double_to_float8_bits(d, dtype.kind());
+  };
+  const auto expected = fmt::format(
+      "a number, \"NaN\", \"Infinity\", \"-Infinity\" or a \"0x\" string of {} hex digits",
+      2 * size);
+  if (value.is_string()) {
+    const auto& text = value.get_ref<const std::string&>();
+    if (text == "NaN")
+      return is_bf16 ? kBfloat16CanonicalNan : float8_canonical_nan_bits(dtype.kind());
+    if (text == "Infinity") return convert(std::numeric_limits<double>::infinity());
+    if (text == "-Infinity") return convert(-std::numeric_limits<double>::infinity());
+    uint64_t bits = 0;
+    if (parse_hex_bits(text, size, bits)) return bits;
+    fail(value, dtype, expected);
+  }
+  if (!value.is_number()) fail(value, dtype, expected);
+  const double d = value.get<double>();
+  const uint64_t bits = convert(d);
+  const double back = is_bf16
+                          ? static_cast<double>(bfloat16_bits_to_float(static_cast<uint16_t>(bits)))
+                          : float8_bits_to_double(static_cast<uint8_t>(bits), dtype.kind());
+  if (!std::isfinite(back)) fail(value, dtype, "a number within the range of the type");
+  return bits;
+}
+
+nlohmann::json extension_float_to_json(uint64_t bits, const DataType& dtype) {
+  const bool is_bf16 = dtype.kind() == DataTypeKind::bfloat16;
+  const double d = is_bf16
+                       ? static_cast<double>(bfloat16_bits_to_float(static_cast<uint16_t>(bits)))
+                       : float8_bits_to_double(static_cast<uint8_t>(bits), dtype.kind());
+  if (std::isnan(d)) {
+    const uint64_t canonical =
+        is_bf16 ? kBfloat16CanonicalNan : float8_canonical_nan_bits(dtype.kind());
+    if (bits == canonical) return "NaN";
+    return fmt::format("0x{:0{}x}", bits, 2 * dtype.size());
+  }
+  if (std::isinf(d)) return d > 0 ? "Infinity" : "-Infinity";
+  return d;
+}
+
+std::string_view json_string(const nlohmann::json& value, const DataType& dtype,
+                             std::string_view expected) {
+  if (!value.is_string()) fail(value, dtype, expected);
+  return value.get_ref<const std::string&>();
+}
+
+std::string decode_base64_fill(const nlohmann::json& value, const DataType& dtype) {
+  const auto text = json_string(value, dtype, "a base64 string");
+  try {
+    return base64_decode(text);
+  } catch (const InvalidArgumentError& e) {
+    fail(value, dtype, fmt::format("a base64 string ({})", e.what()));
+  }
+}
+
+// zarr-python 3: a fixed_length_utf32 fill value is the string itself, at most length_bytes / 4
+// code points, zero padded (numpy "<U").
+void append_utf32(std::vector<std::byte>& out, const nlohmann::json& value, const DataType& dtype) {
+  const size_t capacity = dtype.length_bytes() / 4;
+  const auto expected = fmt::format("a string of at most {} characters", capacity);
+  const auto code_points = utf8_to_utf32(json_string(value, dtype, expected));
+  if (code_points.size() > capacity) fail(value, dtype, expected);
+  for (char32_t cp : code_points) append_native(out, static_cast<uint32_t>(cp));
+  out.resize(dtype.size(), std::byte{0});
+}
+
+// A byte string's bytes: numpy "|S" values end at the first trailing zero byte.
+std::string trimmed_bytes(std::span<const std::byte> value) {
+  size_t n = value.size();
+  while (n > 0 && value[n - 1] == std::byte{0}) --n;
+  return std::string(reinterpret_cast<const char*>(value.data()), n);
+}
+
+void append_interned(std::vector<std::byte>& out, std::string_view bytes) {
+  append_native(out, intern_bytes(bytes));
+}
+
 }  // namespace
 
 std::vector<std::byte> parse_fill_value(const nlohmann::json& value, const DataType& dtype) {
@@ -269,6 +360,66 @@ std::vector<std::byte> parse_fill_value(const nlohmann::json& value, const DataT
       }
       break;
     }
+    case DataTypeKind::bfloat16:
+      append_native(out, static_cast<uint16_t>(parse_extension_float_bits(value, dtype)));
+      break;
+    case DataTypeKind::float8_e4m3fn:
+    case DataTypeKind::float8_e4m3fnuz:
+    case DataTypeKind::float8_e4m3b11fnuz:
+    case DataTypeKind::float8_e5m2:
+    case DataTypeKind::float8_e5m2fnuz:
+      out.push_back(static_cast<std::byte>(parse_extension_float_bits(value, dtype)));
+      break;
+    case DataTypeKind::datetime64:
+    case DataTypeKind::timedelta64:
+      // zarr-extensions numpy.datetime64 / timedelta64: an int64 count, or "NaT" (the smallest
+      // int64, which zarr-python writes as a number).
+      if (value.is_string() && value.get_ref<const std::string&>() == "NaT") {
+        append_native(out, kNotATime);
+      } else {
+        if (!value.is_number_integer()) fail(value, dtype, "an integer or \"NaT\"");
+        append_integer<int64_t>(out, value, dtype);
+      }
+      break;
+    case DataTypeKind::fixed_length_utf32:
+      try {
+        append_utf32(out, value, dtype);
+      } catch (const InvalidArgumentError& e) {
+        if (value.is_string()) fail(value, dtype, fmt::format("a valid string ({})", e.what()));
+        throw;
+      }
+      break;
+    case DataTypeKind::null_terminated_bytes: {
+      // zarr-python 3: base64 of the bytes, at most length_bytes of them, zero padded.
+      const auto bytes = decode_base64_fill(value, dtype);
+      if (bytes.size() > dtype.size()) {
+        fail(value, dtype, fmt::format("base64 of at most {} bytes", dtype.size()));
+      }
+      const auto* p = reinterpret_cast<const std::byte*>(bytes.data());
+      out.insert(out.end(), p, p + bytes.size());
+      out.resize(dtype.size(), std::byte{0});
+      break;
+    }
+    case DataTypeKind::raw_bytes: {
+      // zarr-python 3: base64 of exactly length_bytes bytes.
+      const auto bytes = decode_base64_fill(value, dtype);
+      if (bytes.size() != dtype.size())
+        fail(value, dtype, fmt::format("base64 of exactly {} bytes", dtype.size()));
+      const auto* p = reinterpret_cast<const std::byte*>(bytes.data());
+      out.insert(out.end(), p, p + bytes.size());
+      break;
+    }
+    case DataTypeKind::string: {
+      // zarr-python 3: the string itself. The element points at interned bytes (the fill value
+      // outlives every buffer filled with it).
+      const auto text = json_string(value, dtype, "a string");
+      append_interned(out, text);
+      break;
+    }
+    case DataTypeKind::variable_length_bytes:
+      // zarr-python 3: base64 of the bytes.
+      append_interned(out, decode_base64_fill(value, dtype));
+      break;
     default:
       throw UnsupportedError(
           fmt::format("fill values of data type {} are not supported", dtype.description()));
@@ -315,6 +466,33 @@ nlohmann::json fill_value_to_json(std::span<const std::byte> value, const DataTy
       for (std::byte b : value) bytes.push_back(std::to_integer<unsigned>(b));
       return bytes;
     }
+    case DataTypeKind::bfloat16:
+      return extension_float_to_json(read_native<uint16_t>(value, 0), dtype);
+    case DataTypeKind::float8_e4m3fn:
+    case DataTypeKind::float8_e4m3fnuz:
+    case DataTypeKind::float8_e4m3b11fnuz:
+    case DataTypeKind::float8_e5m2:
+    case DataTypeKind::float8_e5m2fnuz:
+      return extension_float_to_json(read_native<uint8_t>(value, 0), dtype);
+    case DataTypeKind::datetime64:
+    case DataTypeKind::timedelta64:
+      return read_native<int64_t>(value, 0);
+    case DataTypeKind::fixed_length_utf32: {
+      std::u32string code_points;
+      for (size_t i = 0; i + 4 <= value.size(); i += 4)
+        code_points.push_back(static_cast<char32_t>(read_native<uint32_t>(value, i)));
+      while (!code_points.empty() && code_points.back() == 0) code_points.pop_back();
+      return utf32_to_utf8(code_points);
+    }
+    case DataTypeKind::null_terminated_bytes:
+      return base64_encode(trimmed_bytes(value));
+    case DataTypeKind::raw_bytes:
+      return base64_encode(
+          std::string_view(reinterpret_cast<const char*>(value.data()), value.size()));
+    case DataTypeKind::string:
+      return std::string(read_native<VariableLengthValue>(value, 0).view());
+    case DataTypeKind::variable_length_bytes:
+      return base64_encode(read_native<VariableLengthValue>(value, 0).view());
     default:
       break;
   }

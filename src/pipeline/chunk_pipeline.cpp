@@ -10,6 +10,7 @@
 
 #include "cuzarr/core/error.hpp"
 #include "cuzarr/core/parallel.hpp"
+#include "cuzarr/memory/variable_length_ndbuffer.hpp"
 #include "cuzarr/pipeline/byte_range_coalescing.hpp"
 #include "cuzarr/pipeline/chunk_plan.hpp"
 
@@ -35,6 +36,11 @@ NDBuffer output_view(const NDBuffer& out, const PlannedChunk& p) {
 }
 
 bool holds_only(const NDBuffer& chunk, std::span<const std::byte> element) {
+  if (chunk.dtype().is_variable_length()) {  // compare the values, not where they are stored
+    VariableLengthValue value;
+    std::memcpy(&value, element.data(), sizeof value);
+    return variable_length_holds_only(chunk, value.view());
+  }
   const size_t elem = element.size();
   const auto* p = chunk.data();
   const size_t n = static_cast<size_t>(chunk.size());

@@ -251,10 +251,10 @@ TEST(ArrayMetadataErrors, DataType) {
   EXPECT_INVALID(without("data_type"), "\"data_type\"", "missing");
   EXPECT_UNSUPPORTED(with("data_type", "float128"), "\"data_type\"", "\"float128\"");
   EXPECT_UNSUPPORTED(with("data_type", "r7"), "\"data_type\"", "r7");
-  EXPECT_UNSUPPORTED(
+  EXPECT_INVALID(
       with("data_type",
            json::parse(R"({"name": "numpy.datetime64", "configuration": {"unit": "s"}})")),
-      "\"data_type\"", "numpy.datetime64");
+      "\"data_type\"", "numpy.datetime64", "scale_factor");
   EXPECT_UNSUPPORTED(
       with("data_type", json::parse(R"({"name": "int32", "configuration": {"x": 1}})")),
       "\"data_type\"", "configuration");

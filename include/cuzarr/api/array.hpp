@@ -15,7 +15,8 @@
 
 namespace cuzarr {
 
-/// What to create. Codecs default to [bytes (little endian), zstd level 0] like zarr-python 3.
+/// What to create. Codecs default to [bytes (little endian), zstd level 0] like zarr-python 3
+/// ([vlen-utf8 or vlen-bytes, zstd level 0] for the variable-length data types).
 struct ArrayCreateOptions {
   /// 3, or 2 for Zarr v2 metadata (.zarray + .zattrs). With 2, the codecs must be ones v2 can
   /// hold (an optional leading transpose to the reversed order, i.e. order "F"; numcodecs filters;
@@ -86,6 +87,14 @@ class Array {
   /// Partially covered chunks are read, modified and written back; chunks that end up equal to
   /// the fill value are erased unless write_empty_chunks is set.
   void write(const Selection& selection, const NDBuffer& data) const;
+
+  /// Reads `selection` of a string or variable_length_bytes array as strings in C order (the
+  /// result shape is read's). Throws InvalidArgumentError for other data types.
+  std::vector<std::string> read_strings(const Selection& selection = {}) const;
+  /// Writes `values` (C order, as many as the selection has elements) to `selection` of a string
+  /// or variable_length_bytes array. Throws InvalidArgumentError for other data types, a wrong
+  /// count, or (string arrays) malformed UTF-8.
+  void write_strings(const Selection& selection, const std::vector<std::string>& values) const;
 
   /// Changes the shape; chunks wholly outside the new shape are deleted.
   void resize(const Shape& new_shape);

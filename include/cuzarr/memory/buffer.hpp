@@ -41,11 +41,23 @@ class Buffer {
   /// A view of [offset, offset + length) sharing ownership; throws InvalidArgumentError when out
   /// of range.
   Buffer slice(size_t offset, size_t length) const;
-  /// A new buffer of `kind` with a copy of the bytes (synchronous).
+  /// A new buffer of `kind` with a copy of the bytes (synchronous). The copy keeps this buffer's
+  /// keep-alive owners (its bytes may hold pointers into them).
   Buffer copy_to(MemoryKind kind) const;
 
+  /// Keeps `owner` alive as long as any handle, view or slice of this buffer's memory (all share
+  /// the list, also those made before the call). For elements that point at bytes stored
+  /// elsewhere (VariableLengthValue). Thread-safe; a buffer without memory ignores the call.
+  void keep_alive(std::shared_ptr<const void> owner) const;
+  /// Keeps `other`'s memory and everything `other` keeps alive, alive as long as this buffer
+  /// (for copying elements that point into `other`'s owners). No-op when both share memory.
+  void keep_alive_of(const Buffer& other) const;
+  /// Number of distinct keep-alive owners (for tests and diagnostics).
+  size_t keep_alive_count() const;
+
  private:
-  std::shared_ptr<const void> owner_;
+  struct Ownership;
+  std::shared_ptr<Ownership> ownership_;
   std::byte* data_ = nullptr;
   size_t size_ = 0;
   MemoryKind kind_ = MemoryKind::host;

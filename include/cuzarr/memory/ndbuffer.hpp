@@ -20,7 +20,8 @@ class NDBuffer {
   NDBuffer(Buffer buffer, DataType dtype, Shape shape, std::vector<int64_t> byte_strides = {},
            int64_t byte_offset = 0);
 
-  /// A new C-contiguous, uninitialised array of `kind`.
+  /// A new C-contiguous, uninitialised array of `kind` (variable-length kinds start as empty
+  /// values).
   static NDBuffer allocate(DataType dtype, Shape shape, MemoryKind kind = MemoryKind::host);
 
   const Buffer& buffer() const noexcept { return buffer_; }
@@ -53,8 +54,10 @@ class NDBuffer {
   NDBuffer reshaped(Shape shape) const;
 
   /// Copies `source` (same shape and data type) into this view. Both must be host-accessible.
+  /// For variable-length kinds this buffer then also keeps alive what `source` keeps alive.
   void assign(const NDBuffer& source) const;
-  /// Sets every element to `element` (dtype().size() bytes). Host-accessible views only.
+  /// Sets every element to `element` (dtype().size() bytes). Host-accessible views only. A
+  /// variable-length `element` must point at bytes that outlive the buffer (interned ones).
   void fill(std::span<const std::byte> element) const;
 
  private:

@@ -1,6 +1,9 @@
 // Fill values: JSON <-> the bytes of one element in native (little-endian host) layout, in every
 // encoding the v3 core spec allows: numbers, true/false, "NaN", "Infinity", "-Infinity",
-// "0x..." hex bit patterns for floats, [re, im] pairs for complex, byte arrays for r<N>.
+// "0x..." hex bit patterns for floats, [re, im] pairs for complex, byte arrays for r<N>; and the
+// extension types as zarr-python 3 / tensorstore write them (bfloat16 and float8 like floats,
+// datetime integers or "NaT", strings, base64 for byte strings). A string or
+// variable_length_bytes fill value is a VariableLengthValue pointing at interned bytes.
 #pragma once
 
 #include <cstddef>
