@@ -44,8 +44,8 @@ void set_allocator(MemoryKind kind, AllocateCallback allocate, DeallocateCallbac
     set_memory_resource(kind, nullptr);
     return;
   }
-  set_memory_resource(kind, make_callback_memory_resource(kind, std::move(allocate),
-                                                          std::move(deallocate)));
+  set_memory_resource(
+      kind, make_callback_memory_resource(kind, std::move(allocate), std::move(deallocate)));
 }
 
 }  // namespace

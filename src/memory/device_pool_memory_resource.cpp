@@ -51,8 +51,8 @@ void DevicePoolMemoryResource::deallocate(void* pointer, size_t bytes, size_t al
 
 void* DevicePoolMemoryResource::allocate_async(size_t bytes, size_t alignment, Stream stream) {
   if (alignment > kPoolAlignment) {
-    throw InvalidArgumentError(fmt::format(
-        "device memory alignment {} is over the supported {}", alignment, kPoolAlignment));
+    throw InvalidArgumentError(fmt::format("device memory alignment {} is over the supported {}",
+                                           alignment, kPoolAlignment));
   }
   void* pointer = nullptr;
   detail::check_cuda(

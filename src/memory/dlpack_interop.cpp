@@ -69,10 +69,19 @@ MemoryKind memory_kind_of(DLDevice device) {
     case kDLCUDAManaged:  // reachable by the GPU; cuzarr treats it as device memory
       return MemoryKind::device;
     default:
-      throw UnsupportedError(fmt::format("DLPack import: device type {} is not supported (expected "
-                                         "kDLCPU, kDLCUDAHost, kDLCUDA or kDLCUDAManaged)",
-                                         static_cast<int>(device.device_type)));
+      throw UnsupportedError(
+          fmt::format("DLPack import: device type {} is not supported (expected "
+                      "kDLCPU, kDLCUDAHost, kDLCUDA or kDLCUDAManaged)",
+                      static_cast<int>(device.device_type)));
   }
+}
+
+// a * b for signed values; throws InvalidArgumentError naming `what` on overflow.
+int64_t multiply(int64_t a, int64_t b, const char* what) {
+  int64_t product = 0;
+  if (__builtin_mul_overflow(a, b, &product))
+    throw InvalidArgumentError(fmt::format("DLPack import: {} overflows: {} * {}", what, a, b));
+  return product;
 }
 
 // The NDBuffer view of `t`; `owner` keeps the producer's tensor alive.
@@ -94,8 +103,7 @@ NDBuffer import_tensor(const DLTensor& t, std::shared_ptr<const void> owner) {
   if (t.strides == nullptr) {
     strides = c_order_strides(shape, elem);
   } else {
-    for (int32_t d = 0; d < t.ndim; ++d)
-      strides.push_back(checked_mul(t.strides[d], elem, "DLPack stride"));
+    for (int32_t d = 0; d < t.ndim; ++d) strides.push_back(multiply(t.strides[d], elem, "stride"));
   }
   auto* base = static_cast<std::byte*>(t.data) + t.byte_offset;
   if (element_count(shape) == 0) {
@@ -103,13 +111,17 @@ NDBuffer import_tensor(const DLTensor& t, std::shared_ptr<const void> owner) {
                     std::move(strides), 0);
   }
   if (t.data == nullptr) throw InvalidArgumentError("DLPack import: null data pointer");
-  // The bytes the view touches: [base + lo, base + hi + elem).
-  int64_t lo = 0, hi = 0;
+  // The bytes the view touches: [base + lo, base + hi).
+  int64_t lo = 0, hi = elem;
   for (size_t d = 0; d < shape.size(); ++d) {
-    const int64_t span = checked_mul(shape[d] - 1, strides[d], "DLPack extent");
-    (span < 0 ? lo : hi) += span;
+    const int64_t span = multiply(shape[d] - 1, strides[d], "extent");
+    if (__builtin_add_overflow(span < 0 ? lo : hi, span, span < 0 ? &lo : &hi))
+      throw InvalidArgumentError("DLPack import: the tensor's extent overflows");
   }
-  const auto size = static_cast<size_t>(checked_add(hi - lo, elem, "DLPack extent"));
+  int64_t extent = 0;
+  if (__builtin_sub_overflow(hi, lo, &extent))
+    throw InvalidArgumentError("DLPack import: the tensor's extent overflows");
+  const auto size = static_cast<size_t>(extent);
   return NDBuffer(Buffer::wrap(base + lo, size, kind, std::move(owner)), dtype, std::move(shape),
                   std::move(strides), -lo);
 }
@@ -150,8 +162,7 @@ DLDataType to_dlpack_data_type(DataType dtype) {
     case DataTypeKind::raw:
       break;
   }
-  throw UnsupportedError(
-      fmt::format("data type \"{}\" has no DLPack equivalent", dtype.name()));
+  throw UnsupportedError(fmt::format("data type \"{}\" has no DLPack equivalent", dtype.name()));
 }
 
 DataType from_dlpack_data_type(DLDataType dtype) {
@@ -243,9 +254,7 @@ DLManagedTensorVersioned* to_dlpack_versioned(const NDBuffer& array, bool read_o
   return managed;
 }
 
-DLManagedTensor* to_dlpack(const NDBuffer& array) {
-  return export_tensor<DLManagedTensor>(array);
-}
+DLManagedTensor* to_dlpack(const NDBuffer& array) { return export_tensor<DLManagedTensor>(array); }
 
 NDBuffer from_dlpack(DLManagedTensorVersioned* tensor, bool allow_read_only) {
   if (tensor == nullptr) throw InvalidArgumentError("DLPack import: null tensor");

@@ -61,8 +61,7 @@ void copy_on_device(const NDBuffer& dst, const NDBuffer& src, Stream stream) {
     ds.push_back(dst.byte_strides()[d]);
     ss.push_back(src.byte_strides()[d]);
   }
-  detail::copy_strided_on_device(dst.data(), ds, src.data(), ss, shape, dst.dtype().size(),
-                                 stream);
+  detail::copy_strided_on_device(dst.data(), ds, src.data(), ss, shape, dst.dtype().size(), stream);
 }
 #endif
 
@@ -251,14 +250,14 @@ void NDBuffer::assign(const NDBuffer& source, Stream stream) const {
     copy_on_device(*this, contiguous, stream);
   } else {
     NDBuffer staged = allocate(dtype_, shape_, kind(), stream);
-    copy_bytes(staged.data(), staged.kind(), contiguous.data(), contiguous.kind(), byte_size, stream);
+    copy_bytes(staged.data(), staged.kind(), contiguous.data(), contiguous.kind(), byte_size,
+               stream);
     stream.synchronize();
     assign(staged);
   }
 #else
-  throw UnsupportedError(
-      fmt::format("copies from {} to {} memory need CUDA support in this build",
-                  memory_kind_name(source.kind()), memory_kind_name(kind())));
+  throw UnsupportedError(fmt::format("copies from {} to {} memory need CUDA support in this build",
+                                     memory_kind_name(source.kind()), memory_kind_name(kind())));
 #endif
 }
 

@@ -39,7 +39,7 @@ struct PinnedPoolMemoryResource::State {
   std::mutex mutex;
   size_t max_cached = 0;
   size_t cached = 0;
-  std::map<size_t, std::deque<Block>> free_blocks;        // by size class, oldest first
+  std::map<size_t, std::deque<Block>> free_blocks;      // by size class, oldest first
   std::unordered_map<void*, cudaEvent_t> block_events;  // every block allocated and not freed
 
   // Gives one block back to CUDA once its pending work is done.
@@ -59,8 +59,8 @@ PinnedPoolMemoryResource::~PinnedPoolMemoryResource() { release_cached(); }
 
 void* PinnedPoolMemoryResource::allocate(size_t bytes, size_t alignment) {
   if (alignment > kMaxAlignment) {
-    throw InvalidArgumentError(fmt::format(
-        "pinned memory alignment {} is over the supported {}", alignment, kMaxAlignment));
+    throw InvalidArgumentError(fmt::format("pinned memory alignment {} is over the supported {}",
+                                           alignment, kMaxAlignment));
   }
   const size_t cls = size_class(bytes);
   {

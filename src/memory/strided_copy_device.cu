@@ -33,8 +33,7 @@ __global__ void strided_copy_kernel(unsigned char* dst, const unsigned char* src
       src_offset += index * p.src_strides[d];
     }
     if constexpr (sizeof(Word) > 1) {
-      *reinterpret_cast<Word*>(dst + dst_offset) =
-          *reinterpret_cast<const Word*>(src + src_offset);
+      *reinterpret_cast<Word*>(dst + dst_offset) = *reinterpret_cast<const Word*>(src + src_offset);
     } else {
       for (int64_t b = 0; b < element_size; ++b) dst[dst_offset + b] = src[src_offset + b];
     }

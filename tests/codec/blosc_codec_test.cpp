@@ -147,7 +147,7 @@ TEST(BloscCodec, CorruptHeadersNeverReadOutOfBounds) {
     for (int b = 0; b < 4; ++b) v[at + b] = static_cast<std::byte>(x >> (8 * b));
     return v;
   };
-  std::vector<std::pair<std::string, std::vector<std::byte>>> cases{
+  std::vector<std::pair<std::string, std::vector<std::byte> > > cases{
       {"truncated", std::vector<std::byte>(good.begin(), good.end() - 10)},
       {"header only", std::vector<std::byte>(good.begin(), good.begin() + 16)},
       {"cbytes beyond input", set_u32(good, 12, static_cast<uint32_t>(good.size() + 1000))},

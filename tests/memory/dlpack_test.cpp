@@ -1,8 +1,7 @@
-#include "cuzarr/memory/dlpack_interop.hpp"
-
 #include <gtest/gtest.h>
 
 #include "cuzarr/core/error.hpp"
+#include "cuzarr/memory/dlpack_interop.hpp"
 #include "memory_test_arrays.hpp"
 
 namespace cuzarr {
@@ -63,8 +62,8 @@ TEST(DLPack, ExportKeepsTheBufferAliveUntilTheDeleter) {
     auto storage = std::make_shared<std::vector<int32_t>>(values);
     std::shared_ptr<const void> keep(storage, storage.get());
     // The Buffer's owner also owns `owner`, so `alive` tracks the Buffer's lifetime.
-    auto both = std::make_shared<std::pair<std::shared_ptr<int>, std::shared_ptr<const void>>>(
-        owner, keep);
+    auto both =
+        std::make_shared<std::pair<std::shared_ptr<int>, std::shared_ptr<const void>>>(owner, keep);
     Buffer b = Buffer::wrap(storage->data(), 24, MemoryKind::host, both);
     t = to_dlpack_versioned(NDBuffer(b, kInt32, {2, 3}), /*read_only=*/true);
   }
@@ -180,8 +179,7 @@ TEST(DLPack, FailedImportsStillCallTheDeleterOnce) {
     EXPECT_EQ(from_dlpack(&read_only.managed, /*allow_read_only=*/true).size(), 6);
     EXPECT_EQ(read_only.deleted, 1);
   }
-  EXPECT_THROW(from_dlpack(static_cast<DLManagedTensorVersioned*>(nullptr)),
-               InvalidArgumentError);
+  EXPECT_THROW(from_dlpack(static_cast<DLManagedTensorVersioned*>(nullptr)), InvalidArgumentError);
 }
 
 TEST(DLPack, ExportRejectsStridesThatAreNotWholeElements) {

@@ -138,8 +138,8 @@ TEST_F(Gpu, DeviceStridedCopiesOfOddElementSizes) {
     NDBuffer device = host.copy_to(MemoryKind::device);
     NDBuffer view = device.permuted(std::vector<int64_t>{1, 0}).sliced(0, 6, -1, 7);
     NDBuffer back = view.copy_to(MemoryKind::host);
-    NDBuffer expected = host.permuted(std::vector<int64_t>{1, 0}).sliced(0, 6, -1, 7).copy_to(
-        MemoryKind::host);
+    NDBuffer expected =
+        host.permuted(std::vector<int64_t>{1, 0}).sliced(0, 6, -1, 7).copy_to(MemoryKind::host);
     ASSERT_EQ(back.nbytes(), expected.nbytes());
     EXPECT_EQ(std::memcmp(back.data(), expected.data(), static_cast<size_t>(back.nbytes())), 0);
   }
@@ -153,7 +153,9 @@ TEST_F(Gpu, DLPackRoundTripsForDeviceAndPinnedArrays) {
     NDBuffer view = strided_of_kind(kind, 3);
     DLManagedTensorVersioned* t = to_dlpack_versioned(view);
     EXPECT_EQ(t->dl_tensor.device.device_type, kind == MemoryKind::device ? kDLCUDA : kDLCUDAHost);
-    if (kind == MemoryKind::device) EXPECT_EQ(t->dl_tensor.device.device_id, current);
+    if (kind == MemoryKind::device) {
+      EXPECT_EQ(t->dl_tensor.device.device_id, current);
+    }
     EXPECT_EQ(t->dl_tensor.data, view.data());
     NDBuffer back = from_dlpack(t);
     EXPECT_EQ(back.kind(), kind);

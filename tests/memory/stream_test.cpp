@@ -17,7 +17,9 @@ TEST(Stream, DefaultStreamIsNullAndSynchronizesWithoutADevice) {
   EXPECT_EQ(s, Stream());
   EXPECT_FALSE(Stream::per_thread().is_default());
   EXPECT_NE(Stream::per_thread(), s);
-  if (cuda_device_count() == 0) EXPECT_NO_THROW(s.synchronize());
+  if (cuda_device_count() == 0) {
+    EXPECT_NO_THROW(s.synchronize());
+  }
 }
 
 TEST(Stream, CreateNeedsCuda) {
