@@ -163,6 +163,10 @@ TEST(CodecCorruption, RandomMutationsNeverCrash) {
   const auto rep = representation(dtype, shape);
   std::mt19937 rng(2024);
   for (const auto& chain_case : kChains) {
+    // Without c-blosc the blosc chains are skipped (CodecCorruption.FailsTheChunk... says so).
+    if (std::string_view(chain_case.codecs).find("\"blosc\"") != std::string_view::npos &&
+        !BloscCodec::available())
+      continue;
     auto chain = CodecChain::create(parse_specs(nlohmann::json::parse(chain_case.codecs)), rep);
     std::vector<NDBuffer> arrays{make_array(dtype, shape, 4)};
     std::vector<Buffer> encoded(1);
