@@ -57,6 +57,8 @@ bool compressor_available(std::string_view cname) {
 
 }  // namespace
 
+bool BloscCodec::available() noexcept { return true; }
+
 BloscCodec::BloscCodec(std::string cname, int clevel, Shuffle shuffle, int64_t typesize,
                        int64_t blocksize)
     : cname_(std::move(cname)),

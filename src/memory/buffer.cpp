@@ -9,6 +9,10 @@
 #include "cuzarr/core/error.hpp"
 #include "cuzarr/memory/memory_resource.hpp"
 
+#if CUZARR_HAVE_CUDA
+#include "memory/cuda_check.hpp"
+#endif
+
 namespace cuzarr {
 namespace {
 constexpr size_t kAlignment = 64;
@@ -31,6 +35,21 @@ Buffer Buffer::allocate(size_t size, MemoryKind kind) {
   b.ownership_ =
       std::make_shared<Ownership>(std::shared_ptr<const void>(p, [resource, size](const void* q) {
         resource->deallocate(const_cast<void*>(q), size, kAlignment);
+      }));
+  b.data_ = static_cast<std::byte*>(p);
+  b.size_ = size;
+  b.kind_ = kind;
+  return b;
+}
+
+Buffer Buffer::allocate(size_t size, MemoryKind kind, Stream stream) {
+  auto resource = get_memory_resource(kind);
+  void* p = resource->allocate_async(size, kAlignment, stream);
+  Buffer b;
+  // The deleter holds `stream`, so a stream made by Stream::create() outlives the bytes.
+  b.ownership_ = std::make_shared<Ownership>(
+      std::shared_ptr<const void>(p, [resource, size, stream](const void* q) {
+        resource->deallocate_async(const_cast<void*>(q), size, kAlignment, stream);
       }));
   b.data_ = static_cast<std::byte*>(p);
   b.size_ = size;
@@ -121,13 +140,49 @@ size_t Buffer::keep_alive_count() const {
   return ownership_->kept.size();
 }
 
+Buffer Buffer::copy_to(MemoryKind kind, Stream stream) const {
+  Buffer b = allocate(size_, kind, stream);
+  copy_bytes(b.data_, kind, data_, kind_, size_, stream);
+  if (ownership_) {
+    std::lock_guard lock(ownership_->mutex);
+    b.ownership_->kept = ownership_->kept;
+  }
+  return b;
+}
+
 void copy_bytes(void* dst, MemoryKind dst_kind, const void* src, MemoryKind src_kind, size_t size) {
   if (size == 0) return;
   if (is_host_accessible(dst_kind) && is_host_accessible(src_kind)) {
     std::memcpy(dst, src, size);
     return;
   }
+#if CUZARR_HAVE_CUDA
+  // With unified addressing the runtime infers the direction from the pointers.
+  detail::check_cuda(cudaMemcpy(dst, src, size, cudaMemcpyDefault),
+                     fmt::format("cudaMemcpy of {} bytes from {} to {} memory", size,
+                                 memory_kind_name(src_kind), memory_kind_name(dst_kind))
+                         .c_str());
+#else
   throw UnsupportedError("copies to or from device memory need CUDA support in this build");
+#endif
+}
+
+void copy_bytes(void* dst, MemoryKind dst_kind, const void* src, MemoryKind src_kind, size_t size,
+                Stream stream) {
+  if (size == 0) return;
+  if (is_host_accessible(dst_kind) && is_host_accessible(src_kind)) {
+    stream.synchronize();
+    std::memcpy(dst, src, size);
+    return;
+  }
+#if CUZARR_HAVE_CUDA
+  detail::check_cuda(cudaMemcpyAsync(dst, src, size, cudaMemcpyDefault, stream.native()),
+                     fmt::format("cudaMemcpyAsync of {} bytes from {} to {} memory", size,
+                                 memory_kind_name(src_kind), memory_kind_name(dst_kind))
+                         .c_str());
+#else
+  throw UnsupportedError("copies to or from device memory need CUDA support in this build");
+#endif
 }
 
 }  // namespace cuzarr

@@ -6,6 +6,8 @@
 #include <new>
 
 #include "cuzarr/core/error.hpp"
+#include "cuzarr/memory/cuda_device.hpp"
+#include "cuzarr/memory/cuda_memory_resources.hpp"
 
 namespace cuzarr {
 namespace {
@@ -19,6 +21,11 @@ class HostMemoryResource final : public MemoryResource {
   void deallocate(void* pointer, size_t, size_t alignment) noexcept override {
     ::operator delete(pointer, std::align_val_t(alignment));
   }
+  // Asynchronous copies from pageable memory have read it when cudaMemcpyAsync returns, and
+  // copies into it finish before the call returns, so host memory can go back at once.
+  void deallocate_async(void* pointer, size_t bytes, size_t alignment, Stream) noexcept override {
+    deallocate(pointer, bytes, alignment);
+  }
 };
 
 std::mutex g_mutex;
@@ -26,6 +33,14 @@ std::shared_ptr<MemoryResource> g_resources[3];
 
 std::shared_ptr<MemoryResource> default_resource(MemoryKind kind) {
   if (kind == MemoryKind::host) return host_memory_resource();
+  if (built_with_cuda()) {
+    if (cuda_device_count() == 0) {
+      throw UnsupportedError(fmt::format("{} memory requested, but {}", memory_kind_name(kind),
+                                         cuda_unavailable_reason()));
+    }
+    if (kind == MemoryKind::pinned) return default_pinned_memory_resource();
+    return default_device_memory_resource();
+  }
   throw UnsupportedError(
       fmt::format("{} memory requested, but this build of cuzarr has no CUDA support (configure "
                   "with CUZARR_CUDA=ON)",
@@ -33,6 +48,20 @@ std::shared_ptr<MemoryResource> default_resource(MemoryKind kind) {
 }
 
 }  // namespace
+
+void* MemoryResource::allocate_async(size_t bytes, size_t alignment, Stream) {
+  return allocate(bytes, alignment);
+}
+
+void MemoryResource::deallocate_async(void* pointer, size_t bytes, size_t alignment,
+                                      Stream stream) noexcept {
+  try {
+    stream.synchronize();
+  } catch (...) {
+    // A stream in an error state: nothing queued on it will run any more.
+  }
+  deallocate(pointer, bytes, alignment);
+}
 
 std::shared_ptr<MemoryResource> host_memory_resource() {
   static auto resource = std::make_shared<HostMemoryResource>();

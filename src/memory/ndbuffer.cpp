@@ -7,6 +7,10 @@
 
 #include "cuzarr/core/error.hpp"
 
+#if CUZARR_HAVE_CUDA
+#include "memory/strided_copy_device.hpp"
+#endif
+
 namespace cuzarr {
 namespace {
 
@@ -37,6 +41,29 @@ void copy_strided(std::byte* dst, const int64_t* dst_strides, const std::byte* s
                  src_strides + 1, shape + 1, ndim - 1, inner_bytes);
   }
 }
+
+void require_same_shape(const NDBuffer& dst, const NDBuffer& src) {
+  if (src.shape() != dst.shape() || src.dtype().size() != dst.dtype().size()) {
+    throw InvalidArgumentError(fmt::format(
+        "assign: source of shape {} and {}-byte elements does not match {} with {}-byte elements",
+        shape_to_string(src.shape()), src.dtype().size(), shape_to_string(dst.shape()),
+        dst.dtype().size()));
+  }
+}
+
+#if CUZARR_HAVE_CUDA
+// Device-to-device strided copy by kernel, with unit dimensions dropped.
+void copy_on_device(const NDBuffer& dst, const NDBuffer& src, Stream stream) {
+  std::vector<int64_t> shape, ds, ss;
+  for (size_t d = 0; d < dst.ndim(); ++d) {
+    if (dst.shape()[d] == 1) continue;
+    shape.push_back(dst.shape()[d]);
+    ds.push_back(dst.byte_strides()[d]);
+    ss.push_back(src.byte_strides()[d]);
+  }
+  detail::copy_strided_on_device(dst.data(), ds, src.data(), ss, shape, dst.dtype().size(), stream);
+}
+#endif
 
 }  // namespace
 
@@ -76,6 +103,12 @@ NDBuffer NDBuffer::allocate(DataType dtype, Shape shape, MemoryKind kind) {
   // Variable-length elements start as valid empty values ({nullptr, 0}), never stray pointers.
   if (dtype.is_variable_length() && bytes > 0) std::memset(buffer.data(), 0, buffer.size());
   return NDBuffer(std::move(buffer), dtype, std::move(shape));
+}
+
+NDBuffer NDBuffer::allocate(DataType dtype, Shape shape, MemoryKind kind, Stream stream) {
+  int64_t bytes = byte_count(shape, static_cast<int64_t>(dtype.size()));
+  return NDBuffer(Buffer::allocate(static_cast<size_t>(bytes), kind, stream), dtype,
+                  std::move(shape));
 }
 
 int64_t NDBuffer::size() const { return element_count(shape_); }
@@ -147,13 +180,9 @@ NDBuffer NDBuffer::reshaped(Shape shape) const {
 }
 
 void NDBuffer::assign(const NDBuffer& source) const {
-  require_host(*this, "NDBuffer::assign");
-  require_host(source, "NDBuffer::assign");
-  if (source.shape_ != shape_ || source.dtype_.size() != dtype_.size()) {
-    throw InvalidArgumentError(fmt::format("assign: shape {} does not match {}",
-                                           shape_to_string(source.shape_),
-                                           shape_to_string(shape_)));
-  }
+  require_host(*this, "NDBuffer::assign (use the overload with a Stream for device memory)");
+  require_host(source, "NDBuffer::assign (use the overload with a Stream for device memory)");
+  require_same_shape(*this, source);
   if (size() == 0) return;
   // Variable-length elements point at bytes the source's buffer keeps alive: keep them alive here.
   if (dtype_.is_variable_length() || source.dtype_.is_variable_length())
@@ -179,6 +208,80 @@ void NDBuffer::assign(const NDBuffer& source) const {
     ss.pop_back();
   }
   copy_strided(data(), ds.data(), source.data(), ss.data(), shape.data(), shape.size(), inner);
+}
+
+void NDBuffer::assign(const NDBuffer& source, Stream stream) const {
+  require_same_shape(*this, source);
+  if (size() == 0) return;
+  if (is_host_accessible(kind()) && is_host_accessible(source.kind())) {
+    stream.synchronize();
+    assign(source);
+    return;
+  }
+#if CUZARR_HAVE_CUDA
+  const auto byte_size = static_cast<size_t>(nbytes());
+  if (is_c_contiguous() && source.is_c_contiguous()) {
+    copy_bytes(data(), kind(), source.data(), source.kind(), byte_size, stream);
+    return;
+  }
+  if (kind() == MemoryKind::device && source.kind() == MemoryKind::device) {
+    copy_on_device(*this, source, stream);
+    return;
+  }
+  // 1. Make the source contiguous on its own side. Temporaries are allocated and freed in
+  // stream order, so they live until the copies that read them have run.
+  NDBuffer contiguous = source;
+  if (!source.is_c_contiguous()) {
+    contiguous = allocate(source.dtype(), source.shape(), source.kind(), stream);
+    if (source.kind() == MemoryKind::device) {
+      copy_on_device(contiguous, source, stream);
+    } else {
+      stream.synchronize();
+      contiguous.assign(source);
+    }
+  }
+  // 2. Copy across, straight into this view when it is contiguous.
+  if (is_c_contiguous()) {
+    copy_bytes(data(), kind(), contiguous.data(), contiguous.kind(), byte_size, stream);
+    return;
+  }
+  // 3. Scatter into this view on its side.
+  if (kind() == MemoryKind::device) {
+    if (contiguous.kind() != MemoryKind::device) {
+      NDBuffer staged = allocate(dtype_, shape_, MemoryKind::device, stream);
+      copy_bytes(staged.data(), staged.kind(), contiguous.data(), contiguous.kind(), byte_size,
+                 stream);
+      contiguous = staged;
+    }
+    copy_on_device(*this, contiguous, stream);
+  } else {
+    NDBuffer staged = allocate(dtype_, shape_, kind(), stream);
+    copy_bytes(staged.data(), staged.kind(), contiguous.data(), contiguous.kind(), byte_size,
+               stream);
+    stream.synchronize();
+    assign(staged);
+  }
+#else
+  throw UnsupportedError(fmt::format("copies from {} to {} memory need CUDA support in this build",
+                                     memory_kind_name(source.kind()), memory_kind_name(kind())));
+#endif
+}
+
+NDBuffer NDBuffer::copy_to(MemoryKind kind) const {
+  if (is_host_accessible(kind) && is_host_accessible(this->kind())) {
+    NDBuffer result = allocate(dtype_, shape_, kind);
+    result.assign(*this);
+    return result;
+  }
+  NDBuffer result = copy_to(kind, Stream());
+  Stream().synchronize();
+  return result;
+}
+
+NDBuffer NDBuffer::copy_to(MemoryKind kind, Stream stream) const {
+  NDBuffer result = allocate(dtype_, shape_, kind, stream);
+  result.assign(*this, stream);
+  return result;
 }
 
 void NDBuffer::fill(std::span<const std::byte> element) const {

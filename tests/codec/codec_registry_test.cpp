@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "codec_test_arrays.hpp"
+#include "cuzarr/codec/blosc_codec.hpp"
 #include "cuzarr/codec/crc32c_codec.hpp"
 
 namespace cuzarr {
@@ -44,6 +45,7 @@ TEST(CodecRegistry, UnknownCodecsAndBadConfigurationsAreNamed) {
         std::tuple{"blosc", R"({"clevel":-2})", "clevel"},
         std::tuple{"transpose", R"({"order":[0]})", "order"},
         std::tuple{"gzip", R"([1,2])", "configuration"}}) {
+    if (std::string_view(name) == "blosc" && !BloscCodec::available()) continue;
     try {
       registry.create(CodecSpec{name, nlohmann::json::parse(config)}, kRep);
       FAIL() << name << " " << config;

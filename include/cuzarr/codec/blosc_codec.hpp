@@ -16,9 +16,12 @@ class BloscCodec final : public BytesToBytesCodec {
   /// Defaults follow zarr-python: cname "zstd", clevel 5, typesize = the data type's size,
   /// shuffle "bitshuffle" for one-byte types and "shuffle" otherwise, blocksize 0 (automatic).
   /// Throws UnsupportedError naming an unknown "cname" (or one this c-blosc build lacks),
-  /// InvalidArgumentError naming the field for any other bad value.
+  /// InvalidArgumentError naming the field for any other bad value, and UnsupportedError
+  /// "blosc support was not built" when cuzarr was built without c-blosc.
   static std::shared_ptr<BloscCodec> create(const nlohmann::json& configuration,
                                             const ChunkRepresentation& decoded);
+  /// False when cuzarr was built without c-blosc (then create() throws UnsupportedError).
+  static bool available() noexcept;
   BloscCodec(std::string cname, int clevel, Shuffle shuffle, int64_t typesize, int64_t blocksize);
 
   std::string name() const override { return "blosc"; }

@@ -1,4 +1,5 @@
-// CPU parallelism (oneTBB underneath) and the setting for how many threads cuzarr uses.
+// CPU parallelism (oneTBB underneath, or std::thread in builds without oneTBB) and the setting for
+// how many threads cuzarr uses.
 #pragma once
 
 #include <cstddef>

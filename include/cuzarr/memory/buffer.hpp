@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "cuzarr/memory/memory_kind.hpp"
+#include "cuzarr/memory/stream.hpp"
 
 namespace cuzarr {
 
@@ -19,6 +20,9 @@ class Buffer {
   /// Uninitialised bytes of `kind` from that kind's memory resource. Throws UnsupportedError for
   /// pinned/device without CUDA.
   static Buffer allocate(size_t size, MemoryKind kind = MemoryKind::host);
+  /// Stream-ordered allocation: the bytes may be used by work queued on `stream` and are freed in
+  /// `stream`'s order when the last handle goes (the stream is kept alive until then).
+  static Buffer allocate(size_t size, MemoryKind kind, Stream stream);
   /// A new host buffer holding a copy of `bytes`.
   static Buffer copy_of(std::span<const std::byte> bytes);
   /// A new host buffer holding a copy of `text`'s bytes.
@@ -44,6 +48,9 @@ class Buffer {
   /// A new buffer of `kind` with a copy of the bytes (synchronous). The copy keeps this buffer's
   /// keep-alive owners (its bytes may hold pointers into them).
   Buffer copy_to(MemoryKind kind) const;
+  /// A new buffer of `kind` (allocated on `stream`) with a copy of the bytes, queued on `stream`
+  /// (see the stream-ordered copy_bytes). This buffer must stay alive until the copy has run.
+  Buffer copy_to(MemoryKind kind, Stream stream) const;
 
   /// Keeps `owner` alive as long as any handle, view or slice of this buffer's memory (all share
   /// the list, also those made before the call). For elements that point at bytes stored
@@ -63,7 +70,15 @@ class Buffer {
   MemoryKind kind_ = MemoryKind::host;
 };
 
-/// Copies `size` bytes between buffers of any kinds (synchronous).
+/// Copies `size` bytes between buffers of any kinds (synchronous). Throws UnsupportedError for
+/// pinned/device memory without CUDA, CudaError when the copy fails.
 void copy_bytes(void* dst, MemoryKind dst_kind, const void* src, MemoryKind src_kind, size_t size);
+/// Queues a copy of `size` bytes on `stream` (cudaMemcpyAsync) and returns; the copy has finished
+/// after stream.synchronize(). Copies involving pageable host memory are staged by CUDA and may
+/// block the caller. Host-to-host copies (host or pinned on both sides) first wait for `stream`,
+/// then copy on the CPU, so they see the results of earlier work on the stream. Throws like the
+/// synchronous overload.
+void copy_bytes(void* dst, MemoryKind dst_kind, const void* src, MemoryKind src_kind, size_t size,
+                Stream stream);
 
 }  // namespace cuzarr

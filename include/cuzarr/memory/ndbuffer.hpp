@@ -23,6 +23,8 @@ class NDBuffer {
   /// A new C-contiguous, uninitialised array of `kind` (variable-length kinds start as empty
   /// values).
   static NDBuffer allocate(DataType dtype, Shape shape, MemoryKind kind = MemoryKind::host);
+  /// The same, allocated in `stream`'s order (see Buffer::allocate with a stream).
+  static NDBuffer allocate(DataType dtype, Shape shape, MemoryKind kind, Stream stream);
 
   const Buffer& buffer() const noexcept { return buffer_; }
   DataType dtype() const noexcept { return dtype_; }
@@ -56,6 +58,20 @@ class NDBuffer {
   /// Copies `source` (same shape and data type) into this view. Both must be host-accessible.
   /// For variable-length kinds this buffer then also keeps alive what `source` keeps alive.
   void assign(const NDBuffer& source) const;
+  /// Copies `source` (same shape and element size, any kind) into this view of any kind, queued
+  /// on `stream`. When both views are C-contiguous this is one cudaMemcpyAsync. Otherwise a
+  /// non-contiguous source is first made contiguous on its own side (a CPU copy for host/pinned,
+  /// a kernel for device), copied across, then scattered into this view on its side; device <->
+  /// device and device <-> pinned copies of strided views run as one kernel. Every step that
+  /// touches host memory on the CPU first waits for `stream`, and a host-accessible destination
+  /// is complete when this returns. Both views must stay alive until `stream` has run the copy.
+  /// Throws InvalidArgumentError for mismatched shapes, UnsupportedError without CUDA.
+  void assign(const NDBuffer& source, Stream stream) const;
+  /// A new C-contiguous array of `kind` with this view's elements (synchronous).
+  NDBuffer copy_to(MemoryKind kind) const;
+  /// A new C-contiguous array of `kind` with this view's elements, allocated and copied in
+  /// `stream`'s order (see assign with a stream). This view must stay alive until the copy ran.
+  NDBuffer copy_to(MemoryKind kind, Stream stream) const;
   /// Sets every element to `element` (dtype().size() bytes). Host-accessible views only. A
   /// variable-length `element` must point at bytes that outlive the buffer (interned ones).
   void fill(std::span<const std::byte> element) const;

@@ -1,0 +1,81 @@
+// Pooled CUDA memory resources, the defaults for MemoryKind::pinned and MemoryKind::device when
+// cuzarr is built with CUDA and a device is present.
+//
+// Ordering contract: allocate()/deallocate() are ordered on the legacy default stream, which every
+// blocking stream (Stream::create() makes blocking streams) is ordered with; memory given back
+// while blocking streams still use it is not reused before that work finishes. Work on
+// non-blocking streams must use allocate_async()/deallocate_async() with its stream.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+
+#include "cuzarr/memory/memory_resource.hpp"
+
+namespace cuzarr {
+
+/// Page-locked host memory from cudaMallocHost, cached by power-of-two size class. A freed block is
+/// handed out again only once the stream work queued before its release has finished (an event is
+/// recorded at release). Thread-safe. Constructors throw UnsupportedError without CUDA.
+class PinnedPoolMemoryResource final : public MemoryResource {
+ public:
+  /// Keeps at most `max_cached_bytes` of freed blocks for reuse; larger releases go back to CUDA.
+  explicit PinnedPoolMemoryResource(size_t max_cached_bytes = size_t{1} << 30);
+  ~PinnedPoolMemoryResource() override;
+
+  MemoryKind kind() const noexcept override { return MemoryKind::pinned; }
+  /// Alignment up to 4096 bytes; throws CudaError when cudaMallocHost fails.
+  void* allocate(size_t bytes, size_t alignment) override;
+  void deallocate(void* pointer, size_t bytes, size_t alignment) noexcept override;
+  void deallocate_async(void* pointer, size_t bytes, size_t alignment,
+                        Stream stream) noexcept override;
+
+  /// Bytes held in the cache (freed, not yet given back to CUDA).
+  size_t cached_bytes() const;
+  /// Gives every cached block back to CUDA (waiting for their pending stream work).
+  void release_cached();
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+/// Device memory from a CUDA memory pool (cudaMallocFromPoolAsync / cudaFreeAsync) of the device
+/// current at construction, which keeps freed memory for reuse (release threshold: unlimited).
+/// Allocations are 256-byte aligned. Thread-safe. Constructors throw UnsupportedError without
+/// CUDA, CudaError when the pool cannot be made.
+class DevicePoolMemoryResource final : public MemoryResource {
+ public:
+  DevicePoolMemoryResource();
+  ~DevicePoolMemoryResource() override;
+
+  MemoryKind kind() const noexcept override { return MemoryKind::device; }
+  /// Throws CudaError when the device is out of memory, InvalidArgumentError for alignment > 256.
+  void* allocate(size_t bytes, size_t alignment) override;
+  void deallocate(void* pointer, size_t bytes, size_t alignment) noexcept override;
+  void* allocate_async(size_t bytes, size_t alignment, Stream stream) override;
+  void deallocate_async(void* pointer, size_t bytes, size_t alignment,
+                        Stream stream) noexcept override;
+
+  /// The device the pool belongs to.
+  int device() const noexcept;
+  /// Bytes the pool has reserved from the device (in use plus cached).
+  size_t reserved_bytes() const;
+  /// Bytes handed out and not yet freed.
+  size_t used_bytes() const;
+  /// Returns cached memory to the device, keeping at least `keep_bytes` reserved.
+  void trim(size_t keep_bytes = 0);
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+/// The process-wide default pinned pool (made on first use, never destroyed so that it outlives
+/// every Buffer). Throws UnsupportedError without CUDA.
+std::shared_ptr<PinnedPoolMemoryResource> default_pinned_memory_resource();
+/// The process-wide default device pool for the device current at first use. Throws
+/// UnsupportedError without CUDA.
+std::shared_ptr<DevicePoolMemoryResource> default_device_memory_resource();
+
+}  // namespace cuzarr

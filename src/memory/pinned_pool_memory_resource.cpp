@@ -1,0 +1,167 @@
+#include <fmt/format.h>
+
+#include <bit>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <unordered_map>
+
+#include "cuzarr/core/error.hpp"
+#include "cuzarr/memory/cuda_memory_resources.hpp"
+
+#if CUZARR_HAVE_CUDA
+#include "memory/cuda_check.hpp"
+#endif
+
+namespace cuzarr {
+
+#if CUZARR_HAVE_CUDA
+
+namespace {
+
+constexpr size_t kMaxAlignment = 4096;  // cudaMallocHost returns page-aligned memory
+constexpr size_t kMinSizeClass = 256;
+
+size_t size_class(size_t bytes) {
+  if (bytes > (size_t{1} << 62)) {
+    throw InvalidArgumentError(fmt::format("pinned allocation of {} bytes is too large", bytes));
+  }
+  return std::max(kMinSizeClass, std::bit_ceil(bytes));
+}
+
+}  // namespace
+
+struct PinnedPoolMemoryResource::State {
+  struct Block {
+    void* pointer;
+    cudaEvent_t released;  // recorded on the releasing stream
+  };
+  std::mutex mutex;
+  size_t max_cached = 0;
+  size_t cached = 0;
+  std::map<size_t, std::deque<Block>> free_blocks;      // by size class, oldest first
+  std::unordered_map<void*, cudaEvent_t> block_events;  // every block allocated and not freed
+
+  // Gives one block back to CUDA once its pending work is done.
+  static void free_block(const Block& b) noexcept {
+    cudaEventSynchronize(b.released);
+    cudaEventDestroy(b.released);
+    cudaFreeHost(b.pointer);
+  }
+};
+
+PinnedPoolMemoryResource::PinnedPoolMemoryResource(size_t max_cached_bytes)
+    : state_(std::make_unique<State>()) {
+  state_->max_cached = max_cached_bytes;
+}
+
+PinnedPoolMemoryResource::~PinnedPoolMemoryResource() { release_cached(); }
+
+void* PinnedPoolMemoryResource::allocate(size_t bytes, size_t alignment) {
+  if (alignment > kMaxAlignment) {
+    throw InvalidArgumentError(fmt::format("pinned memory alignment {} is over the supported {}",
+                                           alignment, kMaxAlignment));
+  }
+  const size_t cls = size_class(bytes);
+  {
+    std::unique_lock lock(state_->mutex);
+    auto it = state_->free_blocks.find(cls);
+    if (it != state_->free_blocks.end() && !it->second.empty()) {
+      const State::Block block = it->second.front();
+      it->second.pop_front();
+      state_->cached -= cls;
+      lock.unlock();
+      // The block may still be read or written by copies queued before it was released.
+      CUZARR_CUDA_CHECK(cudaEventSynchronize(block.released));
+      return block.pointer;
+    }
+  }
+  void* pointer = nullptr;
+  cudaError_t status = cudaMallocHost(&pointer, cls);
+  if (status == cudaErrorMemoryAllocation) {
+    cudaGetLastError();  // clear the error, make room, try once more
+    release_cached();
+    status = cudaMallocHost(&pointer, cls);
+  }
+  detail::check_cuda(status, fmt::format("cudaMallocHost({} bytes)", cls).c_str());
+  cudaEvent_t event = nullptr;
+  status = cudaEventCreateWithFlags(&event, cudaEventDisableTiming);
+  if (status != cudaSuccess) {
+    cudaFreeHost(pointer);
+    detail::check_cuda(status, "cudaEventCreateWithFlags");
+  }
+  std::lock_guard lock(state_->mutex);
+  state_->block_events.emplace(pointer, event);
+  return pointer;
+}
+
+void PinnedPoolMemoryResource::deallocate(void* pointer, size_t bytes, size_t alignment) noexcept {
+  deallocate_async(pointer, bytes, alignment, Stream::wrap(cudaStreamLegacy));
+}
+
+void PinnedPoolMemoryResource::deallocate_async(void* pointer, size_t bytes, size_t,
+                                                Stream stream) noexcept {
+  if (pointer == nullptr) return;
+  const size_t cls = std::max(kMinSizeClass, std::bit_ceil(bytes));
+  std::unique_lock lock(state_->mutex);
+  auto it = state_->block_events.find(pointer);
+  if (it == state_->block_events.end()) return;  // not ours: nothing sensible to do
+  const State::Block block{pointer, it->second};
+  cudaEventRecord(block.released, stream.native());
+  if (state_->cached + cls > state_->max_cached) {
+    state_->block_events.erase(it);
+    lock.unlock();
+    State::free_block(block);
+    return;
+  }
+  state_->free_blocks[cls].push_back(block);
+  state_->cached += cls;
+}
+
+size_t PinnedPoolMemoryResource::cached_bytes() const {
+  std::lock_guard lock(state_->mutex);
+  return state_->cached;
+}
+
+void PinnedPoolMemoryResource::release_cached() {
+  std::map<size_t, std::deque<State::Block>> blocks;
+  {
+    std::lock_guard lock(state_->mutex);
+    blocks.swap(state_->free_blocks);
+    for (const auto& [cls, list] : blocks)
+      for (const auto& b : list) state_->block_events.erase(b.pointer);
+    state_->cached = 0;
+  }
+  for (const auto& [cls, list] : blocks)
+    for (const auto& b : list) State::free_block(b);
+}
+
+std::shared_ptr<PinnedPoolMemoryResource> default_pinned_memory_resource() {
+  // Never destroyed: Buffers may be released during static destruction.
+  static auto* resource =
+      new std::shared_ptr<PinnedPoolMemoryResource>(std::make_shared<PinnedPoolMemoryResource>());
+  return *resource;
+}
+
+#else  // no CUDA
+
+struct PinnedPoolMemoryResource::State {};
+
+PinnedPoolMemoryResource::PinnedPoolMemoryResource(size_t) {
+  throw UnsupportedError("pinned memory needs CUDA support in this build of cuzarr");
+}
+PinnedPoolMemoryResource::~PinnedPoolMemoryResource() = default;
+void* PinnedPoolMemoryResource::allocate(size_t, size_t) {
+  throw UnsupportedError("pinned memory needs CUDA support in this build of cuzarr");
+}
+void PinnedPoolMemoryResource::deallocate(void*, size_t, size_t) noexcept {}
+void PinnedPoolMemoryResource::deallocate_async(void*, size_t, size_t, Stream) noexcept {}
+size_t PinnedPoolMemoryResource::cached_bytes() const { return 0; }
+void PinnedPoolMemoryResource::release_cached() {}
+std::shared_ptr<PinnedPoolMemoryResource> default_pinned_memory_resource() {
+  throw UnsupportedError("pinned memory needs CUDA support in this build of cuzarr");
+}
+
+#endif
+
+}  // namespace cuzarr
