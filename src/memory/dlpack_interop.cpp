@@ -159,10 +159,13 @@ DLDataType to_dlpack_data_type(DataType dtype) {
     case DataTypeKind::complex64:
     case DataTypeKind::complex128:
       return {kDLComplex, bits, 1};
-    case DataTypeKind::raw:
+    case DataTypeKind::bfloat16:
+      return {kDLBfloat, 16, 1};
+    default:
       break;
   }
-  throw UnsupportedError(fmt::format("data type \"{}\" has no DLPack equivalent", dtype.name()));
+  throw UnsupportedError(
+      fmt::format("data type \"{}\" has no DLPack equivalent", dtype.description()));
 }
 
 DataType from_dlpack_data_type(DLDataType dtype) {
@@ -215,7 +218,8 @@ DataType from_dlpack_data_type(DLDataType dtype) {
       if (dtype.bits == 128) return DataType(DataTypeKind::complex128);
       break;
     case kDLBfloat:
-      throw UnsupportedError("DLPack data type bfloat16 has no cuzarr data type");
+      if (dtype.bits == 16) return DataType(DataTypeKind::bfloat16);
+      break;
     default:
       break;
   }

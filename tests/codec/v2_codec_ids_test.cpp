@@ -44,9 +44,10 @@ TEST(V2CodecIds, EveryTableEntryIsARegisteredCodecOfItsRole) {
       {4, 4}, DataType(DataTypeKind::float32), std::vector<std::byte>(4)};
   const ChunkRepresentation bools{
       {4, 4}, DataType(DataTypeKind::boolean), std::vector<std::byte>(1)};
-  const ChunkRepresentation strings{{4, 4}, DataType(DataTypeKind::string),
-                                    std::vector<std::byte>(sizeof(VariableLengthValue))};
-  const ChunkRepresentation byte_strings{{4, 4}, DataType(DataTypeKind::variable_length_bytes),
+  const ChunkRepresentation strings{
+      {4, 4}, DataType(DataTypeKind::string), std::vector<std::byte>(sizeof(VariableLengthValue))};
+  const ChunkRepresentation byte_strings{{4, 4},
+                                         DataType(DataTypeKind::variable_length_bytes),
                                          std::vector<std::byte>(sizeof(VariableLengthValue))};
   size_t checked = 0;
   for (const auto& entry : v2_codec_ids()) {

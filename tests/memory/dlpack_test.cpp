@@ -29,7 +29,10 @@ TEST(DLPack, DataTypesMapBothWays) {
   } catch (const UnsupportedError& e) {
     EXPECT_NE(std::string(e.what()).find("r24"), std::string::npos) << e.what();
   }
-  EXPECT_THROW(from_dlpack_data_type({kDLBfloat, 16, 1}), UnsupportedError);
+  EXPECT_EQ(from_dlpack_data_type({kDLBfloat, 16, 1}), DataType(DataTypeKind::bfloat16));
+  EXPECT_EQ(to_dlpack_data_type(DataType(DataTypeKind::bfloat16)).code, kDLBfloat);
+  EXPECT_THROW(from_dlpack_data_type({kDLBfloat, 32, 1}), UnsupportedError);
+  EXPECT_THROW(to_dlpack_data_type(DataType::from_name("string")), UnsupportedError);
   EXPECT_THROW(from_dlpack_data_type({kDLFloat, 32, 4}), UnsupportedError);
   EXPECT_THROW(from_dlpack_data_type({kDLInt, 24, 1}), UnsupportedError);
 }
@@ -151,7 +154,7 @@ TEST(DLPack, ImportHonoursByteOffsetAndElementStrides) {
 
 TEST(DLPack, FailedImportsStillCallTheDeleterOnce) {
   {
-    CountedTensor bfloat({kDLBfloat, 16, 1});
+    CountedTensor bfloat({kDLBfloat, 32, 1});
     EXPECT_THROW(from_dlpack(&bfloat.managed), UnsupportedError);
     EXPECT_EQ(bfloat.deleted, 1);
   }

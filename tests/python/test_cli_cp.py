@@ -107,3 +107,24 @@ def test_cp_interrupted_leaves_only_complete_chunks(tmp_path):
         assert_same(copy[block], original[block])
     leftovers = [p for p in (tmp_path / "dst").rglob("*") if p.is_file() and p.name.startswith(".")]
     assert leftovers == []
+
+
+@pytest.mark.cross_implementation
+@pytest.mark.parametrize("source_format,target_format", [(3, 2), (2, 3), (2, 2)])
+def test_cp_converts_the_format(tmp_path, source_format, target_format):
+    root = zarr.open_group(tmp_path / "src", mode="w", zarr_format=source_format)
+    root.attrs["origin"] = f"v{source_format}"
+    a = root.create_array("a", shape=(30, 20), chunks=(8, 8), dtype="<u2", fill_value=7)
+    a[2:25, 3:] = np.arange(23 * 17, dtype="<u2").reshape(23, 17)
+    words = root.create_array("words", shape=(5,), chunks=(2,), dtype=str)
+    words[:] = np.array(["alpha", "", "gamma", "δέλτα", "e"])
+    run("cp", tmp_path / "src", tmp_path / "dst", "--zarr-format", target_format)
+    copied = zarr.open_group(tmp_path / "dst", mode="r")
+    assert copied.metadata.zarr_format == target_format
+    assert copied.attrs["origin"] == f"v{source_format}"
+    assert copied["a"].metadata.zarr_format == target_format
+    assert copied["a"].fill_value == 7
+    assert_same(copied["a"][:], a[:])
+    assert list(copied["words"][:]) == ["alpha", "", "gamma", "δέλτα", "e"]
+    marker = "zarr.json" if target_format == 3 else ".zarray"
+    assert (tmp_path / "dst" / "a" / marker).is_file()
