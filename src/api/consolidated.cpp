@@ -19,9 +19,9 @@ void record_members(const Group& group, const std::string& root_path, int zarr_f
     const auto kind = detect_node(*group.store(), path);
     if (!kind) continue;  // removed while walking
     if (kind->zarr_format != zarr_format) {
-      throw UnsupportedError(fmt::format(
-          "cannot consolidate \"{}\": it is a Zarr v{} node below a Zarr v{} group", path,
-          kind->zarr_format, zarr_format));
+      throw UnsupportedError(
+          fmt::format("cannot consolidate \"{}\": it is a Zarr v{} node below a Zarr v{} group",
+                      path, kind->zarr_format, zarr_format));
     }
     if (kind->type == NodeType::array) {
       out.nodes.emplace(relative, read_array_metadata(*group.store(), path, zarr_format));

@@ -31,8 +31,8 @@ std::shared_ptr<const ConsolidatedMetadata> read_consolidated_metadata(
     const std::string key = node_document_key(path, kV2ConsolidatedKey);
     const auto bytes = store.get(key);
     if (!bytes) return nullptr;
-    return std::make_shared<const ConsolidatedMetadata>(ConsolidatedMetadata::from_v2_json(
-        parse_json_document(bytes->as_string_view(), key), key));
+    return std::make_shared<const ConsolidatedMetadata>(
+        ConsolidatedMetadata::from_v2_json(parse_json_document(bytes->as_string_view(), key), key));
   }
   if (!metadata.consolidated_metadata.is_object()) return nullptr;
   return std::make_shared<const ConsolidatedMetadata>(
@@ -52,8 +52,7 @@ Group Group::open(std::shared_ptr<Store> store, const std::string& path, bool us
                     kind->zarr_format == 2 ? node_document_key(p, kV2ArrayKey) : metadata_key(p)));
   }
   GroupMetadata metadata = read_group_metadata(*store, p, kind->zarr_format);
-  auto consolidated =
-      use_consolidated ? read_consolidated_metadata(*store, p, metadata) : nullptr;
+  auto consolidated = use_consolidated ? read_consolidated_metadata(*store, p, metadata) : nullptr;
   return Group(std::move(store), p, std::move(metadata), std::move(consolidated));
 }
 
@@ -128,8 +127,8 @@ const ConsolidatedNode& consolidated_child(const ConsolidatedMetadata& consolida
 Array Group::open_array(const std::string& name) const {
   const std::string path = join_node_path(path_, name);
   if (!consolidated_) return Array::open(store_, path);
-  const auto& node = consolidated_child(*consolidated_, join_node_path(consolidated_path_, name),
-                                        path, *store_);
+  const auto& node =
+      consolidated_child(*consolidated_, join_node_path(consolidated_path_, name), path, *store_);
   const auto* array = std::get_if<ArrayMetadata>(&node);
   if (!array) throw InvalidArgumentError(fmt::format("\"{}\" is a group, not an array", path));
   return Array::open_with_metadata(store_, path, *array);

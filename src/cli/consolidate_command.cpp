@@ -25,8 +25,7 @@ class ConsolidateCommand final : public Command {
     if (node.type != NodeType::group)
       throw InvalidArgumentError(fmt::format("\"{}\" is an array, not a group", path_));
     const size_t count = consolidate_metadata(node.store);
-    fmt::print("{}: consolidated the metadata of {} node{}\n", path_, count,
-               count == 1 ? "" : "s");
+    fmt::print("{}: consolidated the metadata of {} node{}\n", path_, count, count == 1 ? "" : "s");
     return 0;
   }
 

@@ -41,14 +41,14 @@ void add_v3_entries(ConsolidatedMetadata& result, const nlohmann::json& j,
   }
   const auto kind = j.find("kind");
   if (kind == j.end() || *kind != "inline") {
-    throw UnsupportedError(fmt::format(
-        "{}: \"consolidated_metadata\" \"kind\" must be \"inline\", got {}", source,
-        kind == j.end() ? std::string("nothing") : kind->dump()));
+    throw UnsupportedError(
+        fmt::format("{}: \"consolidated_metadata\" \"kind\" must be \"inline\", got {}", source,
+                    kind == j.end() ? std::string("nothing") : kind->dump()));
   }
   if (const auto must = j.find("must_understand"); must != j.end() && !must->is_boolean()) {
-    throw InvalidArgumentError(fmt::format(
-        "{}: \"consolidated_metadata\" \"must_understand\" must be a boolean, got {}", source,
-        must->dump()));
+    throw InvalidArgumentError(
+        fmt::format("{}: \"consolidated_metadata\" \"must_understand\" must be a boolean, got {}",
+                    source, must->dump()));
   }
   const auto metadata = j.find("metadata");
   if (metadata == j.end() || !metadata->is_object()) {
@@ -135,8 +135,8 @@ ConsolidatedMetadata ConsolidatedMetadata::from_v2_json(const nlohmann::json& zm
     const std::string name = slash == std::string::npos ? key : key.substr(slash + 1);
     if (!node.empty()) check_node_path(source, node);
     if (!value.is_object()) {
-      throw InvalidArgumentError(fmt::format("{}: \"metadata\" key \"{}\" must hold an object",
-                                             source, key));
+      throw InvalidArgumentError(
+          fmt::format("{}: \"metadata\" key \"{}\" must hold an object", source, key));
     }
     auto& entry = documents[node];
     if (name == kV2ArrayKey)
@@ -146,9 +146,9 @@ ConsolidatedMetadata ConsolidatedMetadata::from_v2_json(const nlohmann::json& zm
     else if (name == kV2AttributesKey)
       entry.zattrs = &value;
     else {
-      throw InvalidArgumentError(fmt::format(
-          "{}: \"metadata\" key \"{}\" is not a .zarray, .zgroup or .zattrs document", source,
-          key));
+      throw InvalidArgumentError(
+          fmt::format("{}: \"metadata\" key \"{}\" is not a .zarray, .zgroup or .zattrs document",
+                      source, key));
     }
   }
   ConsolidatedMetadata result;
@@ -165,11 +165,12 @@ ConsolidatedMetadata ConsolidatedMetadata::from_v2_json(const nlohmann::json& zm
             fmt::format("{}: key \".zarray\": consolidated metadata belongs to a group", source));
       }
       const std::string key = node + "/" + kV2ArrayKey;
-      result.nodes.emplace(node,
-                           parse_v2_array_metadata(*docs.zarray, zattrs, entry_source(source, key)));
+      result.nodes.emplace(
+          node, parse_v2_array_metadata(*docs.zarray, zattrs, entry_source(source, key)));
     } else if (docs.zgroup) {
       const std::string key = node.empty() ? kV2GroupKey : node + "/" + kV2GroupKey;
-      GroupMetadata group = parse_v2_group_metadata(*docs.zgroup, zattrs, entry_source(source, key));
+      GroupMetadata group =
+          parse_v2_group_metadata(*docs.zgroup, zattrs, entry_source(source, key));
       if (!node.empty()) result.nodes.emplace(node, std::move(group));
     } else if (!node.empty()) {
       throw InvalidArgumentError(fmt::format(

@@ -91,7 +91,7 @@ TEST_P(Consolidated, OpensTheHierarchyWithoutListingOrMetadataReads) {
   auto store = std::make_shared<WatchedStore>();
   build_hierarchy(store, zarr_format);
   EXPECT_EQ(consolidate_metadata(store), 4u);
-  if (zarr_format == 2) EXPECT_TRUE(store->exists(".zmetadata"));
+  EXPECT_EQ(store->exists(".zmetadata"), zarr_format == 2);
 
   store->forbid_listing = true;
   Group root = Group::open(store);
@@ -229,7 +229,7 @@ TEST(ConsolidatedV3, MalformedConsolidatedMetadataNamesTheFile) {
     FAIL() << "no error";
   } catch (const InvalidArgumentError& e) {
     EXPECT_NE(std::string(e.what()).find("zarr.json"), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find(""x""), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("\"x\""), std::string::npos) << e.what();
   }
   // It can be ignored.
   EXPECT_FALSE(Group::open(store, "", false).uses_consolidated_metadata());

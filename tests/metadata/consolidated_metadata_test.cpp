@@ -140,9 +140,10 @@ TEST(ConsolidatedMetadata, V3ErrorsNameTheFileAndEntry) {
                     file, "\"kind\"", "inline");
   EXPECT_ERROR_WITH(InvalidArgumentError, parse(json::parse(R"({"kind": "inline"})")), file,
                     "\"metadata\"");
-  EXPECT_ERROR_WITH(InvalidArgumentError,
-                    parse(json::parse(R"({"kind": "inline", "metadata": [], "must_understand": 1})")),
-                    file, "\"must_understand\"");
+  EXPECT_ERROR_WITH(
+      InvalidArgumentError,
+      parse(json::parse(R"({"kind": "inline", "metadata": [], "must_understand": 1})")), file,
+      "\"must_understand\"");
   EXPECT_ERROR_WITH(InvalidArgumentError, parse(json::parse("[]")), file);
   EXPECT_ERROR_WITH(InvalidArgumentError, parse(with_v3_entry("c", 5)), file, "\"c\"");
   json bad_array = json::parse(kV3Consolidated)["metadata"]["a"];
