@@ -151,6 +151,11 @@ Array Array::open(std::shared_ptr<Store> store, const std::string& path) {
   return Array(std::move(store), path_, std::move(metadata));
 }
 
+Array Array::open_with_metadata(std::shared_ptr<Store> store, const std::string& path,
+                                ArrayMetadata metadata) {
+  return Array(std::move(store), normalize_node_path(path), std::move(metadata));
+}
+
 Array Array::create(std::shared_ptr<Store> store, const std::string& path,
                     const ArrayCreateOptions& options) {
   return create(std::move(store), path, make_array_metadata(options), options.overwrite);

@@ -35,5 +35,7 @@ std::unique_ptr<Command> add_import_command(CLI::App& app);
 std::unique_ptr<Command> add_cp_command(CLI::App& app);
 /// `cuzarr verify PATH`: decodes every stored chunk and reports those that fail.
 std::unique_ptr<Command> add_verify_command(CLI::App& app);
+/// `cuzarr consolidate PATH`: writes the consolidated metadata of a group's hierarchy.
+std::unique_ptr<Command> add_consolidate_command(CLI::App& app);
 
 }  // namespace cuzarr::cli

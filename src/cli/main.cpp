@@ -20,6 +20,7 @@ int main(int argc, char** argv) {
   commands.push_back(add_import_command(app));
   commands.push_back(add_cp_command(app));
   commands.push_back(add_verify_command(app));
+  commands.push_back(add_consolidate_command(app));
 
   try {
     app.parse(argc, argv);

@@ -304,23 +304,26 @@ int64_t ArrayMetadata::chunk_count() const {
 
 GroupMetadata GroupMetadata::from_json(const nlohmann::json& j, const std::string& source) {
   check_document(j, source, "group");
-  // zarr-python 3.0.0 to 3.1.3 wrote "consolidated_metadata": null into every group; it carries
-  // nothing, so it is read as absent. Consolidated metadata proper is an object with
-  // "must_understand": false and is skipped as an extension.
-  const auto consolidated = j.find("consolidated_metadata");
-  if (consolidated != j.end() && consolidated->is_null()) {
-    check_unknown_members(j, source,
-                          {"zarr_format", "node_type", "attributes", "consolidated_metadata"});
-  } else {
-    check_unknown_members(j, source, {"zarr_format", "node_type", "attributes"});
-  }
+  check_unknown_members(j, source,
+                        {"zarr_format", "node_type", "attributes", "consolidated_metadata"});
   GroupMetadata metadata;
   metadata.attributes = parse_attributes(j, source);
+  // zarr-python 3.0.0 to 3.1.3 wrote "consolidated_metadata": null into every group; it carries
+  // nothing and is read as absent. An object is kept as stored; ConsolidatedMetadata parses it.
+  if (const auto consolidated = j.find("consolidated_metadata"); consolidated != j.end()) {
+    if (!consolidated->is_null() && !consolidated->is_object()) {
+      invalid(source, "consolidated_metadata",
+              fmt::format("must be an object or null, got {}", consolidated->dump()));
+    }
+    metadata.consolidated_metadata = *consolidated;
+  }
   return metadata;
 }
 
 nlohmann::json GroupMetadata::to_json() const {
-  return {{"zarr_format", 3}, {"node_type", "group"}, {"attributes", attributes}};
+  nlohmann::json j = {{"zarr_format", 3}, {"node_type", "group"}, {"attributes", attributes}};
+  if (consolidated_metadata.is_object()) j["consolidated_metadata"] = consolidated_metadata;
+  return j;
 }
 
 nlohmann::json parse_json_document(std::string_view text, const std::string& source) {

@@ -27,6 +27,9 @@ TEST(GroupMetadata, ParsesZarrPythonDocuments) {
   g = parse(R"({"zarr_format": 3, "node_type": "group", "attributes": {},
                 "consolidated_metadata": {"kind": "inline", "must_understand": false, "metadata": {}}})");
   EXPECT_EQ(g.attributes, json::object());
+  EXPECT_EQ(g.consolidated_metadata["kind"], "inline");
+  // It is kept when the group is written back.
+  EXPECT_EQ(g.to_json()["consolidated_metadata"]["must_understand"], false);
 }
 
 TEST(GroupMetadata, RoundTrips) {
@@ -55,10 +58,9 @@ TEST(GroupMetadata, Errors) {
                     parse(R"({"zarr_format": 3, "node_type": "group", "shape": [1]})"), kSource,
                     "\"shape\"");
   EXPECT_ERROR_WITH(
-      UnsupportedError,
-      parse(
-          R"({"zarr_format": 3, "node_type": "group", "consolidated_metadata": {"kind": "inline"}})"),
-      kSource, "\"consolidated_metadata\"");
+      InvalidArgumentError,
+      parse(R"({"zarr_format": 3, "node_type": "group", "consolidated_metadata": 5})"), kSource,
+      "\"consolidated_metadata\"");
   EXPECT_ERROR_WITH(InvalidArgumentError, parse("[]"), kSource);
 }
 

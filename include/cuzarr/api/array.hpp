@@ -63,6 +63,11 @@ class Array {
   /// Opens the array at `path` ("" = the store root). Throws NotFoundError naming the path when
   /// there is no array there, InvalidArgumentError naming the metadata key when it is malformed.
   static Array open(std::shared_ptr<Store> store, const std::string& path = "");
+  /// The array at `path` described by `metadata` already known (e.g. from consolidated metadata),
+  /// without reading the store. The metadata is trusted: when it is stale, reads decode chunks
+  /// with the wrong parameters.
+  static Array open_with_metadata(std::shared_ptr<Store> store, const std::string& path,
+                                  ArrayMetadata metadata);
   /// Creates an array (writes its metadata). Throws InvalidArgumentError when a node exists at
   /// `path` and options.overwrite is false.
   static Array create(std::shared_ptr<Store> store, const std::string& path,

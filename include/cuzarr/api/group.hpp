@@ -10,6 +10,7 @@
 
 #include "cuzarr/api/array.hpp"
 #include "cuzarr/metadata/array_metadata.hpp"
+#include "cuzarr/metadata/consolidated_metadata.hpp"
 #include "cuzarr/store/store.hpp"
 
 namespace cuzarr {
@@ -25,7 +26,16 @@ struct GroupMember {
 class Group {
  public:
   /// Opens the group at `path` ("" = root). Throws NotFoundError naming the path.
-  static Group open(std::shared_ptr<Store> store, const std::string& path = "");
+  ///
+  /// With `use_consolidated` (the default), consolidated metadata stored with the group (v3: its
+  /// zarr.json "consolidated_metadata"; v2: its .zmetadata; see consolidate_metadata) is used:
+  /// members(), open_array() and open_group() then answer from it without listing or reading the
+  /// store, and the groups they open carry it down. As in zarr-python, it is a snapshot: nodes
+  /// created or changed after consolidating are not seen until consolidate_metadata runs again
+  /// (or the group is opened with use_consolidated = false). Malformed consolidated metadata
+  /// throws InvalidArgumentError naming the file and entry.
+  static Group open(std::shared_ptr<Store> store, const std::string& path = "",
+                    bool use_consolidated = true);
   /// Creates a group (writes its zarr.json, or with zarr_format 2 its .zgroup and .zattrs). With
   /// overwrite=false an existing group is kept and returned; an existing array is an
   /// InvalidArgumentError.
@@ -41,6 +51,9 @@ class Group {
   /// Replaces the attributes and writes them (zarr.json, or .zattrs for a v2 group).
   void set_attributes(const nlohmann::json& attributes);
 
+  /// True when the group answers from consolidated metadata (see open).
+  bool uses_consolidated_metadata() const { return consolidated_ != nullptr; }
+
   /// Direct children, sorted by name.
   std::vector<GroupMember> members() const;
   Array open_array(const std::string& name) const;
@@ -51,10 +64,15 @@ class Group {
                      const nlohmann::json& attributes = nlohmann::json::object()) const;
 
  private:
-  Group(std::shared_ptr<Store> store, std::string path, GroupMetadata metadata);
+  Group(std::shared_ptr<Store> store, std::string path, GroupMetadata metadata,
+        std::shared_ptr<const ConsolidatedMetadata> consolidated = nullptr,
+        std::string consolidated_path = "");
   std::shared_ptr<Store> store_;
   std::string path_;
   GroupMetadata metadata_;
+  /// Consolidated metadata of an ancestor (or this group), and this group's path relative to it.
+  std::shared_ptr<const ConsolidatedMetadata> consolidated_;
+  std::string consolidated_path_;
 };
 
 /// The type of the node at `path`, nullopt when there is none.

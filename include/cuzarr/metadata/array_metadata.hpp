@@ -63,6 +63,10 @@ struct ArrayMetadata {
 struct GroupMetadata {
   int zarr_format = 3;
   nlohmann::json attributes = nlohmann::json::object();
+  /// Zarr v3 only: the zarr.json "consolidated_metadata" member as stored (null when absent). It
+  /// is kept, unparsed, so that rewriting the group (set_attributes) preserves it; see
+  /// cuzarr/metadata/consolidated_metadata.hpp for its model.
+  nlohmann::json consolidated_metadata;
   static GroupMetadata from_json(const nlohmann::json& j, const std::string& source);
   nlohmann::json to_json() const;
 };
