@@ -138,7 +138,7 @@ nlohmann::json v2_fill_value_to_json(std::span<const std::byte> value, const Dat
     case DataTypeKind::fixed_length_utf32: {
       const auto bytes = trimmed(value, 4);
       std::u32string code_points(bytes.size() / 4, U'\0');
-      std::memcpy(code_points.data(), bytes.data(), bytes.size());
+      if (!bytes.empty()) std::memcpy(code_points.data(), bytes.data(), bytes.size());
       auto text = code_points_to_utf8(code_points);
       if (!text) {
         throw InvalidArgumentError(
