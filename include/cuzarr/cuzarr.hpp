@@ -3,9 +3,9 @@
 #pragma once
 
 #include "cuzarr/api/array.hpp"
-#include "cuzarr/api/group.hpp"
 #include "cuzarr/api/consolidated.hpp"
 #include "cuzarr/api/copy.hpp"
+#include "cuzarr/api/group.hpp"
 #include "cuzarr/core/bfloat16.hpp"
 #include "cuzarr/core/data_type.hpp"
 #include "cuzarr/core/error.hpp"

@@ -9,6 +9,7 @@
 #include "cuzarr/api/array.hpp"
 #include "cuzarr/api/group.hpp"
 #include "cuzarr/core/error.hpp"
+#include "cuzarr/core/parallel.hpp"
 #include "cuzarr/pipeline/stored_chunks.hpp"
 
 namespace cuzarr {
@@ -71,8 +72,8 @@ void walk(const std::shared_ptr<Store>& source, const std::string& source_path,
     return;
   }
   const Group group = Group::open(source, source_path);
-  out.groups.push_back({destination_path, group.attributes(),
-                        options.zarr_format.value_or(group.zarr_format())});
+  out.groups.push_back(
+      {destination_path, group.attributes(), options.zarr_format.value_or(group.zarr_format())});
   for (const auto& member : group.members()) {
     walk(source, join_node_path(source_path, member.name),
          join_node_path(destination_path, member.name), options, out);
@@ -211,8 +212,13 @@ CopyProgress copy_node(const std::shared_ptr<Store>& source, const std::string& 
     ++progress.arrays;
     const auto stored_chunks = list_stored_chunks(*source, job.source_path, input.metadata());
     std::set<Index> stored;
-    for (const auto& chunk : stored_chunks) stored.insert(chunk.coords);
-    progress.bytes_in += input.storage_info().stored_bytes;
+    std::vector<uint64_t> sizes(stored_chunks.size());
+    parallel_for(stored_chunks.size(),
+                 [&](size_t i) { sizes[i] = source->size(stored_chunks[i].key).value_or(0); });
+    for (size_t i = 0; i < stored_chunks.size(); ++i) {
+      stored.insert(stored_chunks[i].coords);
+      progress.bytes_in += sizes[i];
+    }
 
     const ArrayMetadata& m = job.metadata;
     const size_t ndim = m.shape.size();

@@ -9,36 +9,15 @@
 #include "cuzarr/metadata/v2_codecs.hpp"
 #include "cuzarr/metadata/v2_data_type.hpp"
 #include "cuzarr/metadata/v2_fill_value.hpp"
+#include "metadata/metadata_errors.hpp"
 
 namespace cuzarr {
 namespace {
 
-[[noreturn]] void invalid(const std::string& source, std::string_view field,
-                          std::string_view what) {
-  throw InvalidArgumentError(fmt::format("{}: \"{}\" {}", source, field, what));
-}
-
-[[noreturn]] void unsupported(const std::string& source, std::string_view field,
-                              std::string_view what) {
-  throw UnsupportedError(fmt::format("{}: \"{}\" {}", source, field, what));
-}
-
-/// Runs `parse`, re-throwing an InvalidArgumentError with `source` and `field` in front.
-template <typename Parse>
-auto with_context(const std::string& source, std::string_view field, Parse&& parse) {
-  try {
-    return parse();
-  } catch (const InvalidArgumentError& e) {
-    throw InvalidArgumentError(fmt::format("{}: \"{}\": {}", source, field, e.what()));
-  }
-}
-
-const nlohmann::json& require(const nlohmann::json& j, const std::string& source,
-                              std::string_view field) {
-  const auto it = j.find(field);
-  if (it == j.end()) invalid(source, field, "is required but missing");
-  return *it;
-}
+using metadata_errors::invalid;
+using metadata_errors::require;
+using metadata_errors::unsupported;
+using metadata_errors::with_context;
 
 void check_format(const nlohmann::json& j, const std::string& source) {
   if (!j.is_object()) {

@@ -6,6 +6,7 @@
 #include <array>
 
 #include "cuzarr/core/error.hpp"
+#include "metadata/metadata_errors.hpp"
 
 namespace cuzarr {
 namespace {
@@ -52,10 +53,7 @@ std::string blosc_shuffle_name(int64_t shuffle, size_t itemsize) {
   }
 }
 
-[[noreturn]] void invalid(const std::string& source, std::string_view field,
-                          std::string_view what) {
-  throw InvalidArgumentError(fmt::format("{}: \"{}\" {}", source, field, what));
-}
+using metadata_errors::invalid;
 
 nlohmann::json blosc_configuration(const nlohmann::json& codec, size_t itemsize,
                                    const std::string& source, std::string_view field) {

@@ -267,9 +267,8 @@ TEST(ArrayMetadataErrors, ChunkGrid) {
   EXPECT_UNSUPPORTED(
       with("chunk_grid", json::parse(R"({"name": "rectangular", "configuration": {}})")),
       "\"chunk_grid\"", "rectangular");
-  EXPECT_INVALID(
-      with("chunk_grid", json::parse(R"({"name": "rectilinear", "configuration": {}})")),
-      "\"chunk_grid\"", "inline");
+  EXPECT_INVALID(with("chunk_grid", json::parse(R"({"name": "rectilinear", "configuration": {}})")),
+                 "\"chunk_grid\"", "inline");
   EXPECT_INVALID(with("chunk_grid", "regular"), "\"chunk_grid\"");
   EXPECT_INVALID(with("chunk_grid", json::parse(R"({"name": "regular"})")), "\"chunk_grid\"",
                  "chunk_shape");

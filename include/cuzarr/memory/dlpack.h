@@ -27,9 +27,9 @@ typedef enum : int32_t {
 #else
 typedef enum {
 #endif
-  kDLCPU = 1,         /* pageable or pinned host memory, used by the CPU */
-  kDLCUDA = 2,        /* CUDA device memory */
-  kDLCUDAHost = 3,    /* page-locked host memory from cudaMallocHost */
+  kDLCPU = 1,      /* pageable or pinned host memory, used by the CPU */
+  kDLCUDA = 2,     /* CUDA device memory */
+  kDLCUDAHost = 3, /* page-locked host memory from cudaMallocHost */
   kDLOpenCL = 4,
   kDLVulkan = 7,
   kDLMetal = 8,
