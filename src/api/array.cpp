@@ -194,9 +194,11 @@ void Array::read_into(const Selection& selection, const NDBuffer& out) const {
         fmt::format("read of \"{}\": output shape {} does not match the selection shape {}", path_,
                     shape_to_string(out.shape()), shape_to_string(normalized.result_shape())));
   }
+#if !defined(CUZARR_HAVE_CUDA)
   if (!is_host_accessible(out.kind())) {
     throw UnsupportedError("reading into device memory needs CUDA support in this build");
   }
+#endif
   ChunkPipeline(store_, path_, metadata_)
       .read(normalized, with_dropped_dimensions(out, normalized));
 }
@@ -208,9 +210,11 @@ void Array::write(const Selection& selection, const NDBuffer& data) const {
         fmt::format("write to \"{}\": data shape {} does not match the selection shape {}", path_,
                     shape_to_string(data.shape()), shape_to_string(normalized.result_shape())));
   }
+#if !defined(CUZARR_HAVE_CUDA)
   if (!is_host_accessible(data.kind())) {
     throw UnsupportedError("writing from device memory needs CUDA support in this build");
   }
+#endif
   PipelineOptions options;
   options.write_empty_chunks = write_empty_chunks_;
   ChunkPipeline(store_, path_, metadata_, options)

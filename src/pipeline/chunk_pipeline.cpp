@@ -13,27 +13,11 @@
 #include "cuzarr/memory/variable_length_ndbuffer.hpp"
 #include "cuzarr/pipeline/byte_range_coalescing.hpp"
 #include "cuzarr/pipeline/chunk_plan.hpp"
+#include "pipeline/device_read_sink.hpp"
+#include "pipeline/planned_chunk_views.hpp"
 
 namespace cuzarr {
 namespace {
-
-// The part of a decoded chunk a planned chunk selects.
-NDBuffer chunk_view(const NDBuffer& chunk, const PlannedChunk& p) {
-  NDBuffer v = chunk;
-  for (size_t d = 0; d < p.in_chunk.size(); ++d) {
-    const auto& s = p.in_chunk[d];
-    v = v.sliced(d, s.start, s.step, s.count);
-  }
-  return v;
-}
-
-// The part of the output a planned chunk fills.
-NDBuffer output_view(const NDBuffer& out, const PlannedChunk& p) {
-  NDBuffer v = out;
-  for (size_t d = 0; d < p.in_chunk.size(); ++d)
-    v = v.sliced(d, p.out_start[d], 1, p.in_chunk[d].count);
-  return v;
-}
 
 bool holds_only(const NDBuffer& chunk, std::span<const std::byte> element) {
   if (chunk.dtype().is_variable_length()) {  // compare the values, not where they are stored
@@ -48,6 +32,14 @@ bool holds_only(const NDBuffer& chunk, std::span<const std::byte> element) {
     if (std::memcmp(p + i * elem, element.data(), elem) != 0) return false;
   }
   return true;
+}
+
+// Runs `work` once per distinct chain over the indices of `chains` that use it.
+void for_each_group(std::span<const CodecChain* const> chains,
+                    const std::function<void(const CodecChain&, std::span<const size_t>)>& work) {
+  std::map<const CodecChain*, std::vector<size_t>> groups;
+  for (size_t i = 0; i < chains.size(); ++i) groups[chains[i]].push_back(i);
+  for (const auto& [chain, members] : groups) work(*chain, members);
 }
 
 std::string join_key(const std::string& prefix, const std::string& key) {
@@ -172,13 +164,79 @@ void ChunkPipeline::read(const NormalizedSelection& selection, const NDBuffer& o
     throw InvalidArgumentError("read: output data type does not match the array's");
   }
   if (out.size() == 0) return;
+  const CodecChain& chunk_chain = sharding_ ? sharding_->inner_chain() : *chain_;
+  if (is_host_accessible(out.kind())) {
+    const auto sink = [&](ChunkReadBatch& batch) { decode_and_scatter_on_host(batch, out); };
+    if (sharding_)
+      read_sharded(selection, MemoryKind::host, sink);
+    else
+      read_regular(selection, MemoryKind::host, sink);
+    return;
+  }
+  if (metadata_->data_type.is_variable_length()) {
+    throw UnsupportedError(fmt::format("reading data type {} into device memory is not supported",
+                                       metadata_->data_type.name()));
+  }
+  // Device output: chunks whose codecs leave nothing to decode on the CPU are read straight into
+  // pinned memory (or device memory, when the store reads there itself).
+  DeviceReadSink device(out, metadata_->fill_value, Stream::create());
+  MemoryKind fetch_kind = MemoryKind::host;
+  if (DeviceReadSink::stages_array_bytes(chunk_chain) && chunk_chain.bytes_to_bytes().empty() &&
+      !metadata_->rectilinear_grid) {
+    fetch_kind = store_->reads_into_device() ? MemoryKind::device : MemoryKind::pinned;
+  }
+  const auto sink = [&](ChunkReadBatch& batch) { device.submit(batch); };
   if (sharding_)
-    read_sharded(selection, out);
+    read_sharded(selection, fetch_kind, sink);
   else
-    read_regular(selection, out);
+    read_regular(selection, fetch_kind, sink);
+  device.finish();
 }
 
-void ChunkPipeline::read_regular(const NormalizedSelection& selection, const NDBuffer& out) const {
+void ChunkPipeline::decode_and_scatter_on_host(ChunkReadBatch& batch, const NDBuffer& out) const {
+  const size_t n = batch.encoded.size();
+  // Decode every present chunk, one batch per codec chain; fully covered chunks decode straight
+  // into `out`.
+  std::vector<NDBuffer> decoded(n);
+  std::vector<ChunkStatus> status(n);
+  for (size_t i = 0; i < n; ++i) {
+    if (batch.planned[i]->covers_whole_chunk) decoded[i] = output_view(out, *batch.planned[i]);
+  }
+  for_each_group(batch.chains, [&](const CodecChain& chain, std::span<const size_t> members) {
+    if (members.size() == n) {
+      chain.decode(batch.encoded, decoded, status);
+      return;
+    }
+    std::vector<Buffer> in;
+    std::vector<NDBuffer> group_out;
+    std::vector<ChunkStatus> group_status(members.size());
+    for (size_t m : members) {
+      in.push_back(batch.encoded[m]);
+      group_out.push_back(decoded[m]);
+    }
+    chain.decode(in, group_out, group_status);
+    for (size_t j = 0; j < members.size(); ++j) {
+      decoded[members[j]] = std::move(group_out[j]);
+      status[members[j]] = std::move(group_status[j]);
+    }
+  });
+  throw_if_failed(status, [&](size_t i) { return batch.labels[i]; });
+
+  const auto& fill = metadata_->fill_value;
+  parallel_for(n + batch.missing.size(), [&](size_t t) {
+    if (t >= n) {
+      output_view(out, *batch.missing[t - n]).fill(fill);
+      return;
+    }
+    const PlannedChunk& p = *batch.planned[t];
+    const NDBuffer dst = output_view(out, p);
+    if (!(p.covers_whole_chunk && decoded[t].data() == dst.data()))
+      dst.assign(chunk_view(decoded[t], p));
+  });
+}
+
+void ChunkPipeline::read_regular(const NormalizedSelection& selection, MemoryKind fetch_kind,
+                                 const std::function<void(ChunkReadBatch&)>& sink) const {
   const auto plan = this->plan(selection);
   const auto& rep = chain_->decoded_representation();
   const size_t per_batch = batch_size(rep.nbytes(), plan.size());
@@ -186,41 +244,26 @@ void ChunkPipeline::read_regular(const NormalizedSelection& selection, const NDB
     const size_t n = std::min(per_batch, plan.size() - first);
     std::vector<KeyRange> requests(n);
     for (size_t i = 0; i < n; ++i) requests[i].key = chunk_key(plan[first + i].coords);
-    auto fetched = store_->get_many(requests);
+    auto fetched = store_->get_many(requests, fetch_kind);
 
-    // Decode the present chunks as one batch; fully covered chunks decode straight into `out`.
-    std::vector<size_t> present;
-    std::vector<Index> present_coords;
-    std::vector<Buffer> encoded;
-    std::vector<NDBuffer> decoded;
+    ChunkReadBatch batch;
     for (size_t i = 0; i < n; ++i) {
-      if (!fetched[i]) continue;
-      present.push_back(i);
-      encoded.push_back(std::move(*fetched[i]));
-      const auto& p = plan[first + i];
-      present_coords.push_back(p.coords);
-      decoded.push_back(p.covers_whole_chunk ? output_view(out, p) : NDBuffer());
-    }
-    std::vector<ChunkStatus> status(present.size());
-    decode_batch(present_coords, encoded, decoded, status);
-    throw_if_failed(
-        status, [&](size_t j) { return fmt::format("chunk \"{}\"", requests[present[j]].key); });
-
-    std::vector<const NDBuffer*> source(n, nullptr);
-    for (size_t j = 0; j < present.size(); ++j) source[present[j]] = &decoded[j];
-    parallel_for(n, [&](size_t i) {
-      const auto& p = plan[first + i];
-      const NDBuffer dst = output_view(out, p);
-      if (!source[i]) {
-        dst.fill(rep.fill_value);
-      } else if (!(p.covers_whole_chunk && source[i]->data() == dst.data())) {
-        dst.assign(chunk_view(*source[i], p));
+      const PlannedChunk& p = plan[first + i];
+      if (!fetched[i]) {
+        batch.missing.push_back(&p);
+        continue;
       }
-    });
+      batch.encoded.push_back(std::move(*fetched[i]));
+      batch.planned.push_back(&p);
+      batch.chains.push_back(&chain_for(p.coords));
+      batch.labels.push_back(fmt::format("chunk \"{}\"", requests[i].key));
+    }
+    sink(batch);
   }
 }
 
-void ChunkPipeline::read_sharded(const NormalizedSelection& selection, const NDBuffer& out) const {
+void ChunkPipeline::read_sharded(const NormalizedSelection& selection, MemoryKind fetch_kind,
+                                 const std::function<void(ChunkReadBatch&)>& sink) const {
   const ShardingCodec& sharding = *sharding_;
   const Shape& inner_shape = sharding.inner_chunk_shape();
   const Shape& grid = sharding.inner_grid();
@@ -237,8 +280,6 @@ void ChunkPipeline::read_sharded(const NormalizedSelection& selection, const NDB
   }
   std::vector<std::pair<Index, std::vector<size_t>>> shards(by_shard.begin(), by_shard.end());
 
-  const auto& inner_rep = sharding.inner_chain().decoded_representation();
-  const auto& fill = inner_rep.fill_value;
   const int64_t index_size = sharding.index_encoded_size();
   const size_t shards_per_batch =
       batch_size(chain_->decoded_representation().nbytes(), shards.size());
@@ -286,11 +327,11 @@ void ChunkPipeline::read_sharded(const NormalizedSelection& selection, const NDB
     };
     std::vector<InnerRead> inner_reads;
     std::vector<KeyRange> data_requests;
-    std::vector<size_t> fill_only;
+    ChunkReadBatch batch;
     for (size_t s = 0; s < n; ++s) {
       const auto& members = shards[first + s].second;
       if (!indexes[s]) {
-        fill_only.insert(fill_only.end(), members.begin(), members.end());
+        for (size_t m : members) batch.missing.push_back(&inner_plan[m]);
         continue;
       }
       const ShardIndex& index = *indexes[s];
@@ -301,7 +342,7 @@ void ChunkPipeline::read_sharded(const NormalizedSelection& selection, const NDB
         for (size_t d = 0; d < ndim; ++d) local[d] = inner_plan[m].coords[d] % grid[d];
         const size_t li = index.linear_index(local);
         if (index.is_empty(li)) {
-          fill_only.push_back(m);
+          batch.missing.push_back(&inner_plan[m]);
           continue;
         }
         ranges.emplace_back(index.offsets[li], index.nbytes[li]);
@@ -320,38 +361,21 @@ void ChunkPipeline::read_sharded(const NormalizedSelection& selection, const NDB
         }
       }
     }
-    auto data = store_->get_many(data_requests);
+    auto data = store_->get_many(data_requests, fetch_kind);
 
-    // 3. One batched decode of every inner chunk, straight into `out` where fully covered.
-    std::vector<Buffer> encoded(inner_reads.size());
-    std::vector<NDBuffer> decoded(inner_reads.size());
-    std::vector<ChunkStatus> status(inner_reads.size());
-    for (size_t r = 0; r < inner_reads.size(); ++r) {
-      const auto& ir = inner_reads[r];
+    // 3. Every inner chunk the shards hold, for one batched decode.
+    for (auto& ir : inner_reads) {
       const auto& got = data[ir.request];
       if (!got || got->size() < ir.offset_in_request + ir.nbytes) {
-        status[r].fail(ErrorCode::corrupt_data,
-                       "the shard ends before the inner chunk its index points to");
-        continue;
+        throw CorruptDataError(fmt::format(
+            "{}: the shard ends before the inner chunk its index points to", ir.label));
       }
-      encoded[r] = got->slice(ir.offset_in_request, ir.nbytes);
-      const auto& p = inner_plan[ir.plan_index];
-      if (p.covers_whole_chunk) decoded[r] = output_view(out, p);
+      batch.encoded.push_back(got->slice(ir.offset_in_request, ir.nbytes));
+      batch.planned.push_back(&inner_plan[ir.plan_index]);
+      batch.chains.push_back(&sharding.inner_chain());
+      batch.labels.push_back(std::move(ir.label));
     }
-    sharding.inner_chain().decode(encoded, decoded, status);
-    throw_if_failed(status, [&](size_t r) { return inner_reads[r].label; });
-
-    // 4. Scatter.
-    parallel_for(inner_reads.size() + fill_only.size(), [&](size_t t) {
-      if (t >= inner_reads.size()) {
-        output_view(out, inner_plan[fill_only[t - inner_reads.size()]]).fill(fill);
-        return;
-      }
-      const auto& p = inner_plan[inner_reads[t].plan_index];
-      const NDBuffer dst = output_view(out, p);
-      if (!(p.covers_whole_chunk && decoded[t].data() == dst.data()))
-        dst.assign(chunk_view(decoded[t], p));
-    });
+    sink(batch);
   }
 }
 
@@ -372,6 +396,22 @@ void ChunkPipeline::write(const NormalizedSelection& selection, const NDBuffer& 
     const size_t n = std::min(per_batch, plan.size() - first);
     std::vector<std::string> keys(n);
     for (size_t i = 0; i < n; ++i) keys[i] = chunk_key(plan[first + i].coords);
+
+    // Data in device memory: the codecs run on the CPU, so each chunk's part of the data is
+    // copied into pinned memory first (one kernel per strided part, one stream per batch).
+    std::vector<NDBuffer> staged_input(n);
+    if (!is_host_accessible(in.kind())) {
+      Stream stream = Stream::create();
+      for (size_t i = 0; i < n; ++i) {
+        const NDBuffer part = output_view(in, plan[first + i]);
+        staged_input[i] = NDBuffer::allocate(in.dtype(), part.shape(), MemoryKind::pinned, stream);
+        staged_input[i].assign(part, stream);
+      }
+      stream.synchronize();
+    }
+    const auto input_part = [&](size_t i) {
+      return staged_input[i].buffer().data() ? staged_input[i] : output_view(in, plan[first + i]);
+    };
 
     // Read-modify-write: fetch and decode the chunks the selection covers only in part.
     std::vector<KeyRange> requests;
@@ -409,7 +449,7 @@ void ChunkPipeline::write(const NormalizedSelection& selection, const NDBuffer& 
         chunk.assign(chunks[i]);
       else
         chunk.fill(rep.fill_value);
-      chunk_view(chunk, p).assign(output_view(in, p));
+      chunk_view(chunk, p).assign(input_part(i));
       chunks[i] = chunk;
       keep[i] = options_.write_empty_chunks || !holds_only(chunk, rep.fill_value);
     });

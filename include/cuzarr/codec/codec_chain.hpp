@@ -44,6 +44,9 @@ class CodecChain final : public ArrayToBytesCodec {
   const std::vector<std::shared_ptr<ArrayToArrayCodec>>& array_to_array() const { return a2a_; }
   const std::shared_ptr<ArrayToBytesCodec>& array_to_bytes() const { return a2b_; }
   const std::vector<std::shared_ptr<BytesToBytesCodec>>& bytes_to_bytes() const { return b2b_; }
+  /// The representation the array -> bytes codec sees for the representation given at creation
+  /// (after the array -> array codecs, e.g. a transposed shape).
+  const ChunkRepresentation& array_to_bytes_representation() const { return a2b_input_; }
 
  private:
   ChunkRepresentation decoded_;

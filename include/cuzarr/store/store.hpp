@@ -37,6 +37,9 @@ class Store {
   /// Result i answers requests[i].
   virtual std::vector<std::optional<Buffer>> get_many(std::span<const KeyRange> requests,
                                                       MemoryKind kind = MemoryKind::host) const;
+  /// True when get() with MemoryKind::device reads straight into device memory (GPUDirect
+  /// Storage) instead of through host memory.
+  virtual bool reads_into_device() const { return false; }
   /// Size in bytes of the value at `key`, nullopt when absent.
   virtual std::optional<uint64_t> size(std::string_view key) const = 0;
   bool exists(std::string_view key) const { return size(key).has_value(); }

@@ -1,0 +1,45 @@
+// The decode and scatter steps of a read into device memory. For each batch: the CPU runs the
+// codecs that have no GPU implementation (the bytes -> bytes codecs) and packs each chunk's array
+// bytes into one pinned staging buffer; one host-to-device copy moves the batch; one kernel
+// places every chunk (byte-swapped for big-endian "bytes", seen through "transpose") into its
+// region of the output, and the fill value into the regions of missing chunks. Chunks that land
+// contiguously in the output are copied there directly. Batches are double-buffered: the CPU
+// work of batch k+1 overlaps the copies and kernel of batch k.
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+#include "cuzarr/codec/codec_chain.hpp"
+#include "cuzarr/memory/ndbuffer.hpp"
+#include "cuzarr/memory/stream.hpp"
+#include "pipeline/chunk_read_batch.hpp"
+
+namespace cuzarr {
+
+class DeviceReadSink {
+ public:
+  /// `out` is the whole output (full result shape, device memory); `fill_value` one element.
+  DeviceReadSink(NDBuffer out, std::vector<std::byte> fill_value, Stream stream);
+  /// Waits for the queued work (errors are dropped here; call finish() to see them).
+  ~DeviceReadSink();
+  DeviceReadSink(const DeviceReadSink&) = delete;
+  DeviceReadSink& operator=(const DeviceReadSink&) = delete;
+
+  /// True when the GPU takes chunks of `chain` as their array bytes: the chain is "bytes" with
+  /// only "transpose" codecs before it. Other chains are decoded whole on the CPU.
+  static bool stages_array_bytes(const CodecChain& chain);
+
+  /// Decodes on the CPU what must be, waits for the previous batch's GPU work, then queues this
+  /// batch's copies and scatter. Throws an Error naming the chunk for a bad chunk.
+  void submit(ChunkReadBatch& batch);
+  /// Waits until every submitted batch is in `out`; throws CudaError when the GPU work failed.
+  void finish();
+
+ private:
+  NDBuffer out_;
+  std::vector<std::byte> fill_value_;
+  Stream stream_;
+};
+
+}  // namespace cuzarr

@@ -1,0 +1,252 @@
+// GPU tests of reads into and writes from device memory: for every codec chain and data type,
+// reads of many selections into device memory equal the same reads into host memory; writes from
+// device memory store what writes from host memory store. Every test skips with the reason when
+// the machine has no CUDA device.
+#include <cuda_runtime_api.h>
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <filesystem>
+#include <random>
+
+#include "cuzarr/api/array.hpp"
+#include "cuzarr/api/group.hpp"
+#include "cuzarr/codec/blosc_codec.hpp"
+#include "cuzarr/core/error.hpp"
+#include "cuzarr/store/file_store.hpp"
+#include "cuzarr/store/memory_store.hpp"
+
+namespace cuzarr {
+namespace {
+
+class DeviceArray : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    int count = 0;
+    const cudaError_t status = cudaGetDeviceCount(&count);
+    if (status != cudaSuccess || count == 0) {
+      GTEST_SKIP() << "no CUDA device: "
+                   << (status != cudaSuccess ? cudaGetErrorString(status)
+                                             : "cudaGetDeviceCount() returned 0");
+    }
+  }
+};
+
+// The bytes of any array in C order, through a host copy.
+std::vector<std::byte> host_bytes(const NDBuffer& a) {
+  NDBuffer dense = a.copy_to(MemoryKind::host);
+  return {dense.data(), dense.data() + dense.nbytes()};
+}
+
+// Elements of `type` with varied bit patterns (every byte differs, so swaps and misplacements
+// show), deterministic.
+NDBuffer patterned(DataType type, const Shape& shape, uint32_t seed) {
+  NDBuffer a = NDBuffer::allocate(type, shape);
+  std::mt19937 random(seed);
+  auto* p = reinterpret_cast<uint8_t*>(a.data());
+  for (int64_t i = 0; i < a.nbytes(); ++i) p[i] = static_cast<uint8_t>(random());
+  if (type.kind() == DataTypeKind::boolean) {
+    for (int64_t i = 0; i < a.nbytes(); ++i) p[i] &= 1;
+  }
+  return a;
+}
+
+struct ChainCase {
+  const char* name;
+  std::vector<CodecSpec> codecs;
+  std::optional<Shape> shards;
+  bool needs_blosc = false;
+};
+
+std::vector<ChainCase> chain_cases() {
+  const CodecSpec little{"bytes", {{"endian", "little"}}};
+  const CodecSpec big{"bytes", {{"endian", "big"}}};
+  const CodecSpec transpose{"transpose", {{"order", {1, 0, 2}}}};
+  const CodecSpec zstd{"zstd", {{"level", 1}, {"checksum", false}}};
+  return {
+      {"bytes", {little}, {}},
+      {"bytes_big_endian", {big}, {}},
+      {"transpose_bytes", {transpose, little}, {}},
+      {"transpose_big_endian_zstd", {transpose, big, zstd}, {}},
+      {"zstd", {little, zstd}, {}},
+      {"gzip_crc32c", {little, {"gzip", {{"level", 1}}}, {"crc32c", nlohmann::json::object()}}, {}},
+      {"blosc_lz4_shuffle",
+       {little,
+        {"blosc",
+         {{"cname", "lz4"}, {"clevel", 5}, {"shuffle", "shuffle"}, {"blocksize", 0}}}},
+       {},
+       true},
+      {"numcodecs_delta_on_cpu",
+       {{"numcodecs.delta", {{"dtype", "<i4"}}}, little, zstd},
+       {}},
+      {"sharded_zstd", {little, zstd}, Shape{8, 12, 6}},
+      {"sharded_uncompressed", {little}, Shape{8, 12, 6}},
+      {"sharded_transpose_big_endian", {transpose, big}, Shape{8, 12, 6}},
+  };
+}
+
+const char* kSelections[] = {
+    "",                  // everything
+    "0:4, 0:6, 0:3",     // exactly one chunk
+    "1:7, 2:11, 1:5",    // partial chunks
+    "::-1, ::2, 1",      // reversed, stepped, a dropped dimension
+    "5, 3:17:5, ::-2",   // dropped first dimension, steps across chunks
+    "..., 4",            // ellipsis
+    "9:10, 11:12, 6:7",  // one element in the edge chunk
+};
+
+class DeviceArrayChains : public DeviceArray, public ::testing::WithParamInterface<ChainCase> {};
+
+TEST_P(DeviceArrayChains, ReadsIntoDeviceMemoryEqualHostReads) {
+  const ChainCase& c = GetParam();
+  if (c.needs_blosc && !BloscCodec::available()) GTEST_SKIP() << "blosc support was not built";
+  const bool delta = std::string(c.name).starts_with("numcodecs_delta");
+  const std::vector<DataType> types =
+      delta ? std::vector<DataType>{DataType(DataTypeKind::int32)}
+            : std::vector<DataType>{DataType(DataTypeKind::uint8), DataType(DataTypeKind::int16),
+                                    DataType(DataTypeKind::float32),
+                                    DataType(DataTypeKind::float64),
+                                    DataType(DataTypeKind::complex64),
+                                    DataType(DataTypeKind::complex128)};
+  for (const DataType& type : types) {
+    SCOPED_TRACE(type.name());
+    auto store = std::make_shared<MemoryStore>();
+    ArrayCreateOptions o;
+    o.shape = {10, 12, 7};  // edge chunks in every dimension
+    o.data_type = type;
+    o.chunk_shape = {4, 6, 3};
+    o.codecs = c.codecs;
+    if (c.shards) o.shard_shape = c.shards;
+    o.fill_value = 0;
+    auto array = Array::create(store, "a", o);
+    const NDBuffer data = patterned(type, o.shape, 7);
+    array.write({}, data);
+    // One chunk (or shard) removed: it reads as the fill value.
+    store->erase(c.shards ? "a/c/1/0/1" : "a/c/1/1/1");
+
+    for (const char* text : kSelections) {
+      SCOPED_TRACE(text);
+      const Selection selection = parse_selection(text);
+      const NDBuffer on_host = array.read(selection);
+      const NDBuffer on_device = array.read(selection, MemoryKind::device);
+      ASSERT_EQ(on_device.kind(), MemoryKind::device);
+      ASSERT_EQ(on_device.shape(), on_host.shape());
+      EXPECT_EQ(host_bytes(on_device), host_bytes(on_host));
+    }
+  }
+}
+
+TEST_P(DeviceArrayChains, WritesFromDeviceMemoryStoreWhatHostWritesStore) {
+  const ChainCase& c = GetParam();
+  if (c.needs_blosc && !BloscCodec::available()) GTEST_SKIP() << "blosc support was not built";
+  const DataType type(DataTypeKind::int32);
+  ArrayCreateOptions o;
+  o.shape = {10, 12, 7};
+  o.data_type = type;
+  o.chunk_shape = {4, 6, 3};
+  o.codecs = c.codecs;
+  if (c.shards) o.shard_shape = c.shards;
+  o.fill_value = 0;
+  auto host_store = std::make_shared<MemoryStore>();
+  auto device_store = std::make_shared<MemoryStore>();
+  auto from_host = Array::create(host_store, "", o);
+  auto from_device = Array::create(device_store, "", o);
+  const NDBuffer whole = patterned(type, o.shape, 11);
+  from_host.write({}, whole);
+  from_device.write({}, whole.copy_to(MemoryKind::device));
+  // A partial write from a strided device view (every other row of a larger device array).
+  const Selection part = parse_selection("2:9, 1:12:3, 1:6");
+  const NDBuffer bigger = patterned(type, {14, 4, 5}, 13).copy_to(MemoryKind::device);
+  const NDBuffer strided = bigger.sliced(0, 0, 2, 7);
+  from_host.write(part, strided.copy_to(MemoryKind::host));
+  from_device.write(part, strided);
+  EXPECT_EQ(host_bytes(from_device.read()), host_bytes(from_host.read()));
+  EXPECT_EQ(host_store->list(), device_store->list());
+}
+
+INSTANTIATE_TEST_SUITE_P(Codecs, DeviceArrayChains, ::testing::ValuesIn(chain_cases()),
+                         [](const auto& info) { return std::string(info.param.name); });
+
+TEST_F(DeviceArray, ReadIntoAStridedDeviceView) {
+  auto store = std::make_shared<MemoryStore>();
+  ArrayCreateOptions o;
+  o.shape = {9, 10};
+  o.data_type = DataType(DataTypeKind::int64);
+  o.chunk_shape = {4, 4};
+  auto array = Array::create(store, "", o);
+  const NDBuffer data = patterned(o.data_type, o.shape, 3);
+  array.write({}, data);
+  // The destination: every third column, rows reversed, of a larger device array.
+  NDBuffer big = NDBuffer::allocate(o.data_type, {9, 30}, MemoryKind::device);
+  cudaMemset(big.data(), 0, static_cast<size_t>(big.nbytes()));
+  const NDBuffer view = big.sliced(1, 0, 3, 10).sliced(0, 8, -1, 9);
+  array.read_into({}, view);
+  const NDBuffer expected = data.sliced(0, 8, -1, 9);
+  EXPECT_EQ(host_bytes(view), host_bytes(expected));
+  // The columns between stay untouched.
+  const NDBuffer between = big.sliced(1, 1, 3, 10);
+  for (auto b : host_bytes(between)) ASSERT_EQ(b, std::byte{0});
+}
+
+TEST_F(DeviceArray, MissingChunksReadAsTheFillValue) {
+  auto store = std::make_shared<MemoryStore>();
+  ArrayCreateOptions o;
+  o.shape = {300, 200};
+  o.data_type = DataType(DataTypeKind::float32);
+  o.chunk_shape = {64, 64};
+  o.fill_value = -2.5;
+  auto array = Array::create(store, "", o);
+  const NDBuffer out = array.read({}, MemoryKind::device);
+  const NDBuffer host = out.copy_to(MemoryKind::host);
+  for (int64_t i = 0; i < host.size(); ++i) ASSERT_EQ(host.data_as<float>()[i], -2.5f) << i;
+}
+
+TEST_F(DeviceArray, ManyBatchesOverlapAndStayInOrder) {
+  // More chunks than one batch holds, from a file store (chunks read into pinned memory).
+  const auto dir = std::filesystem::temp_directory_path() / "cuzarr_device_batches";
+  std::filesystem::remove_all(dir);
+  auto store = open_store(dir.string(), true);
+  ArrayCreateOptions o;
+  o.shape = {512, 512};
+  o.data_type = DataType(DataTypeKind::uint16);
+  o.chunk_shape = {16, 512};
+  o.codecs = std::vector<CodecSpec>{{"bytes", {{"endian", "little"}}}};
+  auto array = Array::create(store, "", o);
+  const NDBuffer data = patterned(o.data_type, o.shape, 5);
+  array.write({}, data);
+  // Reopen with a small batch size through the pipeline default: 32 chunks of 16 KiB.
+  const NDBuffer out = array.read({}, MemoryKind::device);
+  EXPECT_EQ(host_bytes(out), host_bytes(data));
+  std::filesystem::remove_all(dir);
+}
+
+TEST_F(DeviceArray, VariableLengthDataTypesAreRefusedForDeviceMemory) {
+  auto store = std::make_shared<MemoryStore>();
+  ArrayCreateOptions o;
+  o.shape = {4};
+  o.data_type = DataType(DataTypeKind::string);
+  o.chunk_shape = {2};
+  auto array = Array::create(store, "", o);
+  array.write_strings({}, {"a", "bb", "ccc", "dddd"});
+  EXPECT_THROW(array.read({}, MemoryKind::device), UnsupportedError);
+}
+
+TEST_F(DeviceArray, CorruptChunkErrorNamesTheKey) {
+  auto store = std::make_shared<MemoryStore>();
+  ArrayCreateOptions o;
+  o.shape = {8};
+  o.data_type = DataType(DataTypeKind::int32);
+  o.chunk_shape = {4};
+  auto array = Array::create(store, "x", o);
+  array.write({}, patterned(o.data_type, o.shape, 1));
+  store->set("x/c/1", std::string_view("not zstd"));
+  try {
+    array.read({}, MemoryKind::device);
+    FAIL() << "no error";
+  } catch (const CorruptDataError& e) {
+    EXPECT_NE(std::string(e.what()).find("x/c/1"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace cuzarr
