@@ -25,9 +25,11 @@ class CatCommand final : public Command {
                             "Write the selection to this .npy file instead of printing it "
                             "(string and variable_length_bytes arrays as <U / |S of their "
                             "longest value)");
-    subcommand_->add_flag(
-        "--device", device_,
-        "Read into GPU memory (needs a CUDA build), then copy to the host for output");
+    subcommand_
+        ->add_option("--device", device_,
+                     "Where to read into: cpu (default) or cuda (GPU memory: needs a CUDA build "
+                     "and a GPU; the result is then copied to the host for output)")
+        ->check(CLI::IsMember({"cpu", "cuda"}));
   }
 
   int run() override {
@@ -38,7 +40,7 @@ class CatCommand final : public Command {
     }
     Array array = Array::open(node.store);
     Selection selection = select_.empty() ? Selection{} : parse_selection(select_);
-    NDBuffer data = array.read(selection, device_ ? MemoryKind::device : MemoryKind::host);
+    NDBuffer data = array.read(selection, device_ == "cuda" ? MemoryKind::device : MemoryKind::host);
     if (!is_host_accessible(data.kind())) {
       data = NDBuffer(data.buffer().copy_to(MemoryKind::host), data.dtype(), data.shape(),
                       data.byte_strides(), data.byte_offset());
@@ -55,7 +57,7 @@ class CatCommand final : public Command {
   std::string path_;
   std::string select_;
   std::string npy_;
-  bool device_ = false;
+  std::string device_ = "cpu";
 };
 
 }  // namespace

@@ -8,11 +8,13 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <mutex>
 #include <random>
 #include <system_error>
 
 #include "cuzarr/core/error.hpp"
 #include "cuzarr/core/parallel.hpp"
+#include "store/cufile_library.hpp"
 
 namespace fs = std::filesystem;
 
@@ -96,7 +98,16 @@ bool is_missing(int error) { return error == ENOENT || error == ENOTDIR; }
 
 }  // namespace
 
-FileStore::FileStore(fs::path root, bool create) {
+// Whether device reads use cuFile, decided once, at the first device read (loading libcufile may
+// be slow and writes a log, so stores that never read into device memory never load it).
+struct FileStore::GdsDecision {
+  std::once_flag once;
+  bool use_cufile = false;
+  std::string refusal;  // set when mode ON cannot be honoured
+};
+
+FileStore::FileStore(fs::path root, bool create, FileStoreOptions options)
+    : options_(options), gds_(std::make_shared<GdsDecision>()) {
   std::error_code ec;
   const fs::path absolute = fs::absolute(root, ec);
   if (ec)
@@ -152,17 +163,61 @@ std::optional<Buffer> FileStore::get(std::string_view key, ByteRange range, Memo
   if (!S_ISREG(info.st_mode)) return std::nullopt;  // a directory is a prefix, not a key
   uint64_t begin = 0, end = 0;
   range.resolve(static_cast<uint64_t>(info.st_size), begin, end);
-  // Read straight into host-accessible memory; device memory goes through a host buffer.
-  const MemoryKind read_kind = is_host_accessible(kind) ? kind : MemoryKind::host;
-  Buffer out = Buffer::allocate(static_cast<size_t>(end - begin), read_kind);
+  if (!is_host_accessible(kind)) return read_into_device(fd.get(), begin, end, path, key);
+  Buffer out = Buffer::allocate(static_cast<size_t>(end - begin), kind);
   if (const int error = read_fully(fd.get(), out.data(), end - begin, begin)) {
     const std::string why =
         error == ENODATA ? "the file shrank while being read" : errno_text(error);
     throw IoError(fmt::format("cannot read {} of \"{}\" (key \"{}\"): {}", range.to_string(),
                               path.string(), key, why));
   }
-  if (read_kind != kind) return out.copy_to(kind);
   return out;
+}
+
+bool FileStore::reads_into_device() const {
+  std::call_once(gds_->once, [&] {
+    const GdsMode mode = effective_gds_mode(options_.gds);
+    if (mode == GdsMode::off) return;
+    const auto& cufile = detail::CuFileLibrary::instance();
+    if (mode == GdsMode::on) {
+      if (cufile.available())
+        gds_->use_cufile = true;
+      else
+        gds_->refusal = "GPUDirect Storage was required (mode ON) but is unavailable: " +
+                        cufile.unavailable_reason();
+      return;
+    }
+    // Automatic: only true GPUDirect (the nvidia-fs kernel driver); cuFile's own compatibility
+    // mode is no faster than our pinned bounce buffers.
+    std::error_code ec;
+    gds_->use_cufile = cufile.available() && fs::exists("/proc/driver/nvidia-fs", ec);
+  });
+  if (!gds_->refusal.empty()) throw UnsupportedError(gds_->refusal);
+  return gds_->use_cufile;
+}
+
+Buffer FileStore::read_into_device(int fd, uint64_t begin, uint64_t end, const fs::path& path,
+                                   std::string_view key) const {
+  const size_t size = static_cast<size_t>(end - begin);
+  if (reads_into_device()) {
+    Buffer out = Buffer::allocate(size, MemoryKind::device);
+    const std::string problem =
+        detail::CuFileLibrary::instance().read(fd, out.data(), size, begin);
+    if (!problem.empty()) {
+      throw IoError(fmt::format("cannot read bytes {}..{} of \"{}\" (key \"{}\") into device "
+                                "memory: {}",
+                                begin, end, path.string(), key, problem));
+    }
+    return out;
+  }
+  Buffer bounce = Buffer::allocate(size, MemoryKind::pinned);
+  if (const int error = read_fully(fd, bounce.data(), size, begin)) {
+    const std::string why =
+        error == ENODATA ? "the file shrank while being read" : errno_text(error);
+    throw IoError(fmt::format("cannot read bytes {}..{} of \"{}\" (key \"{}\"): {}", begin,
+                              end, path.string(), key, why));
+  }
+  return bounce.copy_to(MemoryKind::device);
 }
 
 std::vector<std::optional<Buffer>> FileStore::get_many(std::span<const KeyRange> requests,

@@ -14,6 +14,8 @@
 #include "cuzarr/codec/blosc_codec.hpp"
 #include "cuzarr/core/error.hpp"
 #include "cuzarr/store/file_store.hpp"
+#include "cuzarr/store/gds_mode.hpp"
+#include <iostream>
 #include "cuzarr/store/memory_store.hpp"
 
 namespace cuzarr {
@@ -246,6 +248,39 @@ TEST_F(DeviceArray, CorruptChunkErrorNamesTheKey) {
   } catch (const CorruptDataError& e) {
     EXPECT_NE(std::string(e.what()).find("x/c/1"), std::string::npos) << e.what();
   }
+}
+
+// Uncompressed chunks of a file store go to device memory through cuFile (mode ON, when it works
+// on this machine) or through pinned bounce buffers (mode OFF); both read the same data.
+TEST_F(DeviceArray, FileStoreReadsIntoDeviceMemoryInBothGdsModes) {
+  const auto dir = std::filesystem::temp_directory_path() / "cuzarr_device_gds";
+  std::filesystem::remove_all(dir);
+  ArrayCreateOptions o;
+  o.shape = {64, 96};
+  o.data_type = DataType(DataTypeKind::float64);
+  o.chunk_shape = {32, 32};
+  o.codecs = std::vector<CodecSpec>{{"bytes", {{"endian", "little"}}}};
+  const NDBuffer data = patterned(o.data_type, o.shape, 17);
+  Array::create(std::make_shared<FileStore>(dir), "", o).write({}, data);
+  ::unsetenv("CUZARR_GDS");
+  for (GdsMode mode : {GdsMode::off, GdsMode::on}) {
+    SCOPED_TRACE(std::string(gds_mode_name(mode)));
+    auto store = std::make_shared<FileStore>(dir, false, FileStoreOptions{mode});
+    if (mode == GdsMode::on && !gds_available()) {
+      EXPECT_THROW(store->reads_into_device(), UnsupportedError);
+      std::cout << "[ NOTE     ] GDS mode ON not exercised: " << gds_unavailable_reason() << "\n";
+      continue;
+    }
+    EXPECT_EQ(store->reads_into_device(), mode == GdsMode::on);
+    const auto chunk = store->get("c/1/2", ByteRange::full(), MemoryKind::device);
+    ASSERT_TRUE(chunk.has_value());
+    EXPECT_EQ(chunk->kind(), MemoryKind::device);
+    EXPECT_EQ(chunk->size(), size_t{32 * 32 * 8});
+    const NDBuffer out = Array::open(store, "").read(parse_selection("3:61, 5:90"),
+                                                     MemoryKind::device);
+    EXPECT_EQ(host_bytes(out), host_bytes(data.sliced(0, 3, 1, 58).sliced(1, 5, 1, 85)));
+  }
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

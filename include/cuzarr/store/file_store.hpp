@@ -6,16 +6,26 @@
 #pragma once
 
 #include <filesystem>
+#include <memory>
 
+#include "cuzarr/store/gds_mode.hpp"
 #include "cuzarr/store/store.hpp"
 
 namespace cuzarr {
+
+struct FileStoreOptions {
+  /// How get() with MemoryKind::device reads (CUZARR_GDS overrides it): `on` through cuFile
+  /// (GPUDirect Storage; the first device read throws UnsupportedError when cuFile is unusable),
+  /// `off` through pinned bounce buffers, `automatic` through cuFile when its driver opens and
+  /// the nvidia-fs kernel driver is loaded (true GPUDirect), else through pinned buffers.
+  GdsMode gds = GdsMode::automatic;
+};
 
 class FileStore final : public Store {
  public:
   /// A store rooted at `root`. With create=true the directory is created when missing; otherwise
   /// a missing root throws NotFoundError naming it.
-  explicit FileStore(std::filesystem::path root, bool create = true);
+  explicit FileStore(std::filesystem::path root, bool create = true, FileStoreOptions options = {});
 
   std::optional<Buffer> get(std::string_view key, ByteRange range = {},
                             MemoryKind kind = MemoryKind::host) const override;
@@ -31,10 +41,22 @@ class FileStore final : public Store {
   std::string description() const override;
 
   const std::filesystem::path& root() const { return root_; }
+  /// True when device reads go through cuFile (decided at the first call; see FileStoreOptions).
+  /// Throws UnsupportedError when the mode is `on` and cuFile is unusable.
+  bool reads_into_device() const override;
+  /// The configured GPUDirect Storage mode (before CUZARR_GDS).
+  GdsMode gds_mode() const { return options_.gds; }
 
  private:
   std::filesystem::path path_of(std::string_view key) const;
+  /// POSIX read of [begin, end) of the open file into device memory through a pinned buffer, or
+  /// straight through cuFile.
+  Buffer read_into_device(int fd, uint64_t begin, uint64_t end, const std::filesystem::path& path,
+                          std::string_view key) const;
   std::filesystem::path root_;
+  FileStoreOptions options_;
+  struct GdsDecision;
+  std::shared_ptr<GdsDecision> gds_;
 };
 
 }  // namespace cuzarr
