@@ -97,7 +97,22 @@ NDBuffer::NDBuffer(Buffer buffer, DataType dtype, Shape shape, std::vector<int64
   }
 }
 
+namespace {
+
+// Variable-length elements point into host memory: such arrays only live in host memory.
+void require_host_for_variable_length(const DataType& dtype, MemoryKind kind) {
+  if (dtype.is_variable_length() && !is_host_accessible(kind)) {
+    throw UnsupportedError(fmt::format(
+        "arrays of data type {} cannot be held in device memory (their elements point to host "
+        "memory)",
+        dtype.name()));
+  }
+}
+
+}  // namespace
+
 NDBuffer NDBuffer::allocate(DataType dtype, Shape shape, MemoryKind kind) {
+  require_host_for_variable_length(dtype, kind);
   int64_t bytes = byte_count(shape, static_cast<int64_t>(dtype.size()));
   Buffer buffer = Buffer::allocate(static_cast<size_t>(bytes), kind);
   // Variable-length elements start as valid empty values ({nullptr, 0}), never stray pointers.
@@ -106,6 +121,7 @@ NDBuffer NDBuffer::allocate(DataType dtype, Shape shape, MemoryKind kind) {
 }
 
 NDBuffer NDBuffer::allocate(DataType dtype, Shape shape, MemoryKind kind, Stream stream) {
+  require_host_for_variable_length(dtype, kind);
   int64_t bytes = byte_count(shape, static_cast<int64_t>(dtype.size()));
   return NDBuffer(Buffer::allocate(static_cast<size_t>(bytes), kind, stream), dtype,
                   std::move(shape));

@@ -200,9 +200,13 @@ Buffer FileStore::read_into_device(int fd, uint64_t begin, uint64_t end, const f
                                    std::string_view key) const {
   const size_t size = static_cast<size_t>(end - begin);
   if (reads_into_device()) {
+    // cuFile reads through a descriptor opened with O_DIRECT (GPUDirect Storage bypasses the page
+    // cache); a file system that refuses O_DIRECT is read through pinned memory instead.
+    FileDescriptor direct(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_DIRECT));
+    if (direct.get() < 0) return read_through_pinned(fd, begin, end, path, key);
     Buffer out = Buffer::allocate(size, MemoryKind::device);
     const std::string problem =
-        detail::CuFileLibrary::instance().read(fd, out.data(), size, begin);
+        detail::CuFileLibrary::instance().read(direct.get(), out.data(), size, begin);
     if (!problem.empty()) {
       throw IoError(fmt::format("cannot read bytes {}..{} of \"{}\" (key \"{}\") into device "
                                 "memory: {}",
@@ -210,6 +214,12 @@ Buffer FileStore::read_into_device(int fd, uint64_t begin, uint64_t end, const f
     }
     return out;
   }
+  return read_through_pinned(fd, begin, end, path, key);
+}
+
+Buffer FileStore::read_through_pinned(int fd, uint64_t begin, uint64_t end, const fs::path& path,
+                                      std::string_view key) const {
+  const size_t size = static_cast<size_t>(end - begin);
   Buffer bounce = Buffer::allocate(size, MemoryKind::pinned);
   if (const int error = read_fully(fd, bounce.data(), size, begin)) {
     const std::string why =

@@ -21,7 +21,7 @@ class NDBuffer {
            int64_t byte_offset = 0);
 
   /// A new C-contiguous, uninitialised array of `kind` (variable-length kinds start as empty
-  /// values).
+  /// values; they cannot be in device memory: UnsupportedError).
   static NDBuffer allocate(DataType dtype, Shape shape, MemoryKind kind = MemoryKind::host);
   /// The same, allocated in `stream`'s order (see Buffer::allocate with a stream).
   static NDBuffer allocate(DataType dtype, Shape shape, MemoryKind kind, Stream stream);

@@ -53,6 +53,8 @@ class FileStore final : public Store {
   /// straight through cuFile.
   Buffer read_into_device(int fd, uint64_t begin, uint64_t end, const std::filesystem::path& path,
                           std::string_view key) const;
+  Buffer read_through_pinned(int fd, uint64_t begin, uint64_t end,
+                             const std::filesystem::path& path, std::string_view key) const;
   std::filesystem::path root_;
   FileStoreOptions options_;
   struct GdsDecision;
