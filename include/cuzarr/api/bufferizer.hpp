@@ -83,7 +83,7 @@ class Bufferizer {
   template <class T>
   void flush(const T& value) {
     static_assert(std::is_trivially_copyable_v<T>);
-    flush(std::as_bytes(std::span<const T, 1>(&value, 1)));
+    flush(std::span<const std::byte>(std::as_bytes(std::span<const T, 1>(&value, 1))));
   }
 
   size_t size() const noexcept { return size_; }
