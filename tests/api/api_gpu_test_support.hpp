@@ -1,0 +1,41 @@
+// Shared by the api layer's GPU tests: a fixture that skips without a CUDA device, and helpers.
+#pragma once
+
+#include <cuda_runtime_api.h>
+#include <gtest/gtest.h>
+
+#include <numeric>
+#include <vector>
+
+#include "cuzarr/memory/ndbuffer.hpp"
+
+namespace cuzarr::test {
+
+inline const DataType kInt32(DataTypeKind::int32);
+
+class ApiGpu : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    int count = 0;
+    const cudaError_t status = cudaGetDeviceCount(&count);
+    if (status != cudaSuccess || count == 0) {
+      GTEST_SKIP() << "no CUDA device: "
+                   << (status != cudaSuccess ? cudaGetErrorString(status)
+                                             : "cudaGetDeviceCount() returned 0");
+    }
+  }
+};
+
+inline NDBuffer iota_int32(Shape shape, int32_t first = 0) {
+  NDBuffer b = NDBuffer::allocate(kInt32, std::move(shape));
+  std::iota(b.data_as<int32_t>(), b.data_as<int32_t>() + b.size(), first);
+  return b;
+}
+
+// The elements of any view, read back through a host copy.
+inline std::vector<int32_t> values(const NDBuffer& b) {
+  NDBuffer dense = b.copy_to(MemoryKind::host);
+  return {dense.data_as<int32_t>(), dense.data_as<int32_t>() + dense.size()};
+}
+
+}  // namespace cuzarr::test
