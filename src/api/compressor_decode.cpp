@@ -161,7 +161,8 @@ std::vector<DecompressResult> Compressor::decompress(
         offset += size;
       }
       if (offset != plan.streams.size())
-        throw CorruptDataError(fmt::format("raw bitstream: {} bytes follow the last chunk",
+        throw CorruptDataError(fmt::format("raw bitstream: {} bytes follow the last chunk (are the uncompressed size and chunk size "
+            "those used to encode?)",
                                            plan.streams.size() - offset));
       plan.located = true;
     });
@@ -207,7 +208,8 @@ std::vector<DecompressResult> Compressor::decompress(
           chunk_label(inputs.size(), b, i));
     }
     if (offset != plan.streams.size())
-      throw CorruptDataError(fmt::format("{}raw bitstream: {} bytes follow the last chunk",
+      throw CorruptDataError(fmt::format("{}raw bitstream: {} bytes follow the last chunk (are the uncompressed size and chunk "
+          "size those used to encode?)",
                                          buffer_prefix(inputs.size(), b),
                                          plan.streams.size() - offset));
   });

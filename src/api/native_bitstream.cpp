@@ -70,12 +70,9 @@ NativeBitstreamHeader read_native_header(std::span<const std::byte> bytes) {
   const std::byte* p = bytes.data();
   NativeBitstreamHeader header;
   header.version = static_cast<uint8_t>(p[kVersionOffset]);
-  if (header.version == 0)
-    corrupt("\"version\" is 0");
-  if (header.version > kNativeBitstreamVersion)
-    throw UnsupportedError(fmt::format(
-        "native bitstream: \"version\" {} is newer than this build reads ({})", header.version,
-        kNativeBitstreamVersion));
+  if (header.version != kNativeBitstreamVersion)
+    corrupt(fmt::format("\"version\" is {}; this build reads version {}", header.version,
+                        kNativeBitstreamVersion));
   const auto algorithm_id = static_cast<uint8_t>(p[kAlgorithmOffset]);
   const auto algorithm = compression_algorithm_from_id(algorithm_id);
   if (!algorithm) corrupt(fmt::format("unknown \"algorithm\" id {}", algorithm_id));

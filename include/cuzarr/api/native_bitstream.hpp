@@ -50,8 +50,8 @@ bool is_native_bitstream(std::span<const std::byte> bytes) noexcept;
 /// field is checked before it is used (magic, version, algorithm id, flags, chunk size, chunk
 /// count, table size, each compressed size and their sum, which must end exactly at the end of
 /// `bytes`). Does not check the header checksum (see verify_native_header_checksum). Throws
-/// CorruptDataError naming the field at fault; UnsupportedError for a newer version or for blosc
-/// in a build without c-blosc.
+/// CorruptDataError naming the field at fault (also for another version); UnsupportedError for
+/// blosc in a build without c-blosc.
 NativeBitstreamHeader read_native_header(std::span<const std::byte> bytes);
 
 /// Throws CorruptDataError when the header has checksums and its recorded header_crc32c differs
