@@ -1,8 +1,8 @@
 // Encode and decode throughput (GB/s of uncompressed bytes) and compression ratio of the
 // standalone Compressor, per algorithm, on realistic data: a smooth uint16 field plus noise (like
-// imaging or quantised simulation data: compressible, neither zeros nor random bytes). Host data always;
-// device data (staged through pinned memory while every algorithm runs on the host) when a GPU is
-// usable, else the device rows are reported as skipped.
+// imaging or quantised simulation data: compressible, neither zeros nor random bytes). Host data
+// always; device data (staged through pinned memory while every algorithm runs on the host) when a
+// GPU is usable, else the device rows are reported as skipped.
 //
 //   cuzarr_compressor_throughput [--size-mib 256] [--chunk-size 65536] [--repeat 2]
 //                                [--algorithms lz4,zstd,...] [--threads N]
@@ -85,10 +85,10 @@ Buffer realistic_data(size_t bytes) {
     for (size_t i = block * kBlock; i < end; ++i) {
       const auto x = static_cast<float>(i % kRow);
       const auto y = static_cast<float>(i / kRow);
-      const float field = std::sin(x * 0.003f) * std::cos(y * 0.002f) +
-                          0.5f * std::sin((x + y) * 0.0007f);
-      values[i] = static_cast<uint16_t>(std::clamp(30000.0f + 2000.0f * field + noise(random),
-                                                   0.0f, 65535.0f));
+      const float field =
+          std::sin(x * 0.003f) * std::cos(y * 0.002f) + 0.5f * std::sin((x + y) * 0.0007f);
+      values[i] = static_cast<uint16_t>(
+          std::clamp(30000.0f + 2000.0f * field + noise(random), 0.0f, 65535.0f));
     }
   });
   return buffer;
@@ -119,7 +119,8 @@ void run_row(const Settings& settings, CompressionAlgorithm algorithm, const Buf
   const double decode_s =
       best_seconds(settings.repeat, [&] { decoded = compressor.decompress(encoded.output); });
   if (decoded.output.size() != input.size())
-    throw CorruptDataError(fmt::format("{}: round trip changed the size", compression_algorithm_name(algorithm)));
+    throw CorruptDataError(
+        fmt::format("{}: round trip changed the size", compression_algorithm_name(algorithm)));
   const double gb = static_cast<double>(input.size()) / 1e9;
   fmt::print("{:<8} {:>6} {:<8} {:>12.3f} {:>12.3f} {:>8.3f}  {}\n",
              compression_algorithm_name(algorithm), options.effective_level(), data_label,
@@ -139,9 +140,10 @@ int main(int argc, char** argv) {
     const Settings settings = parse(argc, argv);
     if (settings.threads > 0) set_cpu_threads(settings.threads);
     const Buffer host = realistic_data(settings.size_mib << 20);
-    fmt::print("cuzarr Compressor throughput: {} MiB of uint16 field + noise, chunks of {} bytes, "
-               "native bitstream, best of {}, {} CPU threads\n",
-               settings.size_mib, settings.chunk_size, settings.repeat, cpu_threads());
+    fmt::print(
+        "cuzarr Compressor throughput: {} MiB of uint16 field + noise, chunks of {} bytes, "
+        "native bitstream, best of {}, {} CPU threads\n",
+        settings.size_mib, settings.chunk_size, settings.repeat, cpu_threads());
     fmt::print("{:<8} {:>6} {:<8} {:>12} {:>12} {:>8}  {}\n", "algo", "level", "data",
                "encode GB/s", "decode GB/s", "ratio", "notes");
     for (auto algorithm : settings.algorithms) run_row(settings, algorithm, host, "host");

@@ -60,7 +60,7 @@ class CompressionBackend {
   /// decoding (zstd frame headers, lz4 sequences, blosc headers); nullopt when it cannot.
   /// CorruptDataError when the stream is malformed or runs past `input`.
   virtual std::optional<size_t> find_stream_size(std::span<const std::byte> input,
-                                                  size_t decoded_size) const = 0;
+                                                 size_t decoded_size) const = 0;
   /// For raw bitstreams whose stream ends are only found by decoding: decodes the stream at the
   /// start of `input` into exactly `output.size()` bytes and returns the bytes of `input` it used.
   virtual size_t decompress_prefix(std::span<const std::byte> input, std::span<std::byte> output,

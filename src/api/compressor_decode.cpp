@@ -27,8 +27,8 @@ struct DecodePlan {
   std::span<const std::byte> streams;  // the chunks' streams (after any header or prefix)
   bool located = false;                // true when the chunk tasks below are known
   std::vector<DecompressTask> tasks;
-  NativeBitstreamHeader header;        // native only
-  bool verify = false;                 // native with checksums under compute_and_verify
+  NativeBitstreamHeader header;  // native only
+  bool verify = false;           // native with checksums under compute_and_verify
   Buffer assembled;
   MemoryKind kind = MemoryKind::host;
 };
@@ -77,9 +77,9 @@ std::vector<DecompressResult> Compressor::decompress(
     std::span<const Buffer> inputs, const DecompressCall& call,
     std::span<const uint64_t> uncompressed_sizes) const {
   if (!uncompressed_sizes.empty() && uncompressed_sizes.size() != inputs.size())
-    throw InvalidArgumentError(fmt::format(
-        "compressor: \"uncompressed_sizes\" has {} entries for {} inputs",
-        uncompressed_sizes.size(), inputs.size()));
+    throw InvalidArgumentError(
+        fmt::format("compressor: \"uncompressed_sizes\" has {} entries for {} inputs",
+                    uncompressed_sizes.size(), inputs.size()));
   const bool on_device = involves_device_memory(inputs, call.output_kind);
   std::vector<bool> staged;
   const std::vector<Buffer> host_inputs = host_accessible_inputs(inputs, call.stream, staged);
@@ -120,12 +120,14 @@ std::vector<DecompressResult> Compressor::decompress(
           }
           plan.streams = bytes;
         }
-        plan.chunk_count = raw_chunk_count(plan.uncompressed_size, plan.chunk_size, plan.streams.size());
+        plan.chunk_count =
+            raw_chunk_count(plan.uncompressed_size, plan.chunk_size, plan.streams.size());
       }
       if (plan.backend->data_kind() != MemoryKind::host)
         throw UnsupportedError("compressor: device backends are not wired into the framing yet");
       plan.kind = output_kind_of(inputs[b], call.output_kind);
-      plan.assembled = allocate_assembly_buffer(static_cast<size_t>(plan.uncompressed_size), plan.kind);
+      plan.assembled =
+          allocate_assembly_buffer(static_cast<size_t>(plan.uncompressed_size), plan.kind);
     });
 
     // Locate the chunk streams: from the native table, or by walking a raw bitstream when the
@@ -161,9 +163,11 @@ std::vector<DecompressResult> Compressor::decompress(
         offset += size;
       }
       if (offset != plan.streams.size())
-        throw CorruptDataError(fmt::format("raw bitstream: {} bytes follow the last chunk (are the uncompressed size and chunk size "
-            "those used to encode?)",
-                                           plan.streams.size() - offset));
+        throw CorruptDataError(
+            fmt::format("raw bitstream: {} bytes follow the last chunk (are the uncompressed size "
+                        "and chunk size "
+                        "those used to encode?)",
+                        plan.streams.size() - offset));
       plan.located = true;
     });
   }
@@ -178,9 +182,9 @@ std::vector<DecompressResult> Compressor::decompress(
     const uint32_t actual = crc32c(plans[b].tasks[i].input);
     const uint32_t stored = plans[b].header.compressed_crc32c[i];
     if (actual != stored)
-      throw CorruptDataError(fmt::format(
-          "{}: crc32c of the compressed bytes is 0x{:08x}, the header records 0x{:08x}",
-          plans[b].tasks[i].label, actual, stored));
+      throw CorruptDataError(
+          fmt::format("{}: crc32c of the compressed bytes is 0x{:08x}, the header records 0x{:08x}",
+                      plans[b].tasks[i].label, actual, stored));
   });
 
   // Decode: located chunks of every buffer in one call per backend; the others buffer by buffer
@@ -208,10 +212,10 @@ std::vector<DecompressResult> Compressor::decompress(
           chunk_label(inputs.size(), b, i));
     }
     if (offset != plan.streams.size())
-      throw CorruptDataError(fmt::format("{}raw bitstream: {} bytes follow the last chunk (are the uncompressed size and chunk "
+      throw CorruptDataError(fmt::format(
+          "{}raw bitstream: {} bytes follow the last chunk (are the uncompressed size and chunk "
           "size those used to encode?)",
-                                         buffer_prefix(inputs.size(), b),
-                                         plan.streams.size() - offset));
+          buffer_prefix(inputs.size(), b), plan.streams.size() - offset));
   });
 
   // Checksums of the decoded chunks.
@@ -220,9 +224,9 @@ std::vector<DecompressResult> Compressor::decompress(
     const uint32_t actual = crc32c(plans[b].tasks[i].output);
     const uint32_t stored = plans[b].header.uncompressed_crc32c[i];
     if (actual != stored)
-      throw CorruptDataError(fmt::format(
-          "{}: crc32c of the decoded bytes is 0x{:08x}, the header records 0x{:08x}",
-          plans[b].tasks[i].label, actual, stored));
+      throw CorruptDataError(
+          fmt::format("{}: crc32c of the decoded bytes is 0x{:08x}, the header records 0x{:08x}",
+                      plans[b].tasks[i].label, actual, stored));
   });
 
   std::vector<DecompressResult> results(inputs.size());

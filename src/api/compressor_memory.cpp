@@ -15,7 +15,8 @@ bool involves_device_memory(std::span<const Buffer> inputs, std::optional<Memory
   if (!device) return false;
   const std::string reason = cuda_unavailable_reason();
   if (!reason.empty())
-    throw UnsupportedError(fmt::format("compressor: pinned or device memory needs CUDA: {}", reason));
+    throw UnsupportedError(
+        fmt::format("compressor: pinned or device memory needs CUDA: {}", reason));
   return output_kind == MemoryKind::device ||
          std::any_of(inputs.begin(), inputs.end(),
                      [](const Buffer& b) { return b.kind() == MemoryKind::device; });

@@ -72,8 +72,9 @@ CompressionAlgorithm parse_compression_algorithm(std::string_view name) {
   for (const auto& entry : kAlgorithms) {
     if (entry.name == name) return entry.algorithm;
   }
-  throw InvalidArgumentError(fmt::format(
-      "compressor: unknown \"algorithm\" \"{}\" (expected one of {})", name, known_algorithm_names()));
+  throw InvalidArgumentError(
+      fmt::format("compressor: unknown \"algorithm\" \"{}\" (expected one of {})", name,
+                  known_algorithm_names()));
 }
 
 std::optional<CompressionAlgorithm> compression_algorithm_from_id(uint8_t id) noexcept {
@@ -154,8 +155,8 @@ ExecutionTarget parse_execution_target(std::string_view name) {
   if (name == "auto" || name == "automatic") return ExecutionTarget::automatic;
   if (name == "host" || name == "cpu") return ExecutionTarget::host;
   if (name == "device" || name == "gpu") return ExecutionTarget::device;
-  throw InvalidArgumentError(
-      fmt::format("compressor: unknown \"execution\" \"{}\" (expected auto, host or device)", name));
+  throw InvalidArgumentError(fmt::format(
+      "compressor: unknown \"execution\" \"{}\" (expected auto, host or device)", name));
 }
 
 std::string_view executed_on_name(ExecutedOn where) noexcept {
@@ -198,15 +199,15 @@ void CompressorOptions::validate() const {
         compression_algorithm_name(algorithm)));
   }
   if (chunk_size == 0 || chunk_size > kMaxCompressionChunkSize) {
-    throw InvalidArgumentError(fmt::format(
-        "compressor: \"chunk_size\" must be in [1, {}] bytes, got {}", kMaxCompressionChunkSize,
-        chunk_size));
+    throw InvalidArgumentError(
+        fmt::format("compressor: \"chunk_size\" must be in [1, {}] bytes, got {}",
+                    kMaxCompressionChunkSize, chunk_size));
   }
   const CompressionLevelRange range = compression_level_range(algorithm);
   if (level && (*level < range.min || *level > range.max)) {
-    throw InvalidArgumentError(fmt::format("compressor: \"level\" of {} must be in [{}, {}], got {}",
-                                           compression_algorithm_name(algorithm), range.min,
-                                           range.max, *level));
+    throw InvalidArgumentError(
+        fmt::format("compressor: \"level\" of {} must be in [{}, {}], got {}",
+                    compression_algorithm_name(algorithm), range.min, range.max, *level));
   }
   if (algorithm == CompressionAlgorithm::blosc) {
     static constexpr std::string_view kCnames[] = {"lz4", "lz4hc", "blosclz", "zstd", "zlib"};

@@ -71,8 +71,8 @@ class HostBloscBackend final : public HostCompressionBackend {
   std::optional<size_t> find_stream_size(std::span<const std::byte> in,
                                          size_t decoded_size) const override {
     if (in.size() < kHeaderSize)
-      throw CorruptDataError(fmt::format("blosc: {} bytes are too few for a {}-byte header",
-                                         in.size(), kHeaderSize));
+      throw CorruptDataError(
+          fmt::format("blosc: {} bytes are too few for a {}-byte header", in.size(), kHeaderSize));
     const uint32_t nbytes = read_le32(in.data() + 4);
     const uint32_t cbytes = read_le32(in.data() + 12);
     if (nbytes != decoded_size)
@@ -102,8 +102,8 @@ class HostBloscBackend final : public HostCompressionBackend {
   void decompress_chunk(std::span<const std::byte> in, std::span<std::byte> out) const override {
     const size_t size = *find_stream_size(in, out.size());
     if (size != in.size())
-      throw CorruptDataError(fmt::format(
-          "blosc: header says {} compressed bytes, the chunk has {}", size, in.size()));
+      throw CorruptDataError(
+          fmt::format("blosc: header says {} compressed bytes, the chunk has {}", size, in.size()));
     const Buffer input = wrap(in);
     Buffer decoded;
     ChunkStatus status;

@@ -65,9 +65,9 @@ class HostBz2Backend final : public HostCompressionBackend {
       if (produced == out.size())
         throw CorruptDataError(
             fmt::format("bz2: stream decodes to more than the expected {} bytes", out.size()));
-      throw CorruptDataError(fmt::format(
-          "bz2: stream truncated after {} compressed bytes ({} of {} bytes decoded)", used,
-          produced, out.size()));
+      throw CorruptDataError(
+          fmt::format("bz2: stream truncated after {} compressed bytes ({} of {} bytes decoded)",
+                      used, produced, out.size()));
     }
     throw CorruptDataError(fmt::format("bz2: malformed stream (error {})", rc));
   }

@@ -51,9 +51,9 @@ void HostCompressionBackend::decompress_chunk(std::span<const std::byte> input,
                                               std::span<std::byte> output) const {
   const size_t used = decompress_chunk_prefix(input, output);
   if (used != input.size()) {
-    throw CorruptDataError(
-        fmt::format("{}: the stream ends after {} of its {} compressed bytes",
-                    compression_algorithm_name(algorithm()), used, input.size()));
+    throw CorruptDataError(fmt::format("{}: the stream ends after {} of its {} compressed bytes",
+                                       compression_algorithm_name(algorithm()), used,
+                                       input.size()));
   }
 }
 

@@ -38,36 +38,36 @@ class HostLz4Backend final : public HostCompressionBackend {
     size_t produced = 0;
     for (;;) {
       if (pos >= in.size())
-        throw CorruptDataError(fmt::format(
-            "lz4: block truncated after {} input bytes ({} of {} bytes decoded)", in.size(),
-            produced, decoded_size));
+        throw CorruptDataError(
+            fmt::format("lz4: block truncated after {} input bytes ({} of {} bytes decoded)",
+                        in.size(), produced, decoded_size));
       const auto token = static_cast<uint8_t>(in[pos++]);
       size_t literals = token >> 4;
       if (literals == 15 && !read_length_extension(in, pos, literals))
         throw CorruptDataError("lz4: block truncated inside a literal length");
       if (literals > in.size() - pos)
-        throw CorruptDataError(fmt::format("lz4: {} literals run past the end of the input at {}",
-                                           literals, pos));
+        throw CorruptDataError(
+            fmt::format("lz4: {} literals run past the end of the input at {}", literals, pos));
       if (literals > decoded_size - produced)
-        throw CorruptDataError(fmt::format(
-            "lz4: block decodes to more than the expected {} bytes", decoded_size));
+        throw CorruptDataError(
+            fmt::format("lz4: block decodes to more than the expected {} bytes", decoded_size));
       pos += literals;
       produced += literals;
       if (produced == decoded_size) return pos;  // the last sequence has no match
       if (in.size() - pos < 2) throw CorruptDataError("lz4: block truncated inside a match offset");
-      const size_t offset =
-          static_cast<uint8_t>(in[pos]) | (static_cast<size_t>(static_cast<uint8_t>(in[pos + 1])) << 8);
+      const size_t offset = static_cast<uint8_t>(in[pos]) |
+                            (static_cast<size_t>(static_cast<uint8_t>(in[pos + 1])) << 8);
       pos += 2;
       if (offset == 0 || offset > produced)
-        throw CorruptDataError(fmt::format("lz4: match offset {} at output position {} is invalid",
-                                           offset, produced));
+        throw CorruptDataError(
+            fmt::format("lz4: match offset {} at output position {} is invalid", offset, produced));
       size_t match = token & 15;
       if (match == 15 && !read_length_extension(in, pos, match))
         throw CorruptDataError("lz4: block truncated inside a match length");
       match += 4;  // LZ4's minimum match
       if (match > decoded_size - produced)
-        throw CorruptDataError(fmt::format(
-            "lz4: block decodes to more than the expected {} bytes", decoded_size));
+        throw CorruptDataError(
+            fmt::format("lz4: block decodes to more than the expected {} bytes", decoded_size));
       produced += match;
     }
   }
@@ -93,8 +93,7 @@ class HostLz4Backend final : public HostCompressionBackend {
     const int got = LZ4_decompress_safe(reinterpret_cast<const char*>(in.data()),
                                         out.empty() ? &dummy : reinterpret_cast<char*>(out.data()),
                                         static_cast<int>(in.size()), static_cast<int>(out.size()));
-    if (got < 0)
-      throw CorruptDataError(fmt::format("lz4: malformed block of {} bytes", in.size()));
+    if (got < 0) throw CorruptDataError(fmt::format("lz4: malformed block of {} bytes", in.size()));
     if (static_cast<size_t>(got) != out.size())
       throw CorruptDataError(
           fmt::format("lz4: block decodes to {} bytes, expected {}", got, out.size()));

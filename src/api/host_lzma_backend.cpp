@@ -23,13 +23,13 @@ class HostLzmaBackend final : public HostCompressionBackend {
   size_t compress_chunk(std::span<const std::byte> in, std::span<std::byte> out,
                         const CompressorOptions& options) const override {
     size_t written = 0;
-    const lzma_ret rc = lzma_easy_buffer_encode(
-        static_cast<uint32_t>(options.effective_level()), LZMA_CHECK_CRC32, nullptr,
-        reinterpret_cast<const uint8_t*>(in.data()), in.size(),
-        reinterpret_cast<uint8_t*>(out.data()), &written, out.size());
+    const lzma_ret rc =
+        lzma_easy_buffer_encode(static_cast<uint32_t>(options.effective_level()), LZMA_CHECK_CRC32,
+                                nullptr, reinterpret_cast<const uint8_t*>(in.data()), in.size(),
+                                reinterpret_cast<uint8_t*>(out.data()), &written, out.size());
     if (rc != LZMA_OK)
-      throw InvalidArgumentError(fmt::format("lzma: compression failed (lzma_ret {})",
-                                             static_cast<int>(rc)));
+      throw InvalidArgumentError(
+          fmt::format("lzma: compression failed (lzma_ret {})", static_cast<int>(rc)));
     return written;
   }
 
@@ -42,9 +42,8 @@ class HostLzmaBackend final : public HostCompressionBackend {
     uint8_t dummy = 0;
     // Without LZMA_CONCATENATED the decoder stops at the end of the first stream.
     const lzma_ret rc = lzma_stream_buffer_decode(
-        &memory_limit, 0, nullptr, reinterpret_cast<const uint8_t*>(in.data()), &in_pos,
-        in.size(), out.empty() ? &dummy : reinterpret_cast<uint8_t*>(out.data()), &out_pos,
-        out.size());
+        &memory_limit, 0, nullptr, reinterpret_cast<const uint8_t*>(in.data()), &in_pos, in.size(),
+        out.empty() ? &dummy : reinterpret_cast<uint8_t*>(out.data()), &out_pos, out.size());
     switch (rc) {
       case LZMA_OK:
         break;

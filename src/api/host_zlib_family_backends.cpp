@@ -65,20 +65,22 @@ class HostZlibFamilyBackend final : public HostCompressionBackend {
     inflateEnd(&stream);
     if (rc == Z_STREAM_END) {
       if (produced != out.size())
-        throw CorruptDataError(
-            fmt::format("{}: stream decodes to {} bytes, expected {}", name(), produced, out.size()));
+        throw CorruptDataError(fmt::format("{}: stream decodes to {} bytes, expected {}", name(),
+                                           produced, out.size()));
       return used;
     }
     if (rc == Z_BUF_ERROR || rc == Z_OK) {
       if (produced == out.size())
-        throw CorruptDataError(
-            fmt::format("{}: stream decodes to more than the expected {} bytes", name(), out.size()));
-      throw CorruptDataError(fmt::format("{}: stream truncated after {} compressed bytes ({} of {} "
-                                         "bytes decoded)",
-                                         name(), used, produced, out.size()));
+        throw CorruptDataError(fmt::format("{}: stream decodes to more than the expected {} bytes",
+                                           name(), out.size()));
+      throw CorruptDataError(
+          fmt::format("{}: stream truncated after {} compressed bytes ({} of {} "
+                      "bytes decoded)",
+                      name(), used, produced, out.size()));
     }
-    throw CorruptDataError(fmt::format("{}: malformed stream: {}", name(),
-                                       message.empty() ? fmt::format("zlib error {}", rc) : message));
+    throw CorruptDataError(
+        fmt::format("{}: malformed stream: {}", name(),
+                    message.empty() ? fmt::format("zlib error {}", rc) : message));
   }
 
  private:

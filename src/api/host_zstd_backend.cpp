@@ -44,8 +44,8 @@ class HostZstdBackend final : public HostCompressionBackend {
     if (in.empty()) throw CorruptDataError("zstd: input ends where a frame should start");
     const size_t size = ZSTD_findFrameCompressedSize(in.data(), in.size());
     if (ZSTD_isError(size))
-      throw CorruptDataError(fmt::format("zstd: malformed or truncated frame ({})",
-                                         ZSTD_getErrorName(size)));
+      throw CorruptDataError(
+          fmt::format("zstd: malformed or truncated frame ({})", ZSTD_getErrorName(size)));
     return size;
   }
 
@@ -57,8 +57,8 @@ class HostZstdBackend final : public HostCompressionBackend {
     const size_t rc =
         ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, options.effective_level());
     if (ZSTD_isError(rc))
-      throw InvalidArgumentError(
-          fmt::format("zstd: bad \"level\" {}: {}", options.effective_level(), ZSTD_getErrorName(rc)));
+      throw InvalidArgumentError(fmt::format("zstd: bad \"level\" {}: {}",
+                                             options.effective_level(), ZSTD_getErrorName(rc)));
     const size_t written = ZSTD_compress2(cctx, out.data(), out.size(), in.data(), in.size());
     if (ZSTD_isError(written))
       throw InvalidArgumentError(
@@ -74,13 +74,12 @@ class HostZstdBackend final : public HostCompressionBackend {
                                          frame, in.size()));
     const unsigned long long content = ZSTD_getFrameContentSize(in.data(), in.size());
     if (content != ZSTD_CONTENTSIZE_UNKNOWN && content != out.size())
-      throw CorruptDataError(fmt::format("zstd: the frame header says {} bytes, expected {}",
-                                         content, out.size()));
+      throw CorruptDataError(
+          fmt::format("zstd: the frame header says {} bytes, expected {}", content, out.size()));
     const size_t got =
         ZSTD_decompressDCtx(thread_dctx(), out.data(), out.size(), in.data(), in.size());
     if (ZSTD_isError(got))
-      throw CorruptDataError(
-          fmt::format("zstd: decompression failed: {}", ZSTD_getErrorName(got)));
+      throw CorruptDataError(fmt::format("zstd: decompression failed: {}", ZSTD_getErrorName(got)));
     if (got != out.size())
       throw CorruptDataError(
           fmt::format("zstd: frame decodes to {} bytes, expected {}", got, out.size()));

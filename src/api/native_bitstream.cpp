@@ -81,7 +81,8 @@ NativeBitstreamHeader read_native_header(std::span<const std::byte> bytes) {
     throw UnsupportedError(fmt::format("native bitstream: \"algorithm\" {} was not built",
                                        compression_algorithm_name(header.algorithm)));
   const auto flags = static_cast<uint8_t>(p[kFlagsOffset]);
-  if ((flags & ~kFlagChecksums) != 0) corrupt(fmt::format("unknown \"flags\" bits 0x{:02x}", flags));
+  if ((flags & ~kFlagChecksums) != 0)
+    corrupt(fmt::format("unknown \"flags\" bits 0x{:02x}", flags));
   header.has_checksums = (flags & kFlagChecksums) != 0;
   if (p[kReservedOffset] != std::byte{0}) corrupt("the \"reserved\" byte is not 0");
   header.level = static_cast<int32_t>(static_cast<uint32_t>(read_le(p + kLevelOffset, 4)));
@@ -106,7 +107,8 @@ NativeBitstreamHeader read_native_header(std::span<const std::byte> bytes) {
   const auto count = static_cast<size_t>(chunk_count);
   header.compressed_sizes.resize(count);
   const std::byte* table = p + kNativeFixedHeaderSize;
-  for (size_t i = 0; i < count; ++i) header.compressed_sizes[i] = read_le(table + i * kSizeEntry, 8);
+  for (size_t i = 0; i < count; ++i)
+    header.compressed_sizes[i] = read_le(table + i * kSizeEntry, 8);
   if (header.has_checksums) {
     const std::byte* crcs = table + count * kSizeEntry;
     header.compressed_crc32c.resize(count);
@@ -123,13 +125,13 @@ NativeBitstreamHeader read_native_header(std::span<const std::byte> bytes) {
     const uint64_t size = header.compressed_sizes[i];
     if (size == 0) corrupt(fmt::format("chunk {}: \"compressed_size\" is 0", i));
     if (size > remaining)
-      corrupt(fmt::format("chunk {}: \"compressed_size\" {} runs past the end of the input ({} "
-                          "bytes left)",
-                          i, size, remaining));
+      corrupt(
+          fmt::format("chunk {}: \"compressed_size\" {} runs past the end of the input ({} "
+                      "bytes left)",
+                      i, size, remaining));
     remaining -= static_cast<size_t>(size);
   }
-  if (remaining != 0)
-    corrupt(fmt::format("{} bytes follow the last chunk", remaining));
+  if (remaining != 0) corrupt(fmt::format("{} bytes follow the last chunk", remaining));
   return header;
 }
 

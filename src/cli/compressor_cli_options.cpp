@@ -8,18 +8,20 @@
 namespace cuzarr::cli {
 
 void CompressorCliOptions::add_to(CLI::App& command) {
-  command.add_option("--algorithm", algorithm_,
-                     "lz4, zstd, deflate, gzip, zlib, bz2, lzma or blosc (native decoding reads "
-                     "it from the header)")
+  command
+      .add_option("--algorithm", algorithm_,
+                  "lz4, zstd, deflate, gzip, zlib, bz2, lzma or blosc (native decoding reads "
+                  "it from the header)")
       ->capture_default_str();
   command.add_option("--level", level_, "Compression level (default: the algorithm's)");
-  command.add_option("--chunk-size", chunk_size_,
-                     "Bytes per independently compressed chunk, e.g. 65536, 64KiB, 1MiB")
+  command
+      .add_option("--chunk-size", chunk_size_,
+                  "Bytes per independently compressed chunk, e.g. 65536, 64KiB, 1MiB")
       ->capture_default_str();
   command.add_option("--format", format_, "Bitstream: native, raw or raw-with-size")
       ->capture_default_str();
-  command.add_option("--checksum", checksum_,
-                     "CRC-32C of the native format: none, compute or verify")
+  command
+      .add_option("--checksum", checksum_, "CRC-32C of the native format: none, compute or verify")
       ->capture_default_str();
   command.add_option("--execution", execution_, "Where to run: auto, host or device")
       ->capture_default_str();

@@ -23,8 +23,8 @@
 #include "cuzarr/api/compressor.hpp"
 #include "cuzarr/api/native_bitstream.hpp"
 #include "cuzarr/codec/crc32c.hpp"
-#include "cuzarr/memory/cuda_device.hpp"
 #include "cuzarr/core/error.hpp"
+#include "cuzarr/memory/cuda_device.hpp"
 
 namespace cuzarr {
 namespace {
@@ -93,8 +93,8 @@ TEST_P(CompressorRoundTrip, EveryChunkBoundary) {
     EXPECT_EQ(decoded.stats.chunks, chunks);
     EXPECT_EQ(decoded.stats.bytes_out, size);
     EXPECT_EQ(decoded.stats.algorithm, algorithm);
-    EXPECT_EQ(decoded.stats.checksums_verified, bitstream == BitstreamKind::native &&
-                                                    checksum == ChecksumPolicy::compute_and_verify);
+    EXPECT_EQ(decoded.stats.checksums_verified,
+              bitstream == BitstreamKind::native && checksum == ChecksumPolicy::compute_and_verify);
   }
 }
 
@@ -212,10 +212,9 @@ TEST(Compressor, RawWithSizeIsAnEightByteSizeThenRaw) {
     EXPECT_EQ(size, 4321u);
     EXPECT_EQ(std::memcmp(with_size.output.data() + 8, raw.output.data(), raw.output.size()), 0);
     // raw_with_size decodes without a size hint.
-    EXPECT_EQ(contents(make(algorithm, BitstreamKind::raw_with_size)
-                           .decompress(with_size.output)
-                           .output),
-              contents(input));
+    EXPECT_EQ(
+        contents(make(algorithm, BitstreamKind::raw_with_size).decompress(with_size.output).output),
+        contents(input));
   }
 }
 
@@ -232,8 +231,7 @@ TEST(Compressor, BatchesRoundTripEveryKind) {
     for (auto bitstream :
          {BitstreamKind::native, BitstreamKind::raw, BitstreamKind::raw_with_size}) {
       SCOPED_TRACE(name_of(algorithm) + " " + std::string(bitstream_kind_name(bitstream)));
-      const Compressor compressor =
-          make(algorithm, bitstream, ChecksumPolicy::compute_and_verify);
+      const Compressor compressor = make(algorithm, bitstream, ChecksumPolicy::compute_and_verify);
       const auto encoded = compressor.compress(inputs);
       ASSERT_EQ(encoded.size(), inputs.size());
       std::vector<Buffer> streams;
@@ -258,7 +256,8 @@ TEST(Compressor, EmptyBatch) {
 
 TEST(Compressor, BatchErrorsNameTheBuffer) {
   const Compressor compressor;
-  std::vector<Buffer> streams{compressor.compress(field_bytes(100)).output, Buffer::copy_of("junk")};
+  std::vector<Buffer> streams{compressor.compress(field_bytes(100)).output,
+                              Buffer::copy_of("junk")};
   try {
     compressor.decompress(streams);
     FAIL() << "no error";
@@ -266,11 +265,13 @@ TEST(Compressor, BatchErrorsNameTheBuffer) {
     EXPECT_NE(std::string(e.what()).find("buffer 1"), std::string::npos) << e.what();
   }
   const std::vector<uint64_t> wrong_count{1, 2, 3};
-  EXPECT_THROW(make(CompressionAlgorithm::zstd, BitstreamKind::raw).decompress(streams, {}, wrong_count),
-               InvalidArgumentError);
+  EXPECT_THROW(
+      make(CompressionAlgorithm::zstd, BitstreamKind::raw).decompress(streams, {}, wrong_count),
+      InvalidArgumentError);
 }
 
-// --- raw output read by the reference libraries ----------------------------------------------------
+// --- raw output read by the reference libraries
+// ----------------------------------------------------
 
 // Splits a raw bitstream at the chunk sizes the compressor reported.
 std::vector<std::span<const std::byte>> raw_chunks(const CompressResult& encoded) {
@@ -336,10 +337,11 @@ std::vector<std::byte> reference_decode(CompressionAlgorithm algorithm,
     case CompressionAlgorithm::bz2: {
       unsigned int length = static_cast<unsigned int>(size + 1);
       std::vector<std::byte> bout(size + 1);
-      EXPECT_EQ(BZ2_bzBuffToBuffDecompress(reinterpret_cast<char*>(bout.data()), &length,
-                                           reinterpret_cast<char*>(const_cast<std::byte*>(stream.data())),
-                                           static_cast<unsigned int>(stream.size()), 0, 0),
-                BZ_OK);
+      EXPECT_EQ(
+          BZ2_bzBuffToBuffDecompress(reinterpret_cast<char*>(bout.data()), &length,
+                                     reinterpret_cast<char*>(const_cast<std::byte*>(stream.data())),
+                                     static_cast<unsigned int>(stream.size()), 0, 0),
+          BZ_OK);
       bout.resize(length);
       return bout;
     }
@@ -348,10 +350,9 @@ std::vector<std::byte> reference_decode(CompressionAlgorithm algorithm,
       size_t in_pos = 0;
       size_t out_pos = 0;
       std::vector<std::byte> xout(size + 1);
-      EXPECT_EQ(lzma_stream_buffer_decode(&limit, 0, nullptr,
-                                          reinterpret_cast<const uint8_t*>(stream.data()), &in_pos,
-                                          stream.size(), reinterpret_cast<uint8_t*>(xout.data()),
-                                          &out_pos, xout.size()),
+      EXPECT_EQ(lzma_stream_buffer_decode(
+                    &limit, 0, nullptr, reinterpret_cast<const uint8_t*>(stream.data()), &in_pos,
+                    stream.size(), reinterpret_cast<uint8_t*>(xout.data()), &out_pos, xout.size()),
                 LZMA_OK);
       EXPECT_EQ(in_pos, stream.size());
       xout.resize(out_pos);
@@ -481,8 +482,8 @@ TEST(Compressor, FlippedBytesNeverEscapeAsAnotherError) {
 TEST(Compressor, WithChecksumsEveryFlippedByteIsDetected) {
   for (auto algorithm : algorithms()) {
     SCOPED_TRACE(name_of(algorithm));
-    const Compressor compressor = make(algorithm, BitstreamKind::native,
-                                       ChecksumPolicy::compute_and_verify, 400);
+    const Compressor compressor =
+        make(algorithm, BitstreamKind::native, ChecksumPolicy::compute_and_verify, 400);
     std::vector<std::byte> bytes = contents(compressor.compress(field_bytes(1000)).output);
     for (size_t i = 0; i < bytes.size(); ++i) {
       bytes[i] ^= std::byte{0x10};
@@ -534,9 +535,7 @@ TEST(Compressor, CorruptNativeHeaderFieldsAreNamed) {
   expect_corrupt(compressor, padded, "exceeds");
   // Chunks swapped in size: the stream of chunk 0 is cut short.
   const NativeBitstreamHeader header = read_native_header(good);
-  expect_corrupt(compressor,
-                 with(32, header.compressed_sizes[0] - 1, 8),
-                 "chunk");
+  expect_corrupt(compressor, with(32, header.compressed_sizes[0] - 1, 8), "chunk");
 }
 
 TEST(Compressor, CorruptRawInputNamesTheChunk) {
@@ -557,17 +556,18 @@ TEST(Compressor, CorruptRawInputNamesTheChunk) {
   const Compressor with_size = make(CompressionAlgorithm::zstd, BitstreamKind::raw_with_size);
   expect_corrupt(with_size, std::vector<std::byte>(5), "8-byte uncompressed size");
   // Decoded with another chunk size than it was encoded with.
-  const Buffer zstd_raw = make(CompressionAlgorithm::zstd, BitstreamKind::raw).compress(field_bytes(3000)).output;
+  const Buffer zstd_raw =
+      make(CompressionAlgorithm::zstd, BitstreamKind::raw).compress(field_bytes(3000)).output;
   expect_corrupt(make(CompressionAlgorithm::zstd, BitstreamKind::raw, ChecksumPolicy::none, 1500),
                  zstd_raw.bytes(), "follow the last chunk");
 }
 
 TEST(Compressor, ChecksumPolicies) {
   const Buffer input = field_bytes(3000);
-  const Buffer encoded = make(CompressionAlgorithm::lz4, BitstreamKind::native,
-                              ChecksumPolicy::compute)
-                             .compress(input)
-                             .output;
+  const Buffer encoded =
+      make(CompressionAlgorithm::lz4, BitstreamKind::native, ChecksumPolicy::compute)
+          .compress(input)
+          .output;
   const NativeBitstreamHeader header = read_native_header(encoded.bytes());
   const size_t crc_table = 32 + header.chunk_count() * 8;
   // A wrong stored CRC of chunk 1's decoded bytes (and the header CRC fixed up to match).
@@ -583,22 +583,22 @@ TEST(Compressor, ChecksumPolicies) {
   EXPECT_EQ(contents(decode(ChecksumPolicy::none, bad_crc).output), contents(input));
   EXPECT_FALSE(decode(ChecksumPolicy::none, bad_crc).stats.checksums_verified);
   EXPECT_EQ(contents(decode(ChecksumPolicy::compute, bad_crc).output), contents(input));
-  expect_corrupt(make(CompressionAlgorithm::lz4, BitstreamKind::native,
-                      ChecksumPolicy::compute_and_verify),
-                 bad_crc, "chunk 1: crc32c of the decoded bytes");
+  expect_corrupt(
+      make(CompressionAlgorithm::lz4, BitstreamKind::native, ChecksumPolicy::compute_and_verify),
+      bad_crc, "chunk 1: crc32c of the decoded bytes");
   // A changed header byte without a matching header CRC.
   std::vector<std::byte> bad_header = contents(encoded);
   put_le(bad_header, 8, 7, 4);  // the informational level
   EXPECT_EQ(contents(decode(ChecksumPolicy::none, bad_header).output), contents(input));
-  expect_corrupt(make(CompressionAlgorithm::lz4, BitstreamKind::native,
-                      ChecksumPolicy::compute_and_verify),
-                 bad_header, "header_crc32c");
+  expect_corrupt(
+      make(CompressionAlgorithm::lz4, BitstreamKind::native, ChecksumPolicy::compute_and_verify),
+      bad_header, "header_crc32c");
   // A flipped payload byte: the compressed bytes' CRC names the chunk.
   std::vector<std::byte> bad_payload = contents(encoded);
   bad_payload[header.header_size() + header.compressed_sizes[0] + 3] ^= std::byte{4};
-  expect_corrupt(make(CompressionAlgorithm::lz4, BitstreamKind::native,
-                      ChecksumPolicy::compute_and_verify),
-                 bad_payload, "chunk 1: crc32c of the compressed bytes");
+  expect_corrupt(
+      make(CompressionAlgorithm::lz4, BitstreamKind::native, ChecksumPolicy::compute_and_verify),
+      bad_payload, "chunk 1: crc32c of the compressed bytes");
   // A stream written without checksums decodes under compute_and_verify, unverified.
   const Buffer plain =
       make(CompressionAlgorithm::lz4, BitstreamKind::native).compress(input).output;
@@ -629,18 +629,16 @@ TEST(Compressor, BadOptionsNameTheOption) {
   expect_error_naming<InvalidArgumentError>(
       with([](auto& o) { o.chunk_size = kMaxCompressionChunkSize + 1; }), "chunk_size");
   expect_error_naming<InvalidArgumentError>(with([](auto& o) { o.level = 23; }), "level");
-  expect_error_naming<InvalidArgumentError>(
-      with([](auto& o) {
-        o.algorithm = CompressionAlgorithm::deflate;
-        o.level = 10;
-      }),
-      "level");
-  expect_error_naming<InvalidArgumentError>(
-      with([](auto& o) {
-        o.algorithm = CompressionAlgorithm::lz4;
-        o.level = 0;
-      }),
-      "level");
+  expect_error_naming<InvalidArgumentError>(with([](auto& o) {
+                                              o.algorithm = CompressionAlgorithm::deflate;
+                                              o.level = 10;
+                                            }),
+                                            "level");
+  expect_error_naming<InvalidArgumentError>(with([](auto& o) {
+                                              o.algorithm = CompressionAlgorithm::lz4;
+                                              o.level = 0;
+                                            }),
+                                            "level");
   expect_error_naming<InvalidArgumentError>(
       with([](auto& o) { o.algorithm = static_cast<CompressionAlgorithm>(42); }), "algorithm");
   expect_error_naming<InvalidArgumentError>([] { parse_compression_algorithm("snappy"); },
@@ -687,9 +685,9 @@ TEST(Compressor, BloscOptionsReachTheBloscHeader) {
   options.blosc.typesize = 8;
   const CompressResult encoded = Compressor(options).compress(field_bytes(800));
   const auto* header = reinterpret_cast<const uint8_t*>(encoded.output.data());
-  EXPECT_EQ(header[3], 8);                 // typesize
-  EXPECT_NE(header[2] & 0x04, 0);          // bitshuffle flag
-  EXPECT_EQ((header[2] >> 5) & 0x07, 4);   // compressor format code: zstd
+  EXPECT_EQ(header[3], 8);                // typesize
+  EXPECT_NE(header[2] & 0x04, 0);         // bitshuffle flag
+  EXPECT_EQ((header[2] >> 5) & 0x07, 4);  // compressor format code: zstd
 }
 
 TEST(Compressor, DeviceRequestsWithoutAGpuAreUnsupported) {
@@ -704,8 +702,8 @@ TEST(Compressor, DeviceRequestsWithoutAGpuAreUnsupported) {
                UnsupportedError);
   CompressorOptions options;
   options.execution = ExecutionTarget::device;
-  expect_error_naming<UnsupportedError>(
-      [&] { Compressor(options).compress(field_bytes(10)); }, "execution");
+  expect_error_naming<UnsupportedError>([&] { Compressor(options).compress(field_bytes(10)); },
+                                        "execution");
 }
 
 TEST(Compressor, HostExecutionIsAlwaysTheHost) {

@@ -14,7 +14,7 @@ namespace cuzarr {
 
 /// The four magic bytes that open a native bitstream: "CZCB".
 inline constexpr std::byte kNativeBitstreamMagic[4] = {std::byte{'C'}, std::byte{'Z'},
-                                                      std::byte{'C'}, std::byte{'B'}};
+                                                       std::byte{'C'}, std::byte{'B'}};
 /// The format version this build writes and reads.
 inline constexpr uint8_t kNativeBitstreamVersion = 1;
 /// Bytes of the fixed part of the header, before the chunk table.
