@@ -123,6 +123,11 @@ std::vector<DecompressResult> Compressor::decompress(
         plan.chunk_count =
             raw_chunk_count(plan.uncompressed_size, plan.chunk_size, plan.streams.size());
       }
+      if (call.max_uncompressed_size && plan.uncompressed_size > *call.max_uncompressed_size)
+        throw CorruptDataError(
+            fmt::format("{} bitstream: \"uncompressed_size\" {} exceeds the limit of {} bytes",
+                        bitstream_kind_name(options_.bitstream), plan.uncompressed_size,
+                        *call.max_uncompressed_size));
       if (plan.backend->data_kind() != MemoryKind::host)
         throw UnsupportedError("compressor: device backends are not wired into the framing yet");
       plan.kind = output_kind_of(inputs[b], call.output_kind);

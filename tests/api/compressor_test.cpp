@@ -504,6 +504,16 @@ void expect_corrupt(const Compressor& compressor, std::span<const std::byte> byt
   }
 }
 
+void expect_error_naming_corrupt(const Compressor& compressor, const Buffer& bytes,
+                                 const DecompressCall& call, const std::string& needle) {
+  try {
+    compressor.decompress(bytes, call);
+    ADD_FAILURE() << "no error; expected one naming " << needle;
+  } catch (const CorruptDataError& e) {
+    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+  }
+}
+
 void put_le(std::vector<std::byte>& bytes, size_t offset, uint64_t value, size_t n) {
   for (size_t i = 0; i < n; ++i) bytes[offset + i] = static_cast<std::byte>(value >> (8 * i));
 }
@@ -560,6 +570,19 @@ TEST(Compressor, CorruptRawInputNamesTheChunk) {
       make(CompressionAlgorithm::zstd, BitstreamKind::raw).compress(field_bytes(3000)).output;
   expect_corrupt(make(CompressionAlgorithm::zstd, BitstreamKind::raw, ChecksumPolicy::none, 1500),
                  zstd_raw.bytes(), "follow the last chunk");
+}
+
+TEST(Compressor, ClaimsOverTheCallersLimitAreRefusedBeforeDecoding) {
+  const Buffer input = field_bytes(5000);
+  for (auto bitstream : {BitstreamKind::native, BitstreamKind::raw_with_size}) {
+    const Compressor compressor = make(CompressionAlgorithm::zstd, bitstream);
+    const Buffer encoded = compressor.compress(input).output;
+    DecompressCall call;
+    call.max_uncompressed_size = 4999;
+    expect_error_naming_corrupt(compressor, encoded, call, "exceeds the limit");
+    call.max_uncompressed_size = 5000;
+    EXPECT_EQ(contents(compressor.decompress(encoded, call).output), contents(input));
+  }
 }
 
 TEST(Compressor, ChecksumPolicies) {

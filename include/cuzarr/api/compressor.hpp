@@ -62,6 +62,10 @@ struct DecompressCall {
   std::optional<MemoryKind> output_kind;
   /// The uncompressed size; required for BitstreamKind::raw (ignored otherwise).
   std::optional<uint64_t> uncompressed_size;
+  /// Refuses (CorruptDataError) inputs whose header or size prefix claims more uncompressed
+  /// bytes, before any output is allocated: a bound for untrusted input. Without it, a claim is
+  /// only checked against what the compressed bytes could hold (at least one byte per chunk).
+  std::optional<uint64_t> max_uncompressed_size;
   Stream stream;
 };
 
