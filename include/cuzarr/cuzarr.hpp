@@ -3,9 +3,11 @@
 #pragma once
 
 #include "cuzarr/api/array.hpp"
+#include "cuzarr/api/compressor.hpp"
 #include "cuzarr/api/consolidated.hpp"
 #include "cuzarr/api/copy.hpp"
 #include "cuzarr/api/group.hpp"
+#include "cuzarr/api/native_bitstream.hpp"
 #include "cuzarr/core/bfloat16.hpp"
 #include "cuzarr/core/data_type.hpp"
 #include "cuzarr/core/error.hpp"

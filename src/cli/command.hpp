@@ -37,5 +37,9 @@ std::unique_ptr<Command> add_cp_command(CLI::App& app);
 std::unique_ptr<Command> add_verify_command(CLI::App& app);
 /// `cuzarr consolidate PATH`: writes the consolidated metadata of a group's hierarchy.
 std::unique_ptr<Command> add_consolidate_command(CLI::App& app);
+/// `cuzarr compress IN OUT [...]`: compresses a file with the standalone Compressor.
+std::unique_ptr<Command> add_compress_command(CLI::App& app);
+/// `cuzarr decompress IN OUT [...]`: decompresses a file the Compressor wrote.
+std::unique_ptr<Command> add_decompress_command(CLI::App& app);
 
 }  // namespace cuzarr::cli
