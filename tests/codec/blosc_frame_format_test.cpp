@@ -3,6 +3,8 @@
 // sizes, levels and block sizes; split and unsplit blocks), the block size c-blosc chooses, our
 // encoder's output read back by blosc_decompress, the "unsupported" status for other compressors,
 // and damaged chunks (an error, never an access outside the given buffers; run under ASan too).
+#include "codec/cuda/blosc_frame_format.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -12,7 +14,6 @@
 #include <utility>
 #include <vector>
 
-#include "codec/cuda/blosc_frame_format.hpp"
 #include "gpu_codec_inputs.hpp"
 
 #if CUZARR_HAVE_BLOSC
@@ -41,8 +42,8 @@ Decoded decode(const Bytes& chunk, size_t capacity) {
     tmp_size = h.blocksize;
   Bytes tmp(tmp_size);
   uint64_t produced = 0;
-  const auto status = gpu::blosc_decode_serial(in.get(), chunk.size(), out.data(), capacity,
-                                               tmp.data(), produced);
+  const auto status =
+      gpu::blosc_decode_serial(in.get(), chunk.size(), out.data(), capacity, tmp.data(), produced);
   EXPECT_LE(produced, capacity);
   out.resize(produced);
   return {status, out};
@@ -53,8 +54,8 @@ Bytes encode(const Bytes& input, const gpu::BloscEncodeParams& p) {
   const auto layout = gpu::blosc_encode_layout(p, input.size());
   Bytes tmp(layout.blocksize);
   std::vector<uint32_t> table(gpu::kLz4HashEntries);
-  const uint64_t n =
-      gpu::blosc_encode_serial(input.data(), input.size(), p, out.data(), out.size(), tmp.data(), table.data());
+  const uint64_t n = gpu::blosc_encode_serial(input.data(), input.size(), p, out.data(), out.size(),
+                                              tmp.data(), table.data());
   EXPECT_GT(n, 0u);
   out.resize(n);
   return out;
@@ -63,7 +64,8 @@ Bytes encode(const Bytes& input, const gpu::BloscEncodeParams& p) {
 TEST(BloscFrameFormat, DecodesOurOwnEncoderOutput) {
   for (const auto& input : test::input_families({0, 1, 100, 128, 1000, 65536 + 41, 300000})) {
     for (uint32_t typesize : {1u, 2u, 4u, 8u, 17u}) {
-      for (auto shuffle : {gpu::BloscShuffle::none, gpu::BloscShuffle::byte, gpu::BloscShuffle::bit}) {
+      for (auto shuffle :
+           {gpu::BloscShuffle::none, gpu::BloscShuffle::byte, gpu::BloscShuffle::bit}) {
         const Bytes chunk = encode(input.bytes, {5, typesize, shuffle, 0});
         const auto d = decode(chunk, input.bytes.size());
         ASSERT_EQ(d.status, DeviceChunkStatus::ok) << input.name;
@@ -89,15 +91,18 @@ TEST(BloscFrameFormat, DecodesCBloscOutput) {
   for (const auto& input : test::input_families({0, 1, 100, 127, 128, 1000, 65536 + 41, 300000})) {
     for (const char* compressor : {"lz4", "lz4hc", "blosclz"}) {
       for (int shuffle : {BLOSC_NOSHUFFLE, BLOSC_SHUFFLE, BLOSC_BITSHUFFLE}) {
-        for (size_t typesize : {size_t{1}, size_t{2}, size_t{4}, size_t{8}, size_t{16}, size_t{24}}) {
+        for (size_t typesize :
+             {size_t{1}, size_t{2}, size_t{4}, size_t{8}, size_t{16}, size_t{24}}) {
           for (int clevel : {1, 5, 9}) {
-            const Bytes chunk = blosc_compress_bytes(input.bytes, clevel, shuffle, typesize, compressor, 0);
+            const Bytes chunk =
+                blosc_compress_bytes(input.bytes, clevel, shuffle, typesize, compressor, 0);
             const auto d = decode(chunk, input.bytes.size());
             ASSERT_EQ(d.status, DeviceChunkStatus::ok)
-                << input.name << " " << compressor << " shuffle " << shuffle << " typesize " << typesize
-                << " clevel " << clevel;
-            ASSERT_EQ(d.bytes, input.bytes) << input.name << " " << compressor << " shuffle " << shuffle
-                                            << " typesize " << typesize << " clevel " << clevel;
+                << input.name << " " << compressor << " shuffle " << shuffle << " typesize "
+                << typesize << " clevel " << clevel;
+            ASSERT_EQ(d.bytes, input.bytes)
+                << input.name << " " << compressor << " shuffle " << shuffle << " typesize "
+                << typesize << " clevel " << clevel;
           }
         }
       }
@@ -107,11 +112,13 @@ TEST(BloscFrameFormat, DecodesCBloscOutput) {
 
 TEST(BloscFrameFormat, DecodesForcedBlockSizesAndOddTypeSizes) {
   const Bytes input = test::smooth_float32_input(1 << 20, 5);
-  for (size_t blocksize : {size_t{128}, size_t{1000}, size_t{4096}, size_t{65536}, size_t{300000}}) {
+  for (size_t blocksize :
+       {size_t{128}, size_t{1000}, size_t{4096}, size_t{65536}, size_t{300000}}) {
     for (size_t typesize : {size_t{3}, size_t{4}, size_t{7}, size_t{255}}) {
       for (int shuffle : {BLOSC_SHUFFLE, BLOSC_BITSHUFFLE}) {
         for (const char* compressor : {"lz4", "blosclz"}) {
-          const Bytes chunk = blosc_compress_bytes(input, 5, shuffle, typesize, compressor, blocksize);
+          const Bytes chunk =
+              blosc_compress_bytes(input, 5, shuffle, typesize, compressor, blocksize);
           const auto d = decode(chunk, input.size());
           ASSERT_EQ(d.status, DeviceChunkStatus::ok) << blocksize << " " << typesize;
           ASSERT_EQ(d.bytes, input) << blocksize << " typesize " << typesize << " " << compressor;
@@ -134,15 +141,20 @@ TEST(BloscFrameFormat, Decodes16MiBChunks) {
 TEST(BloscFrameFormat, BlockSizeIsTheOneCBloscChooses) {
   for (size_t nbytes : {size_t{128}, size_t{1000}, size_t{32768}, size_t{100000}, size_t{1 << 20},
                         size_t{4 << 20}, size_t{4000037}}) {
-    for (size_t typesize : {size_t{1}, size_t{2}, size_t{4}, size_t{8}, size_t{16}, size_t{17}, size_t{100}}) {
+    for (size_t typesize :
+         {size_t{1}, size_t{2}, size_t{4}, size_t{8}, size_t{16}, size_t{17}, size_t{100}}) {
       for (int clevel : {1, 2, 3, 4, 5, 6, 9}) {
         for (size_t forced : {size_t{0}, size_t{100}, size_t{5000}, size_t{262144}}) {
           const Bytes input = test::runs_input(nbytes, 1);
-          const Bytes chunk = blosc_compress_bytes(input, clevel, BLOSC_SHUFFLE, typesize, "lz4", forced);
+          const Bytes chunk =
+              blosc_compress_bytes(input, clevel, BLOSC_SHUFFLE, typesize, "lz4", forced);
           ASSERT_GE(chunk.size(), 16u);
           const uint64_t theirs = gpu::load_le32(chunk.data() + 8);
-          EXPECT_EQ(gpu::blosc_compute_blocksize(clevel, static_cast<uint32_t>(typesize), nbytes, forced), theirs)
-              << nbytes << " bytes, typesize " << typesize << ", clevel " << clevel << ", forced " << forced;
+          EXPECT_EQ(
+              gpu::blosc_compute_blocksize(clevel, static_cast<uint32_t>(typesize), nbytes, forced),
+              theirs)
+              << nbytes << " bytes, typesize " << typesize << ", clevel " << clevel << ", forced "
+              << forced;
           // Our encoder's split flag agrees too.
           const auto layout = gpu::blosc_encode_layout(
               {clevel, static_cast<uint32_t>(typesize), gpu::BloscShuffle::byte, forced}, nbytes);
@@ -157,7 +169,8 @@ TEST(BloscFrameFormat, CBloscReadsOurEncoderOutput) {
   auto sizes = std::vector<size_t>{0, 1, 100, 127, 128, 1000, 65536 + 41, 1 << 20};
   for (const auto& input : test::input_families(sizes)) {
     for (uint32_t typesize : {1u, 2u, 4u, 8u, 16u, 24u}) {
-      for (auto shuffle : {gpu::BloscShuffle::none, gpu::BloscShuffle::byte, gpu::BloscShuffle::bit}) {
+      for (auto shuffle :
+           {gpu::BloscShuffle::none, gpu::BloscShuffle::byte, gpu::BloscShuffle::bit}) {
         for (int clevel : {0, 1, 5, 9}) {
           for (uint64_t forced : {uint64_t{0}, uint64_t{4096}}) {
             const Bytes chunk = encode(input.bytes, {clevel, typesize, shuffle, forced});
@@ -170,8 +183,8 @@ TEST(BloscFrameFormat, CBloscReadsOurEncoderOutput) {
             ASSERT_EQ(n, static_cast<int>(input.bytes.size()))
                 << input.name << " typesize " << typesize << " clevel " << clevel;
             out.resize(input.bytes.size());
-            ASSERT_EQ(out, input.bytes) << input.name << " typesize " << typesize << " clevel " << clevel
-                                        << " shuffle " << static_cast<int>(shuffle);
+            ASSERT_EQ(out, input.bytes) << input.name << " typesize " << typesize << " clevel "
+                                        << clevel << " shuffle " << static_cast<int>(shuffle);
           }
         }
       }
@@ -184,7 +197,8 @@ TEST(BloscFrameFormat, OurEncoderCompressesSmoothData) {
   const Bytes ours = encode(input, {5, 2, gpu::BloscShuffle::byte, 0});
   const Bytes theirs = blosc_compress_bytes(input, 5, BLOSC_SHUFFLE, 2, "lz4", 0);
   EXPECT_LT(ours.size(), input.size());
-  EXPECT_LT(ours.size(), theirs.size() * 3 / 2) << "ours " << ours.size() << ", c-blosc " << theirs.size();
+  EXPECT_LT(ours.size(), theirs.size() * 3 / 2)
+      << "ours " << ours.size() << ", c-blosc " << theirs.size();
 }
 
 TEST(BloscFrameFormat, OtherCompressorsAreUnsupported) {
@@ -220,7 +234,8 @@ TEST(BloscFrameFormat, DamagedChunksNeverOverrun) {
             const size_t field_bytes = std::min<size_t>(damaged.size(), 16 + 4 * 80);
             damaged[rng() % field_bytes] = static_cast<unsigned char>(rng());
           } else {
-            for (int k = 0; k < 3; ++k) damaged[rng() % damaged.size()] ^= static_cast<unsigned char>(1u << (rng() % 8));
+            for (int k = 0; k < 3; ++k)
+              damaged[rng() % damaged.size()] ^= static_cast<unsigned char>(1u << (rng() % 8));
           }
           const size_t capacity = input.bytes.size() - (trial % 7 == 0 ? 1 : 0);
           const auto d = decode(damaged, capacity);
@@ -242,11 +257,12 @@ TEST(BloscFrameFormat, RejectsBadHeaders) {
     gpu::store_le32(c.data() + offset, value);
     return decode(c, 10000).status;
   };
-  EXPECT_EQ(decode(Bytes(chunk.begin(), chunk.begin() + 15), 10000).status, DeviceChunkStatus::corrupt_input);
+  EXPECT_EQ(decode(Bytes(chunk.begin(), chunk.begin() + 15), 10000).status,
+            DeviceChunkStatus::corrupt_input);
   EXPECT_EQ(with(4, 0x80000000u), DeviceChunkStatus::corrupt_input);  // negative nbytes
   EXPECT_EQ(with(8, 0), DeviceChunkStatus::corrupt_input);            // zero blocksize
   EXPECT_EQ(with(12, static_cast<uint32_t>(chunk.size() + 1)), DeviceChunkStatus::corrupt_input);
-  EXPECT_EQ(with(16, 3), DeviceChunkStatus::corrupt_input);           // bstart inside the header
+  EXPECT_EQ(with(16, 3), DeviceChunkStatus::corrupt_input);  // bstart inside the header
   EXPECT_EQ(decode(chunk, 9999).status, DeviceChunkStatus::output_too_small);
   Bytes reserved = chunk;
   reserved[2] |= gpu::kBloscFlagReserved;

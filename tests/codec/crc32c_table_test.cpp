@@ -1,6 +1,8 @@
 // The CRC-32C pieces the GPU kernels use, checked on the CPU: the slicing-by-8 update against
 // cuzarr::crc32c, and the GF(2) combination of independently computed pieces (the way a chunk is
 // spread over many threads) for many split points.
+#include "codec/cuda/crc32c_table.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -8,7 +10,6 @@
 #include <random>
 #include <vector>
 
-#include "codec/cuda/crc32c_table.hpp"
 #include "cuzarr/codec/crc32c.hpp"
 #include "gpu_codec_inputs.hpp"
 

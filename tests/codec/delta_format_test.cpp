@@ -1,12 +1,13 @@
 // The numcodecs.delta logic the GPU kernels run, checked on the CPU against the NumcodecsDeltaCodec
 // class for every integer and float type, plus the wrap-around of integer differences.
+#include "codec/cuda/delta_format.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstring>
 #include <vector>
 
-#include "codec/cuda/delta_format.hpp"
 #include "cuzarr/codec/numcodecs_delta_codec.hpp"
 #include "cuzarr/memory/ndbuffer.hpp"
 #include "gpu_codec_inputs.hpp"
@@ -20,11 +21,16 @@ struct TypePair {
 };
 
 constexpr TypePair kTypes[] = {
-    {gpu::DeltaType::int8, DataTypeKind::int8},       {gpu::DeltaType::int16, DataTypeKind::int16},
-    {gpu::DeltaType::int32, DataTypeKind::int32},     {gpu::DeltaType::int64, DataTypeKind::int64},
-    {gpu::DeltaType::uint8, DataTypeKind::uint8},     {gpu::DeltaType::uint16, DataTypeKind::uint16},
-    {gpu::DeltaType::uint32, DataTypeKind::uint32},   {gpu::DeltaType::uint64, DataTypeKind::uint64},
-    {gpu::DeltaType::float32, DataTypeKind::float32}, {gpu::DeltaType::float64, DataTypeKind::float64},
+    {gpu::DeltaType::int8, DataTypeKind::int8},
+    {gpu::DeltaType::int16, DataTypeKind::int16},
+    {gpu::DeltaType::int32, DataTypeKind::int32},
+    {gpu::DeltaType::int64, DataTypeKind::int64},
+    {gpu::DeltaType::uint8, DataTypeKind::uint8},
+    {gpu::DeltaType::uint16, DataTypeKind::uint16},
+    {gpu::DeltaType::uint32, DataTypeKind::uint32},
+    {gpu::DeltaType::uint64, DataTypeKind::uint64},
+    {gpu::DeltaType::float32, DataTypeKind::float32},
+    {gpu::DeltaType::float64, DataTypeKind::float64},
 };
 
 std::vector<unsigned char> run_codec(const NumcodecsDeltaCodec& codec, DataType dtype,
@@ -57,7 +63,8 @@ std::vector<unsigned char> input_for(gpu::DeltaType type, size_t count, uint32_t
   if (type == gpu::DeltaType::float64) {
     std::vector<unsigned char> v(count * 8);
     for (size_t i = 0; i < count; ++i) {
-      const double d = 1e3 * std::sin(static_cast<double>(i) / 17.0) + static_cast<double>(seed % 7);
+      const double d =
+          1e3 * std::sin(static_cast<double>(i) / 17.0) + static_cast<double>(seed % 7);
       std::memcpy(v.data() + 8 * i, &d, 8);
     }
     return v;

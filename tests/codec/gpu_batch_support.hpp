@@ -63,7 +63,8 @@ class DeviceMemory {
 template <class T>
 DeviceMemory upload(const std::vector<T>& v) {
   DeviceMemory m(v.size() * sizeof(T));
-  if (!v.empty()) cuda_ok(cudaMemcpy(m.get(), v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice));
+  if (!v.empty())
+    cuda_ok(cudaMemcpy(m.get(), v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice));
   return m;
 }
 
@@ -104,7 +105,8 @@ class DeviceBatch {
   std::vector<gpu::DeviceChunkStatus> statuses() const {
     std::vector<gpu::DeviceChunkStatus> s(batch_.count);
     if (!s.empty())
-      cuda_ok(cudaMemcpy(s.data(), statuses_.get(), s.size() * sizeof(s[0]), cudaMemcpyDeviceToHost));
+      cuda_ok(
+          cudaMemcpy(s.data(), statuses_.get(), s.size() * sizeof(s[0]), cudaMemcpyDeviceToHost));
     return s;
   }
   std::vector<uint64_t> output_sizes() const {
@@ -132,7 +134,8 @@ class DeviceBatch {
 inline std::vector<uint64_t> sizes_of(const std::vector<std::vector<unsigned char>>& v,
                                       int64_t extra = 0) {
   std::vector<uint64_t> s;
-  for (const auto& x : v) s.push_back(static_cast<uint64_t>(static_cast<int64_t>(x.size()) + extra));
+  for (const auto& x : v)
+    s.push_back(static_cast<uint64_t>(static_cast<int64_t>(x.size()) + extra));
   return s;
 }
 

@@ -86,8 +86,8 @@ inline std::vector<NamedInput> input_families(const std::vector<size_t>& sizes) 
 
 /// Sizes for the format tests: edge cases around 8, 16, 128 and the powers of two, up to 1 MiB.
 inline std::vector<size_t> small_sizes() {
-  return {0, 1, 2, 3, 7, 8, 9, 12, 13, 15, 16, 17, 31, 64, 100, 127, 128, 129, 255, 256, 1000,
-          4096, 4099, 65536, 65541, 200000, 1 << 20};
+  return {0,   1,   2,   3,   7,   8,   9,    12,   13,   15,    16,    17,     31,     64,
+          100, 127, 128, 129, 255, 256, 1000, 4096, 4099, 65536, 65541, 200000, 1 << 20};
 }
 
 }  // namespace cuzarr::test

@@ -2,6 +2,8 @@
 // HC), encoding what LZ4_decompress_safe reads back, the numcodecs.lz4 framing against the
 // NumcodecsLz4Codec class, and corrupt / truncated / hostile blocks (an error, never an access
 // outside the given buffers: these tests also run under AddressSanitizer).
+#include "codec/cuda/lz4_block_format.hpp"
+
 #include <gtest/gtest.h>
 #include <lz4.h>
 #include <lz4hc.h>
@@ -10,7 +12,6 @@
 #include <random>
 #include <vector>
 
-#include "codec/cuda/lz4_block_format.hpp"
 #include "codec_test_calls.hpp"
 #include "cuzarr/codec/numcodecs_lz4_codec.hpp"
 #include "gpu_codec_inputs.hpp"
@@ -26,10 +27,10 @@ Bytes liblz4_compress(const Bytes& in, int acceleration, int hc_level = 0) {
   static const char kEmpty = 0;  // liblz4 wants a non-null source even for 0 bytes
   const auto* src = in.empty() ? &kEmpty : reinterpret_cast<const char*>(in.data());
   auto* dst = reinterpret_cast<char*>(out.data());
-  const int n = hc_level > 0
-                    ? LZ4_compress_HC(src, dst, static_cast<int>(in.size()), static_cast<int>(out.size()), hc_level)
-                    : LZ4_compress_fast(src, dst, static_cast<int>(in.size()), static_cast<int>(out.size()),
-                                        acceleration);
+  const int n = hc_level > 0 ? LZ4_compress_HC(src, dst, static_cast<int>(in.size()),
+                                               static_cast<int>(out.size()), hc_level)
+                             : LZ4_compress_fast(src, dst, static_cast<int>(in.size()),
+                                                 static_cast<int>(out.size()), acceleration);
   EXPECT_GT(n, 0);
   out.resize(static_cast<size_t>(n));
   return out;
@@ -46,7 +47,8 @@ gpu::DecodeResult decode(const Bytes& block, size_t capacity, Bytes& out) {
 Bytes encode(const Bytes& in) {
   Bytes out(gpu::lz4_encode_bound(in.size()));
   std::vector<uint32_t> table(gpu::kLz4HashEntries);
-  const uint64_t n = gpu::lz4_encode_block(in.data(), in.size(), out.data(), out.size(), table.data());
+  const uint64_t n =
+      gpu::lz4_encode_block(in.data(), in.size(), out.data(), out.size(), table.data());
   EXPECT_GT(n, 0u);
   out.resize(n);
   return out;
@@ -82,9 +84,9 @@ TEST(Lz4BlockFormat, EncoderOutputDecodesWithLiblz4) {
     const Bytes block = encode(input.bytes);
     ASSERT_LE(block.size(), gpu::lz4_encode_bound(input.bytes.size()));
     Bytes out(input.bytes.size() + 1);
-    const int n = LZ4_decompress_safe(reinterpret_cast<const char*>(block.data()),
-                                      reinterpret_cast<char*>(out.data()),
-                                      static_cast<int>(block.size()), static_cast<int>(input.bytes.size()));
+    const int n = LZ4_decompress_safe(
+        reinterpret_cast<const char*>(block.data()), reinterpret_cast<char*>(out.data()),
+        static_cast<int>(block.size()), static_cast<int>(input.bytes.size()));
     ASSERT_EQ(n, static_cast<int>(input.bytes.size())) << input.name;
     out.resize(input.bytes.size());
     ASSERT_EQ(out, input.bytes) << input.name;
@@ -98,7 +100,8 @@ TEST(Lz4BlockFormat, EncoderReportsWhatDoesNotFit) {
   const Bytes input = test::random_input(10000, 3);
   Bytes out(9000);
   std::vector<uint32_t> table(gpu::kLz4HashEntries);
-  EXPECT_EQ(gpu::lz4_encode_block(input.data(), input.size(), out.data(), out.size(), table.data()), 0u);
+  EXPECT_EQ(gpu::lz4_encode_block(input.data(), input.size(), out.data(), out.size(), table.data()),
+            0u);
 }
 
 TEST(Lz4BlockFormat, MatchesOverlappingTheirOutputRepeatWithTheirDistance) {
@@ -112,13 +115,17 @@ TEST(Lz4BlockFormat, MatchesOverlappingTheirOutputRepeatWithTheirDistance) {
 
 TEST(Lz4BlockFormat, RejectsHostileBlocks) {
   Bytes out;
-  EXPECT_EQ(decode({}, 10, out).status, DeviceChunkStatus::corrupt_input);           // empty
-  EXPECT_EQ(decode({0x10, 'a', 0, 0}, 10, out).status, DeviceChunkStatus::corrupt_input);  // offset 0
+  EXPECT_EQ(decode({}, 10, out).status, DeviceChunkStatus::corrupt_input);  // empty
+  EXPECT_EQ(decode({0x10, 'a', 0, 0}, 10, out).status,
+            DeviceChunkStatus::corrupt_input);  // offset 0
   EXPECT_EQ(decode({0x10, 'a', 2, 0, 0x00}, 10, out).status,
             DeviceChunkStatus::corrupt_input);  // offset before the output start
-  EXPECT_EQ(decode({0x10, 'a', 1}, 10, out).status, DeviceChunkStatus::corrupt_input);  // 1-byte offset
-  EXPECT_EQ(decode({0xF0, 255, 255}, 10, out).status, DeviceChunkStatus::corrupt_input);  // length runs out
-  EXPECT_EQ(decode({0x50, 'a', 'b'}, 10, out).status, DeviceChunkStatus::corrupt_input);  // short literals
+  EXPECT_EQ(decode({0x10, 'a', 1}, 10, out).status,
+            DeviceChunkStatus::corrupt_input);  // 1-byte offset
+  EXPECT_EQ(decode({0xF0, 255, 255}, 10, out).status,
+            DeviceChunkStatus::corrupt_input);  // length runs out
+  EXPECT_EQ(decode({0x50, 'a', 'b'}, 10, out).status,
+            DeviceChunkStatus::corrupt_input);  // short literals
   EXPECT_EQ(decode({0x30, 'a', 'b', 'c'}, 2, out).status, DeviceChunkStatus::output_too_small);
   EXPECT_EQ(decode({0x1F, 'a', 1, 0, 255, 255, 10, 0x00}, 100, out).status,
             DeviceChunkStatus::output_too_small);  // match longer than the output
@@ -136,16 +143,17 @@ TEST(Lz4BlockFormat, CorruptedBlocksNeverOverrunAndAgreeWithLiblz4) {
       if (trial % 3 == 0) {
         damaged.resize(rng() % damaged.size());
       } else {
-        for (int k = 0; k <= trial % 4; ++k) damaged[rng() % damaged.size()] = static_cast<unsigned char>(rng());
+        for (int k = 0; k <= trial % 4; ++k)
+          damaged[rng() % damaged.size()] = static_cast<unsigned char>(rng());
       }
       const size_t capacity = input.bytes.size() - (trial % 5 == 0 ? rng() % 10 : 0);
       Bytes out;
       const auto r = decode(damaged, capacity, out);
       ASSERT_LE(r.size, capacity);
       Bytes expected(capacity + 1);
-      const int n = LZ4_decompress_safe(reinterpret_cast<const char*>(damaged.data()),
-                                        reinterpret_cast<char*>(expected.data()),
-                                        static_cast<int>(damaged.size()), static_cast<int>(capacity));
+      const int n = LZ4_decompress_safe(
+          reinterpret_cast<const char*>(damaged.data()), reinterpret_cast<char*>(expected.data()),
+          static_cast<int>(damaged.size()), static_cast<int>(capacity));
       // liblz4 also accepts offset 0, which the block format calls invalid and we reject, so
       // only blocks both accept must agree.
       if (n >= 0 && r.status == DeviceChunkStatus::ok) {
@@ -168,7 +176,8 @@ TEST(Lz4BlockFormat, NumcodecsFramingMatchesTheCpuCodec) {
     Bytes framed(encoded.bytes.size());
     std::memcpy(framed.data(), encoded.bytes.data(), framed.size());
     Bytes out(input.bytes.size());
-    const auto r = gpu::numcodecs_lz4_decode_serial(framed.data(), framed.size(), out.data(), out.size());
+    const auto r =
+        gpu::numcodecs_lz4_decode_serial(framed.data(), framed.size(), out.data(), out.size());
     ASSERT_EQ(r.status, DeviceChunkStatus::ok) << input.name;
     EXPECT_EQ(out, input.bytes) << input.name;
     // Our framing (header + our block) decodes with the CPU codec.
@@ -193,11 +202,13 @@ TEST(Lz4BlockFormat, NumcodecsFramingRejectsDisagreeingHeaders) {
   gpu::store_le32(framed.data(), 999);  // one byte less than the block holds
   framed.insert(framed.end(), block.begin(), block.end());
   Bytes out(2000);
-  EXPECT_EQ(gpu::numcodecs_lz4_decode_serial(framed.data(), framed.size(), out.data(), out.size()).status,
-            DeviceChunkStatus::corrupt_input);
+  EXPECT_EQ(
+      gpu::numcodecs_lz4_decode_serial(framed.data(), framed.size(), out.data(), out.size()).status,
+      DeviceChunkStatus::corrupt_input);
   gpu::store_le32(framed.data(), 1001);
-  EXPECT_EQ(gpu::numcodecs_lz4_decode_serial(framed.data(), framed.size(), out.data(), out.size()).status,
-            DeviceChunkStatus::corrupt_input);
+  EXPECT_EQ(
+      gpu::numcodecs_lz4_decode_serial(framed.data(), framed.size(), out.data(), out.size()).status,
+      DeviceChunkStatus::corrupt_input);
   gpu::store_le32(framed.data(), 1000);
   EXPECT_EQ(gpu::numcodecs_lz4_decode_serial(framed.data(), framed.size(), out.data(), 999).status,
             DeviceChunkStatus::output_too_small);

@@ -51,8 +51,8 @@ void check_shuffle(Launcher launcher, Reference reference, const Chunks& chunks,
     ASSERT_EQ(statuses[i], DeviceChunkStatus::ok) << i;
     std::vector<unsigned char> expected(chunks[i].size());
     reference(chunks[i].data(), expected.data(), expected.size(), typesize);
-    ASSERT_EQ(batch.output(i), expected) << "chunk " << i << " (" << chunks[i].size()
-                                         << " bytes), typesize " << typesize;
+    ASSERT_EQ(batch.output(i), expected)
+        << "chunk " << i << " (" << chunks[i].size() << " bytes), typesize " << typesize;
   }
 }
 
@@ -158,7 +158,8 @@ TEST_F(GpuCrc32c, EncodeThenDecodeRoundTripsAndDetectsCorruption) {
   test::cuda_ok(cudaDeviceSynchronize());
   const auto statuses = decode.statuses();
   for (size_t i = 0; i < encoded.size(); ++i) {
-    EXPECT_EQ(statuses[i], i % 2 == 0 ? DeviceChunkStatus::checksum_mismatch : DeviceChunkStatus::ok)
+    EXPECT_EQ(statuses[i],
+              i % 2 == 0 ? DeviceChunkStatus::checksum_mismatch : DeviceChunkStatus::ok)
         << i;
     if (i % 2 == 1) {
       EXPECT_EQ(decode.output(i), chunks[i]) << i;

@@ -1,13 +1,14 @@
 // The byte- and bit-shuffle logic the GPU kernels run, checked on the CPU: byte shuffle against the
 // numcodecs.shuffle codec, bit shuffle against an independent bit-by-bit model of c-blosc's
 // layout (and, through the blosc decoder tests, against c-blosc itself), and both round trips.
+#include "codec/cuda/shuffle_format.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cstring>
 #include <vector>
 
 #include "codec/cuda/bitshuffle_format.hpp"
-#include "codec/cuda/shuffle_format.hpp"
 #include "codec_test_calls.hpp"
 #include "cuzarr/codec/numcodecs_shuffle_codec.hpp"
 #include "gpu_codec_inputs.hpp"
@@ -101,9 +102,9 @@ TEST(BitshuffleFormat, MatchesTheBitLayoutModel) {
 }
 
 TEST(BitshuffleFormat, OnlyMultiplesOfEightElementsAreTransposed) {
-  EXPECT_TRUE(gpu::bitshuffle_transposes(64, 8));     // 8 elements
-  EXPECT_TRUE(gpu::bitshuffle_transposes(67, 8));     // 8 elements + 3 leftover bytes
-  EXPECT_FALSE(gpu::bitshuffle_transposes(56, 8));    // 7 elements: copied verbatim
+  EXPECT_TRUE(gpu::bitshuffle_transposes(64, 8));   // 8 elements
+  EXPECT_TRUE(gpu::bitshuffle_transposes(67, 8));   // 8 elements + 3 leftover bytes
+  EXPECT_FALSE(gpu::bitshuffle_transposes(56, 8));  // 7 elements: copied verbatim
   EXPECT_TRUE(gpu::bitshuffle_transposes(0, 4));
   const auto in = test::random_input(7 * 4, 5);
   std::vector<unsigned char> got(in.size());

@@ -62,8 +62,7 @@ struct BloscHeader {
 /// than in_size; unsupported for another format version or for snappy / zlib / zstd blocks;
 /// output_too_small when nbytes exceeds capacity.
 CUZARR_HOST_DEVICE inline DeviceChunkStatus blosc_parse_header(const unsigned char* in,
-                                                               uint64_t in_size,
-                                                               uint64_t capacity,
+                                                               uint64_t in_size, uint64_t capacity,
                                                                BloscHeader& h) {
   if (in_size < kBloscHeaderSize) return DeviceChunkStatus::corrupt_input;
   const uint32_t version = in[0];
@@ -91,7 +90,7 @@ CUZARR_HOST_DEVICE inline DeviceChunkStatus blosc_parse_header(const unsigned ch
   if (h.nbytes > capacity) return DeviceChunkStatus::output_too_small;
   if (h.memcpyed()) {
     return h.nbytes + kBloscHeaderSize == h.cbytes ? DeviceChunkStatus::ok
-                                                    : DeviceChunkStatus::corrupt_input;
+                                                   : DeviceChunkStatus::corrupt_input;
   }
   switch (h.compressor) {
     case BloscCompressor::blosclz:
@@ -169,12 +168,9 @@ CUZARR_HOST_DEVICE inline DeviceChunkStatus blosc_stream_size(const unsigned cha
 
 /// Serial reference decoder of one chunk into out[capacity]; `tmp` holds at least blocksize
 /// bytes (for unshuffling). Reports the bytes produced (nbytes) in `produced`.
-CUZARR_HOST_DEVICE inline DeviceChunkStatus blosc_decode_serial(const unsigned char* in,
-                                                                uint64_t in_size,
-                                                                unsigned char* out,
-                                                                uint64_t capacity,
-                                                                unsigned char* tmp,
-                                                                uint64_t& produced) {
+CUZARR_HOST_DEVICE inline DeviceChunkStatus blosc_decode_serial(
+    const unsigned char* in, uint64_t in_size, unsigned char* out, uint64_t capacity,
+    unsigned char* tmp, uint64_t& produced) {
   produced = 0;
   BloscHeader h;
   DeviceChunkStatus status = blosc_parse_header(in, in_size, capacity, h);
@@ -222,8 +218,8 @@ enum class BloscShuffle : uint8_t { none = 0, byte = 1, bit = 2 };
 
 /// What the encoder needs to know about one chunk.
 struct BloscEncodeParams {
-  int clevel = 5;        ///< 0 (store) .. 9
-  uint32_t typesize = 1; ///< 1 .. 255
+  int clevel = 5;         ///< 0 (store) .. 9
+  uint32_t typesize = 1;  ///< 1 .. 255
   BloscShuffle shuffle = BloscShuffle::byte;
   uint64_t forced_blocksize = 0;  ///< 0: choose as c-blosc does
 };
@@ -246,13 +242,24 @@ CUZARR_HOST_DEVICE inline uint64_t blosc_compute_blocksize(int clevel, uint32_t 
   } else if (nbytes >= kL1) {
     blocksize = kL1;
     switch (clevel) {
-      case 0: blocksize /= 4; break;
-      case 1: blocksize /= 2; break;
-      case 2: break;
-      case 3: blocksize *= 2; break;
+      case 0:
+        blocksize /= 4;
+        break;
+      case 1:
+        blocksize /= 2;
+        break;
+      case 2:
+        break;
+      case 3:
+        blocksize *= 2;
+        break;
       case 4:
-      case 5: blocksize *= 4; break;
-      default: blocksize *= 8; break;  // 6 .. 9 (lz4 is not one of the "HCR" codecs)
+      case 5:
+        blocksize *= 4;
+        break;
+      default:
+        blocksize *= 8;
+        break;  // 6 .. 9 (lz4 is not one of the "HCR" codecs)
     }
   }
   if (clevel > 0 && blosc_lz4_splits(typesize, blocksize)) {

@@ -19,7 +19,9 @@ constexpr int kWarps = kThreads / kWarpSize;
 constexpr uint64_t kAlign = 256;
 constexpr uint64_t kMaxChunkBytes = 0x7FFFFFFFull - kBloscHeaderSize;  // BLOSC_MAX_BUFFERSIZE
 
-__host__ __device__ inline uint64_t align_up(uint64_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
+__host__ __device__ inline uint64_t align_up(uint64_t n) {
+  return (n + kAlign - 1) / kAlign * kAlign;
+}
 
 // Decode ----------------------------------------------------------------------------------------
 
@@ -139,7 +141,9 @@ constexpr int kEncodeThreads = 64;
 
 // Scratch per chunk: the shuffled input, then one slot per job (its 4-byte size + up to its
 // decoded size), slot k at the job's decoded offset + 4 k.
-__host__ __device__ inline uint64_t shuffled_bytes(uint64_t max_input) { return align_up(max_input); }
+__host__ __device__ inline uint64_t shuffled_bytes(uint64_t max_input) {
+  return align_up(max_input);
+}
 __host__ __device__ inline uint64_t slot_bytes(uint64_t max_input) {
   return align_up(max_input + max_input / 16 + 64);
 }
@@ -205,7 +209,8 @@ __device__ ChunkPlan plan_chunk(const BloscEncodeParams& p, uint64_t nbytes, uin
 __global__ void count_jobs_kernel(DeviceChunkBatch batch, BloscEncodeParams p, uint64_t max_input,
                                   uint64_t* job_counts) {
   const size_t chunk = blockIdx.x * size_t{blockDim.x} + threadIdx.x;
-  if (chunk < batch.count) job_counts[chunk] = plan_chunk(p, batch.input_sizes[chunk], max_input).jobs;
+  if (chunk < batch.count)
+    job_counts[chunk] = plan_chunk(p, batch.input_sizes[chunk], max_input).jobs;
 }
 
 // In-place exclusive scan of count + 1 entries (the last one becomes the total), one block.
@@ -247,7 +252,8 @@ __global__ void __launch_bounds__(kThreads)
   for (uint64_t j = 0; j < c.header.nblocks; ++j) {
     const BloscBlock b = blosc_block(c.header, j);
     if (b.byte_shuffled) {
-      detail::block_shuffle<true>(in + b.offset, shuffled + b.offset, b.size, p.typesize, 0, 1, tile);
+      detail::block_shuffle<true>(in + b.offset, shuffled + b.offset, b.size, p.typesize, 0, 1,
+                                  tile);
     } else if (b.bit_shuffled) {
       detail::warps_bitshuffle<true>(in + b.offset, shuffled + b.offset, b.size, p.typesize,
                                      threadIdx.x / kWarpSize, kWarps, threadIdx.x % kWarpSize);
@@ -268,7 +274,10 @@ __global__ void __launch_bounds__(kEncodeThreads)
     size_t lo = 0, hi = batch.count;  // job_offsets[lo] <= g < job_offsets[hi]
     while (hi - lo > 1) {
       const size_t mid = (lo + hi) / 2;
-      if (s.job_offsets[mid] <= g) lo = mid; else hi = mid;
+      if (s.job_offsets[mid] <= g)
+        lo = mid;
+      else
+        hi = mid;
     }
     const size_t chunk = lo;
     const uint64_t k = g - s.job_offsets[chunk];
@@ -277,11 +286,12 @@ __global__ void __launch_bounds__(kEncodeThreads)
     const BloscBlock b = blosc_block(c.header, job.block);
     const uint64_t offset = b.offset + uint64_t{job.stream} * b.stream_size;
     const unsigned char* source =
-        (b.byte_shuffled || b.bit_shuffled ? s.chunks + chunk * chunk_scratch(max_input)
-                                           : reinterpret_cast<const unsigned char*>(batch.inputs[chunk])) +
+        (b.byte_shuffled || b.bit_shuffled
+             ? s.chunks + chunk * chunk_scratch(max_input)
+             : reinterpret_cast<const unsigned char*>(batch.inputs[chunk])) +
         offset;
-    unsigned char* slot = s.chunks + chunk * chunk_scratch(max_input) + shuffled_bytes(max_input) +
-                          offset + 4 * k;
+    unsigned char* slot =
+        s.chunks + chunk * chunk_scratch(max_input) + shuffled_bytes(max_input) + offset + 4 * k;
     uint64_t pos = 0;
     blosc_encode_stream(source, b.stream_size, slot, pos, 4 + b.stream_size, table);
   }
@@ -298,7 +308,8 @@ __global__ void __launch_bounds__(kThreads)
   const uint64_t capacity = batch.output_capacities[chunk];
   const auto* in = reinterpret_cast<const unsigned char*>(batch.inputs[chunk]);
   auto* out = reinterpret_cast<unsigned char*>(batch.outputs[chunk]);
-  const unsigned char* slots = scratch + chunk * chunk_scratch(max_input) + shuffled_bytes(max_input);
+  const unsigned char* slots =
+      scratch + chunk * chunk_scratch(max_input) + shuffled_bytes(max_input);
   if (c.status != DeviceChunkStatus::ok) {
     if (threadIdx.x == 0) {
       batch.statuses[chunk] = c.status;
@@ -382,8 +393,8 @@ size_t blosc_encode_temp_bytes(size_t count, uint64_t max_input_size) {
          count * chunk_scratch(max_input_size);
 }
 
-void blosc_encode_batch(const DeviceChunkBatch& batch, const BloscEncodeParams& params,
-                        void* temp, uint64_t max_input_size, Stream stream) {
+void blosc_encode_batch(const DeviceChunkBatch& batch, const BloscEncodeParams& params, void* temp,
+                        uint64_t max_input_size, Stream stream) {
   if (params.clevel < 0 || params.clevel > 9 || params.typesize < 1 || params.typesize > 255) {
     throw InvalidArgumentError("blosc encode: clevel must be 0..9 and typesize 1..255, got " +
                                std::to_string(params.clevel) + " and " +
@@ -393,7 +404,8 @@ void blosc_encode_batch(const DeviceChunkBatch& batch, const BloscEncodeParams& 
   const cudaStream_t s = detail::to_cuda(stream.native());
   const EncodeScratch scratch = scratch_layout(temp, batch.count);
   const auto count_blocks = static_cast<unsigned>((batch.count + 127) / 128);
-  count_jobs_kernel<<<count_blocks, 128, 0, s>>>(batch, params, max_input_size, scratch.job_offsets);
+  count_jobs_kernel<<<count_blocks, 128, 0, s>>>(batch, params, max_input_size,
+                                                 scratch.job_offsets);
   CUZARR_CUDA_CHECK(cudaGetLastError());
   exclusive_scan_kernel<<<1, 1024, 0, s>>>(scratch.job_offsets, batch.count);
   CUZARR_CUDA_CHECK(cudaGetLastError());

@@ -39,7 +39,7 @@ size_t blosc_encode_temp_bytes(size_t count, uint64_t max_input_size);
 /// max_input_size, unsupported above c-blosc's 2 GiB limit. `temp`:
 /// blosc_encode_temp_bytes(count, max_input_size) bytes. Throws InvalidArgumentError for params
 /// out of range.
-void blosc_encode_batch(const DeviceChunkBatch& batch, const BloscEncodeParams& params,
-                        void* temp, uint64_t max_input_size, Stream stream);
+void blosc_encode_batch(const DeviceChunkBatch& batch, const BloscEncodeParams& params, void* temp,
+                        uint64_t max_input_size, Stream stream);
 
 }  // namespace cuzarr::gpu

@@ -113,7 +113,8 @@ __device__ void accumulate(const SharedTables& t, const unsigned char* data, uin
       for (uint64_t b = begin; b < n; ++b) copy[b] = data[b];
     }
   }
-  for (int d = kWarpSize / 2; d > 0; d /= 2) contribution ^= __shfl_xor_sync(kFullMask, contribution, d);
+  for (int d = kWarpSize / 2; d > 0; d /= 2)
+    contribution ^= __shfl_xor_sync(kFullMask, contribution, d);
   if (lane == 0 && contribution != 0) atomicXor(acc, contribution);
 }
 
@@ -143,7 +144,9 @@ __global__ void __launch_bounds__(kThreads)
 }
 
 // crc = ~(~0 * x^(8n) xor acc).
-__device__ inline uint32_t finish(uint32_t acc, uint64_t n) { return ~(crc32c_shift(~0u, n) ^ acc); }
+__device__ inline uint32_t finish(uint32_t acc, uint64_t n) {
+  return ~(crc32c_shift(~0u, n) ^ acc);
+}
 
 template <Mode kMode>
 __global__ void crc_finish_kernel(DeviceChunkBatch batch, uint32_t* acc) {
@@ -177,7 +180,8 @@ __global__ void crc_finish_kernel(DeviceChunkBatch batch, uint32_t* acc) {
   batch.output_sizes[chunk] = produced;
 }
 
-__global__ void crc_compute_finish_kernel(const uint64_t* input_sizes, size_t count, uint32_t* crcs) {
+__global__ void crc_compute_finish_kernel(const uint64_t* input_sizes, size_t count,
+                                          uint32_t* crcs) {
   const size_t chunk = blockIdx.x * size_t{blockDim.x} + threadIdx.x;
   if (chunk < count) crcs[chunk] = finish(crcs[chunk], input_sizes[chunk]);
 }

@@ -2,8 +2,8 @@
 // the raw register update, and GF(2) arithmetic modulo the polynomial to combine the CRCs of
 // consecutive pieces computed independently.
 //
-// With the raw update f(r, D) (no pre/post inversion), f(r, D) = r * x^(8|D|) + f(0, D) mod P in the
-// reflected representation, so for D = D_1 ... D_m:
+// With the raw update f(r, D) (no pre/post inversion), f(r, D) = r * x^(8|D|) + f(0, D) mod P in
+// the reflected representation, so for D = D_1 ... D_m:
 //   crc32c(D) = ~( ~0 * x^(8|D|)  xor  XOR_i f(0, D_i) * x^(8 * (bytes after D_i)) ).
 // Every piece is independent; the products are XOR-combined in any order.
 #pragma once
@@ -41,9 +41,8 @@ CUZARR_HOST_DEVICE constexpr Crc32cTables make_crc32c_tables() {
 CUZARR_HOST_DEVICE inline uint32_t crc32c_update(uint32_t r, const unsigned char* p, uint64_t n,
                                                  const uint32_t (*table)[256]) {
   while (n >= 8) {
-    const uint32_t lo = (uint32_t{p[0]} | uint32_t{p[1]} << 8 | uint32_t{p[2]} << 16 |
-                         uint32_t{p[3]} << 24) ^
-                        r;
+    const uint32_t lo =
+        (uint32_t{p[0]} | uint32_t{p[1]} << 8 | uint32_t{p[2]} << 16 | uint32_t{p[3]} << 24) ^ r;
     const uint32_t hi =
         uint32_t{p[4]} | uint32_t{p[5]} << 8 | uint32_t{p[6]} << 16 | uint32_t{p[7]} << 24;
     r = table[7][lo & 0xFF] ^ table[6][(lo >> 8) & 0xFF] ^ table[5][(lo >> 16) & 0xFF] ^

@@ -31,7 +31,8 @@ __device__ inline bool chunk_valid(const DeviceChunkBatch& batch, size_t chunk, 
 }
 
 template <class T>
-__global__ void __launch_bounds__(kThreads) delta_encode_kernel(DeviceChunkBatch batch, uint32_t parts) {
+__global__ void __launch_bounds__(kThreads)
+    delta_encode_kernel(DeviceChunkBatch batch, uint32_t parts) {
   const size_t chunk = blockIdx.x / parts;
   const uint32_t part = blockIdx.x % parts;
   if (!chunk_valid(batch, chunk, sizeof(T), part == 0 && threadIdx.x == 0)) return;
@@ -71,8 +72,8 @@ __global__ void __launch_bounds__(kThreads) delta_decode_scan_kernel(DeviceChunk
     // Inclusive scan of the thread totals within the warp, then across warps.
     T scan = local;
     for (int d = 1; d < kWarpSize; d *= 2) {
-      const T other = static_cast<T>(
-          __shfl_up_sync(kFullMask, static_cast<unsigned long long>(scan), d));
+      const T other =
+          static_cast<T>(__shfl_up_sync(kFullMask, static_cast<unsigned long long>(scan), d));
       if (static_cast<int>(lane) >= d) scan = delta_add(scan, other);
     }
     if (lane == kWarpSize - 1) warp_sums[warp] = scan;
@@ -139,8 +140,9 @@ void delta_encode_batch(const DeviceChunkBatch& batch, DeltaType type, Stream st
   const uint32_t parts = detail::parts_per_chunk(batch.count);
   visit_on_host(type, [&](auto t) {
     using T = decltype(t);
-    delta_encode_kernel<T><<<detail::grid_for(batch.count, parts), kThreads, 0,
-                             detail::to_cuda(stream.native())>>>(batch, parts);
+    delta_encode_kernel<T>
+        <<<detail::grid_for(batch.count, parts), kThreads, 0, detail::to_cuda(stream.native())>>>(
+            batch, parts);
   });
   CUZARR_CUDA_CHECK(cudaGetLastError());
 }
@@ -152,7 +154,8 @@ void delta_decode_batch(const DeviceChunkBatch& batch, DeltaType type, Stream st
     using T = decltype(t);
     if constexpr (std::is_floating_point_v<T>) {
       constexpr int kSerialThreads = 64;
-      const auto blocks = static_cast<unsigned>((batch.count + kSerialThreads - 1) / kSerialThreads);
+      const auto blocks =
+          static_cast<unsigned>((batch.count + kSerialThreads - 1) / kSerialThreads);
       delta_decode_serial_kernel<T><<<blocks, kSerialThreads, 0, s>>>(batch);
     } else {
       delta_decode_scan_kernel<T><<<static_cast<unsigned>(batch.count), kThreads, 0, s>>>(batch);

@@ -27,7 +27,8 @@ inline constexpr int kWarpSize = 32;
 /// in total to fill the GPU (about 8192), at most 256 per chunk.
 inline uint32_t parts_per_chunk(size_t count) {
   constexpr size_t kTargetBlocks = 8192;
-  return static_cast<uint32_t>(std::clamp<size_t>(kTargetBlocks / std::max<size_t>(count, 1), 1, 256));
+  return static_cast<uint32_t>(
+      std::clamp<size_t>(kTargetBlocks / std::max<size_t>(count, 1), 1, 256));
 }
 
 /// Grid size for count chunks of `parts` blocks each.

@@ -94,8 +94,7 @@ struct DecodeResult {
 
 /// Serial LZ4 block decoder: never reads past in[in_size) nor writes past out[capacity).
 CUZARR_HOST_DEVICE inline DecodeResult lz4_decode_block_serial(const unsigned char* in,
-                                                               uint64_t in_size,
-                                                               unsigned char* out,
+                                                               uint64_t in_size, unsigned char* out,
                                                                uint64_t capacity) {
   uint64_t ip = 0, op = 0;
   for (;;) {
@@ -140,8 +139,9 @@ CUZARR_HOST_DEVICE inline bool lz4_emit_sequence(const unsigned char* literals_b
                                                  uint64_t match_length, unsigned char* dst,
                                                  uint64_t& op, uint64_t capacity) {
   const uint64_t match_code = match_length == 0 ? 0 : match_length - kLz4MinMatch;
-  const uint64_t needed = 1 + (literals >= 15 ? (literals - 15) / 255 + 1 : 0) + literals +
-                          (match_length == 0 ? 0 : 2 + (match_code >= 15 ? (match_code - 15) / 255 + 1 : 0));
+  const uint64_t needed =
+      1 + (literals >= 15 ? (literals - 15) / 255 + 1 : 0) + literals +
+      (match_length == 0 ? 0 : 2 + (match_code >= 15 ? (match_code - 15) / 255 + 1 : 0));
   if (needed > capacity - op) return false;
   unsigned char* token = dst + op++;
   *token = static_cast<unsigned char>((literals >= 15 ? 15u : literals) << 4);
@@ -204,8 +204,8 @@ CUZARR_HOST_DEVICE inline uint64_t lz4_encode_block(const unsigned char* src, ui
       ip = start + length;
       anchor = ip;
       misses = 0;
-      if (ip - 2 <= last_start) hash_table[lz4_hash(load_le32(src + ip - 2))] =
-          static_cast<uint32_t>(ip - 2);
+      if (ip - 2 <= last_start)
+        hash_table[lz4_hash(load_le32(src + ip - 2))] = static_cast<uint32_t>(ip - 2);
     }
   }
   if (!lz4_emit_sequence(src + anchor, size - anchor, 0, 0, dst, op, capacity)) return 0;

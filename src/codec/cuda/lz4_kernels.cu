@@ -16,7 +16,8 @@ constexpr size_t kEncodeWorkers = 8192;  // encoder threads at most, each with i
 constexpr uint64_t kLz4MaxInputSize = 0x7E000000;
 
 template <bool kNumcodecs>
-__global__ void __launch_bounds__(kDecodeWarps* kWarpSize) lz4_decode_kernel(DeviceChunkBatch batch) {
+__global__ void __launch_bounds__(kDecodeWarps* kWarpSize)
+    lz4_decode_kernel(DeviceChunkBatch batch) {
   const size_t chunk = blockIdx.x * size_t{kDecodeWarps} + threadIdx.x / kWarpSize;
   if (chunk >= batch.count) return;
   const unsigned lane = threadIdx.x % kWarpSize;
@@ -106,7 +107,9 @@ void encode(const DeviceChunkBatch& batch, void* temp, Stream stream) {
 
 }  // namespace
 
-void lz4_decode_batch(const DeviceChunkBatch& batch, Stream stream) { decode<false>(batch, stream); }
+void lz4_decode_batch(const DeviceChunkBatch& batch, Stream stream) {
+  decode<false>(batch, stream);
+}
 void numcodecs_lz4_decode_batch(const DeviceChunkBatch& batch, Stream stream) {
   decode<true>(batch, stream);
 }

@@ -87,7 +87,8 @@ __device__ void warps_bitshuffle(const unsigned char* src, unsigned char* dst, u
         }
         if (lane < 8) {
           unsigned char* row = dst + (uint64_t{j} * 8 + lane) * row_bytes + column;
-          for (uint32_t b = 0; b < row_part; ++b) row[b] = static_cast<unsigned char>(mine >> (8 * b));
+          for (uint32_t b = 0; b < row_part; ++b)
+            row[b] = static_cast<unsigned char>(mine >> (8 * b));
         }
       } else {
         unsigned word = 0;

@@ -1,8 +1,9 @@
-// Byte shuffle as c-blosc 1.x and numcodecs.shuffle define it, written once for the CPU and the GPU.
-// A buffer of `size` bytes holds n = size / typesize whole elements; byte k of element i moves from
-// i * typesize + k to k * n + i, and the size % typesize leftover bytes at the end stay in place
-// (c-blosc shuffle.c, shuffle_generic: "leftover bytes are copied verbatim"). numcodecs.shuffle
-// rejects sizes that are not multiples of the element size; its callers check that.
+// Byte shuffle as c-blosc 1.x and numcodecs.shuffle define it, written once for the CPU and the
+// GPU. A buffer of `size` bytes holds n = size / typesize whole elements; byte k of element i moves
+// from i * typesize + k to k * n + i, and the size % typesize leftover bytes at the end stay in
+// place (c-blosc shuffle.c, shuffle_generic: "leftover bytes are copied verbatim").
+// numcodecs.shuffle rejects sizes that are not multiples of the element size; its callers check
+// that.
 #pragma once
 
 #include <cstddef>
