@@ -71,5 +71,50 @@ TEST(Crc32cTable, ShiftAppendsZeroBytes) {
   }
 }
 
+// The GPU kernel's lane-interleaved scheme, run lane by lane on the CPU: the warp ranges, the fold
+// by x^(8 * 248) per step, the lane shifts and the tail give the whole CRC for any warp count.
+uint32_t lane_scheme(const std::vector<unsigned char>& v, uint64_t warps) {
+  const uint64_t n = v.size();
+  const uint32_t step_factor = gpu::crc32c_x_pow_8n(gpu::kCrc32cStepBytes - 8);
+  uint32_t acc = 0;
+  for (uint64_t w = 0; w < warps; ++w) {
+    const auto range = gpu::crc32c_warp_range(n, w, warps);
+    for (unsigned lane = 0; lane < 32; ++lane) {
+      uint32_t r = 0;
+      for (uint64_t s = range.first; s < range.last; ++s) {
+        const unsigned char* word = v.data() + s * gpu::kCrc32cStepBytes + 8 * lane;
+        r = gpu::crc32c_update(s == range.first ? 0u : gpu::crc32c_multiply(r, step_factor), word,
+                               8, kTables.table);
+      }
+      if (range.last > range.first) acc ^= gpu::crc32c_shift(r, gpu::crc32c_lane_shift(n, range.last, lane));
+      if (range.owns_tail && lane == 0) {
+        const uint64_t begin = n / gpu::kCrc32cStepBytes * gpu::kCrc32cStepBytes;
+        acc ^= gpu::crc32c_update(0, v.data() + begin, n - begin, kTables.table);
+      }
+    }
+  }
+  return ~(gpu::crc32c_shift(~0u, n) ^ acc);
+}
+
+TEST(Crc32cTable, TheKernelsLaneSchemeGivesTheCrc) {
+  for (size_t n : {size_t{0}, size_t{1}, size_t{255}, size_t{256}, size_t{257}, size_t{1000},
+                   size_t{4096}, size_t{100003}, size_t{1 << 20}}) {
+    const auto v = test::random_input(n, static_cast<uint32_t>(n) + 1);
+    for (uint64_t warps : {1u, 2u, 3u, 8u, 64u, 2048u}) {
+      ASSERT_EQ(lane_scheme(v, warps), reference(v)) << n << " bytes, " << warps << " warps";
+    }
+  }
+}
+
+TEST(Crc32cTable, ShiftByPowersEqualsShift) {
+  const gpu::Crc32cPowers powers = gpu::make_crc32c_powers();
+  std::mt19937_64 rng(4);
+  for (int trial = 0; trial < 200; ++trial) {
+    const auto r = static_cast<uint32_t>(rng());
+    const uint64_t n = trial < 100 ? rng() % 100000 : rng();
+    EXPECT_EQ(gpu::crc32c_shift_by_powers(r, n, powers.pow2), gpu::crc32c_shift(r, n)) << n;
+  }
+}
+
 }  // namespace
 }  // namespace cuzarr

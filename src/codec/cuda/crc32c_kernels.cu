@@ -15,7 +15,8 @@ using detail::umin;
 
 constexpr int kThreads = 256;
 constexpr int kWarps = kThreads / kWarpSize;
-constexpr uint64_t kStepBytes = 8 * kWarpSize;  // one 8-byte word per lane per step
+constexpr uint64_t kStepBytes = kCrc32cStepBytes;  // one 8-byte word per lane per step
+static_assert(kStepBytes == 8 * kWarpSize);
 
 // Per block shared tables: slicing-by-8, multiplication of a register by x^(8 (kStepBytes - 8))
 // (one table per register byte), and x^(8 * 2^k) for shifts by any length.
@@ -25,19 +26,19 @@ struct SharedTables {
   uint32_t pow2[64];
 };
 
-__device__ void build_tables(SharedTables& t) {
+__device__ void build_tables(SharedTables& t, const Crc32cPowers& powers) {
   for (uint32_t b = threadIdx.x; b < 256; b += blockDim.x) {
     uint32_t c = b;
     for (int bit = 0; bit < 8; ++bit) c = (c & 1u) ? (c >> 1) ^ kCrc32cPolynomial : c >> 1;
     t.slice[0][b] = c;
   }
-  if (threadIdx.x < 64) {
-    uint32_t p = 1u << 23;  // x^8
-    for (uint32_t k = 0; k < threadIdx.x; ++k) p = crc32c_multiply(p, p);
-    t.pow2[threadIdx.x] = p;
+  if (threadIdx.x < 64) t.pow2[threadIdx.x] = powers.pow2[threadIdx.x];
+  // x^(8 (kStepBytes - 8)) from the powers of its set bits.
+  uint32_t step_factor = 1u << 31;
+  for (int k = 0; k < 64; ++k) {
+    if ((kStepBytes - 8) >> k & 1u) step_factor = crc32c_multiply(step_factor, powers.pow2[k]);
   }
   __syncthreads();
-  const uint32_t step_factor = crc32c_x_pow_8n(kStepBytes - 8);
   for (uint32_t x = threadIdx.x; x < 4 * 256; x += blockDim.x) {
     t.step[x / 256][x % 256] = crc32c_multiply((x % 256) << (8 * (x / 256)), step_factor);
   }
@@ -50,10 +51,7 @@ __device__ void build_tables(SharedTables& t) {
 }
 
 __device__ inline uint32_t shift(const SharedTables& t, uint32_t r, uint64_t n) {
-  for (int k = 0; n != 0; ++k, n >>= 1) {
-    if (n & 1u) r = crc32c_multiply(r, t.pow2[k]);
-  }
-  return r;
+  return crc32c_shift_by_powers(r, n, t.pow2);
 }
 
 __device__ inline uint32_t update8(const SharedTables& t, uint32_t r, uint32_t lo, uint32_t hi) {
@@ -73,10 +71,8 @@ __device__ inline uint32_t times_step(const SharedTables& t, uint32_t r) {
 __device__ void accumulate(const SharedTables& t, const unsigned char* data, uint64_t n,
                            unsigned char* copy, uint64_t warp, uint64_t warps, unsigned lane,
                            uint32_t* acc) {
-  const uint64_t steps = n / kStepBytes;
-  const uint64_t per_warp = (steps + warps - 1) / warps;
-  const uint64_t first = umin(steps, warp * per_warp);
-  const uint64_t last = umin(steps, first + per_warp);
+  const Crc32cWarpRange range = crc32c_warp_range(n, warp, warps);
+  const uint64_t first = range.first, last = range.last;
   const bool aligned = reinterpret_cast<uintptr_t>(data) % 8 == 0 &&
                        (copy == nullptr || reinterpret_cast<uintptr_t>(copy) % 8 == 0);
   uint32_t r = 0;
@@ -98,16 +94,9 @@ __device__ void accumulate(const SharedTables& t, const unsigned char* data, uin
     // r * x^(8 kStepBytes) xor f(0, word) = f(r * x^(8 (kStepBytes - 8)), word).
     r = update8(t, s == first ? 0u : times_step(t, r), lo, hi);
   }
-  uint32_t contribution = 0;
-  if (last > first) {
-    // This lane's last word ends 8 * lane + 8 bytes into step last - 1.
-    contribution = shift(t, r, n - ((last - 1) * kStepBytes + 8 * lane + 8));
-  }
-  // The tail after the last full step: the warp that owns the final steps takes it (warp 0 when
-  // there are none), lane 0 alone.
-  const uint64_t tail_owner = steps == 0 ? 0 : (steps - 1) / per_warp;
-  if (warp == tail_owner && lane == 0 && n > steps * kStepBytes) {
-    const uint64_t begin = steps * kStepBytes;
+  uint32_t contribution = last > first ? shift(t, r, crc32c_lane_shift(n, last, lane)) : 0u;
+  if (range.owns_tail && lane == 0) {
+    const uint64_t begin = n / kStepBytes * kStepBytes;
     contribution ^= crc32c_update(0, data + begin, n - begin, t.slice);
     if (copy) {
       for (uint64_t b = begin; b < n; ++b) copy[b] = data[b];
@@ -124,9 +113,9 @@ template <Mode kMode>
 __global__ void __launch_bounds__(kThreads)
     crc_partial_kernel(const std::byte* const* inputs, const uint64_t* input_sizes,
                        std::byte* const* outputs, const uint64_t* capacities, uint32_t* acc,
-                       uint32_t parts) {
+                       uint32_t parts, Crc32cPowers powers) {
   __shared__ SharedTables tables;
-  build_tables(tables);
+  build_tables(tables, powers);
   __syncthreads();
   const size_t chunk = blockIdx.x / parts;
   const uint32_t part = blockIdx.x % parts;
@@ -196,7 +185,8 @@ void run_codec(const DeviceChunkBatch& batch, void* temp, Stream stream) {
   CUZARR_CUDA_CHECK(cudaMemsetAsync(acc, 0, batch.count * sizeof(uint32_t), s));
   const uint32_t parts = detail::parts_per_chunk(batch.count);
   crc_partial_kernel<kMode><<<detail::grid_for(batch.count, parts), kThreads, 0, s>>>(
-      batch.inputs, batch.input_sizes, batch.outputs, batch.output_capacities, acc, parts);
+      batch.inputs, batch.input_sizes, batch.outputs, batch.output_capacities, acc, parts,
+      make_crc32c_powers());
   CUZARR_CUDA_CHECK(cudaGetLastError());
   crc_finish_kernel<kMode><<<finish_blocks(batch.count), 128, 0, s>>>(batch, acc);
   CUZARR_CUDA_CHECK(cudaGetLastError());
@@ -211,7 +201,7 @@ void crc32c_batch(const std::byte* const* inputs, const uint64_t* input_sizes, s
   CUZARR_CUDA_CHECK(cudaMemsetAsync(crcs, 0, count * sizeof(uint32_t), s));
   const uint32_t parts = detail::parts_per_chunk(count);
   crc_partial_kernel<Mode::compute><<<detail::grid_for(count, parts), kThreads, 0, s>>>(
-      inputs, input_sizes, nullptr, nullptr, crcs, parts);
+      inputs, input_sizes, nullptr, nullptr, crcs, parts, make_crc32c_powers());
   CUZARR_CUDA_CHECK(cudaGetLastError());
   crc_compute_finish_kernel<<<finish_blocks(count), 128, 0, s>>>(input_sizes, count, crcs);
   CUZARR_CUDA_CHECK(cudaGetLastError());

@@ -87,4 +87,60 @@ CUZARR_HOST_DEVICE constexpr uint32_t crc32c_shift(uint32_t r, uint64_t n) {
   return crc32c_multiply(r, crc32c_x_pow_8n(n));
 }
 
+/// pow2[k] = x^(8 * 2^k) mod P for k < 64: with it, a shift by n bytes costs one multiplication per
+/// set bit of n (crc32c_shift_by_powers).
+struct Crc32cPowers {
+  uint32_t pow2[64];
+};
+
+CUZARR_HOST_DEVICE constexpr Crc32cPowers make_crc32c_powers() {
+  Crc32cPowers p{};
+  uint32_t x = 1u << 23;  // x^8
+  for (int k = 0; k < 64; ++k) {
+    p.pow2[k] = x;
+    x = crc32c_multiply(x, x);
+  }
+  return p;
+}
+
+/// crc32c_shift(r, n) with a table of make_crc32c_powers() (in any memory space).
+CUZARR_HOST_DEVICE inline uint32_t crc32c_shift_by_powers(uint32_t r, uint64_t n,
+                                                          const uint32_t* pow2) {
+  for (int k = 0; n != 0; ++k, n >>= 1) {
+    if (n & 1u) r = crc32c_multiply(r, pow2[k]);
+  }
+  return r;
+}
+
+// The lane-interleaved scheme of the GPU kernel: the chunk's full steps of 8 * 32 bytes are split
+// among `warps` warps; lane l of a warp folds the 8-byte words l, l + 32, ... of its steps as
+// r = f(r * x^(8 * (kCrc32cStepBytes - 8)), word), then shifts r by crc32c_lane_shift; the bytes
+// after the last full step (the tail) are added by lane 0 of the warp that owns the last step.
+
+inline constexpr uint64_t kCrc32cStepBytes = 8 * 32;
+
+/// Steps [first, last) of warp `warp`, and whether the warp also takes the tail.
+struct Crc32cWarpRange {
+  uint64_t first = 0;
+  uint64_t last = 0;
+  bool owns_tail = false;
+};
+
+CUZARR_HOST_DEVICE inline Crc32cWarpRange crc32c_warp_range(uint64_t n, uint64_t warp,
+                                                            uint64_t warps) {
+  const uint64_t steps = n / kCrc32cStepBytes;
+  const uint64_t per_warp = (steps + warps - 1) / warps;
+  Crc32cWarpRange r;
+  r.first = warp * per_warp < steps ? warp * per_warp : steps;
+  r.last = r.first + per_warp < steps ? r.first + per_warp : steps;
+  const uint64_t tail_owner = steps == 0 ? 0 : (steps - 1) / per_warp;
+  r.owns_tail = warp == tail_owner && n > steps * kCrc32cStepBytes;
+  return r;
+}
+
+/// Bytes between the end of lane `lane`'s last word (in step last - 1) and the end of the chunk.
+CUZARR_HOST_DEVICE inline uint64_t crc32c_lane_shift(uint64_t n, uint64_t last, unsigned lane) {
+  return n - ((last - 1) * kCrc32cStepBytes + 8 * lane + 8);
+}
+
 }  // namespace cuzarr::gpu
