@@ -140,11 +140,11 @@ TEST(BloscFrameFormat, Decodes16MiBChunks) {
 
 TEST(BloscFrameFormat, BlockSizeIsTheOneCBloscChooses) {
   for (size_t nbytes : {size_t{128}, size_t{1000}, size_t{32768}, size_t{100000}, size_t{1 << 20},
-                        size_t{4 << 20}, size_t{4000037}}) {
+                        size_t{4000037}}) {
     for (size_t typesize :
          {size_t{1}, size_t{2}, size_t{4}, size_t{8}, size_t{16}, size_t{17}, size_t{100}}) {
-      for (int clevel : {1, 2, 3, 4, 5, 6, 9}) {
-        for (size_t forced : {size_t{0}, size_t{100}, size_t{5000}, size_t{262144}}) {
+      for (int clevel : {1, 2, 3, 5, 6, 9}) {
+        for (size_t forced : {size_t{0}, size_t{100}, size_t{262144}}) {
           const Bytes input = test::runs_input(nbytes, 1);
           const Bytes chunk =
               blosc_compress_bytes(input, clevel, BLOSC_SHUFFLE, typesize, "lz4", forced);
@@ -173,6 +173,8 @@ TEST(BloscFrameFormat, CBloscReadsOurEncoderOutput) {
            {gpu::BloscShuffle::none, gpu::BloscShuffle::byte, gpu::BloscShuffle::bit}) {
         for (int clevel : {0, 1, 5, 9}) {
           for (uint64_t forced : {uint64_t{0}, uint64_t{4096}}) {
+            // The full grid on small chunks; one setting per layout on the 1 MiB ones.
+            if (input.bytes.size() > 100000 && (clevel != 5 || forced != 0)) continue;
             const Bytes chunk = encode(input.bytes, {clevel, typesize, shuffle, forced});
             size_t nbytes = 0, cbytes = 0, blocksize = 0;
             blosc_cbuffer_sizes(chunk.data(), &nbytes, &cbytes, &blocksize);

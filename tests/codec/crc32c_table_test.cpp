@@ -86,7 +86,8 @@ uint32_t lane_scheme(const std::vector<unsigned char>& v, uint64_t warps) {
         r = gpu::crc32c_update(s == range.first ? 0u : gpu::crc32c_multiply(r, step_factor), word,
                                8, kTables.table);
       }
-      if (range.last > range.first) acc ^= gpu::crc32c_shift(r, gpu::crc32c_lane_shift(n, range.last, lane));
+      if (range.last > range.first)
+        acc ^= gpu::crc32c_shift(r, gpu::crc32c_lane_shift(n, range.last, lane));
       if (range.owns_tail && lane == 0) {
         const uint64_t begin = n / gpu::kCrc32cStepBytes * gpu::kCrc32cStepBytes;
         acc ^= gpu::crc32c_update(0, v.data() + begin, n - begin, kTables.table);

@@ -71,18 +71,23 @@ DeviceMemory upload(const std::vector<T>& v) {
 /// A batch of host chunks on the device, with outputs of the given capacities.
 class DeviceBatch {
  public:
+  /// `misalign` > 0 places every input and output that many bytes past an allocation's start
+  /// (so that kernels take their unaligned paths).
   DeviceBatch(const std::vector<std::vector<unsigned char>>& inputs,
-              const std::vector<uint64_t>& capacities)
-      : capacities_(capacities) {
+              const std::vector<uint64_t>& capacities, size_t misalign = 0)
+      : capacities_(capacities), misalign_(misalign) {
     std::vector<const std::byte*> in_ptrs;
     std::vector<std::byte*> out_ptrs;
     std::vector<uint64_t> sizes;
     for (size_t i = 0; i < inputs.size(); ++i) {
       // Exact sizes (a null pointer for an empty chunk), so that out-of-bounds accesses fault.
-      in_.push_back(upload(inputs[i]));
-      out_.emplace_back(capacities[i]);
-      in_ptrs.push_back(in_.back().as<const std::byte>());
-      out_ptrs.push_back(out_.back().as<std::byte>());
+      std::vector<unsigned char> padded(misalign, 0xAB);
+      padded.insert(padded.end(), inputs[i].begin(), inputs[i].end());
+      in_.push_back(upload(padded));
+      out_.emplace_back(capacities[i] + misalign);
+      in_ptrs.push_back(in_.back().as<const std::byte>() + (padded.empty() ? 0 : misalign));
+      out_ptrs.push_back(out_.back().as<std::byte>() +
+                         (capacities[i] + misalign == 0 ? 0 : misalign));
       sizes.push_back(inputs[i].size());
     }
     in_ptrs_ = upload(in_ptrs);
@@ -118,7 +123,10 @@ class DeviceBatch {
   /// The first `size` bytes of output i.
   std::vector<unsigned char> output(size_t i, uint64_t size) const {
     std::vector<unsigned char> v(size);
-    if (size > 0) cuda_ok(cudaMemcpy(v.data(), out_[i].get(), size, cudaMemcpyDeviceToHost));
+    if (size > 0) {
+      cuda_ok(cudaMemcpy(v.data(), out_[i].as<unsigned char>() + misalign_, size,
+                         cudaMemcpyDeviceToHost));
+    }
     return v;
   }
   /// Output i, as long as output_sizes() says.
@@ -126,6 +134,7 @@ class DeviceBatch {
 
  private:
   std::vector<uint64_t> capacities_;
+  size_t misalign_ = 0;
   std::vector<DeviceMemory> in_, out_;
   DeviceMemory in_ptrs_, out_ptrs_, sizes_, caps_, out_sizes_, statuses_;
   gpu::DeviceChunkBatch batch_;

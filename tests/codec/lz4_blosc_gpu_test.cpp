@@ -185,10 +185,11 @@ CpuDecoded cpu_blosc_decode(const Bytes& chunk, uint64_t capacity) {
   return {status, out};
 }
 
-void decode_and_compare(const Chunks& chunks, const std::vector<uint64_t>& capacities) {
+void decode_and_compare(const Chunks& chunks, const std::vector<uint64_t>& capacities,
+                        size_t misalign = 0) {
   uint64_t max_capacity = 0;
   for (auto c : capacities) max_capacity = std::max(max_capacity, c);
-  DeviceBatch batch(chunks, capacities);
+  DeviceBatch batch(chunks, capacities, misalign);
   test::DeviceMemory temp(gpu::blosc_decode_temp_bytes(chunks.size(), max_capacity));
   gpu::blosc_decode_batch(batch.batch(), temp.get(), max_capacity, Stream());
   test::cuda_ok(cudaDeviceSynchronize());
@@ -213,6 +214,7 @@ TEST_F(GpuBlosc, DecodesOurCpuEncoderOutput) {
       std::vector<uint64_t> capacities;
       for (const auto& c : chunks) capacities.push_back(gpu::load_le32(c.data() + 4));
       decode_and_compare(chunks, capacities);
+      decode_and_compare(chunks, capacities, 1);  // unaligned chunks and outputs
     }
   }
 }

@@ -41,9 +41,9 @@ std::vector<size_t> gpu_sizes() {
 using Launcher = void (*)(const gpu::DeviceChunkBatch&, uint32_t, Stream);
 using Reference = void (*)(const unsigned char*, unsigned char*, uint64_t, uint32_t);
 
-void check_shuffle(Launcher launcher, Reference reference, const Chunks& chunks,
-                   uint32_t typesize) {
-  DeviceBatch batch(chunks, test::sizes_of(chunks));
+void check_shuffle(Launcher launcher, Reference reference, const Chunks& chunks, uint32_t typesize,
+                   size_t misalign = 0) {
+  DeviceBatch batch(chunks, test::sizes_of(chunks), misalign);
   launcher(batch.batch(), typesize, Stream());
   test::cuda_ok(cudaDeviceSynchronize());
   const auto statuses = batch.statuses();
@@ -58,17 +58,21 @@ void check_shuffle(Launcher launcher, Reference reference, const Chunks& chunks,
 
 TEST_F(GpuShuffle, ByteShuffleMatchesTheReference) {
   const Chunks chunks = family_chunks(gpu_sizes());
-  for (uint32_t typesize : {1u, 2u, 3u, 4u, 8u, 16u, 255u}) {
-    check_shuffle(gpu::shuffle_batch, gpu::shuffle_bytes, chunks, typesize);
-    check_shuffle(gpu::unshuffle_batch, gpu::unshuffle_bytes, chunks, typesize);
+  for (uint32_t typesize : {1u, 2u, 3u, 4u, 8u, 16u, 255u, 5000u}) {
+    for (size_t misalign : {size_t{0}, size_t{1}, size_t{2}}) {
+      check_shuffle(gpu::shuffle_batch, gpu::shuffle_bytes, chunks, typesize, misalign);
+      check_shuffle(gpu::unshuffle_batch, gpu::unshuffle_bytes, chunks, typesize, misalign);
+    }
   }
 }
 
 TEST_F(GpuShuffle, BitShuffleMatchesTheReference) {
   const Chunks chunks = family_chunks(gpu_sizes());
   for (uint32_t typesize : {1u, 2u, 4u, 8u, 12u}) {
-    check_shuffle(gpu::bitshuffle_batch, gpu::bitshuffle_bytes, chunks, typesize);
-    check_shuffle(gpu::bitunshuffle_batch, gpu::bitunshuffle_bytes, chunks, typesize);
+    for (size_t misalign : {size_t{0}, size_t{3}}) {
+      check_shuffle(gpu::bitshuffle_batch, gpu::bitshuffle_bytes, chunks, typesize, misalign);
+      check_shuffle(gpu::bitunshuffle_batch, gpu::bitunshuffle_bytes, chunks, typesize, misalign);
+    }
   }
 }
 
@@ -120,14 +124,17 @@ uint32_t cpu_crc(const std::vector<unsigned char>& v) {
 TEST_F(GpuCrc32c, ComputeMatchesTheCpu) {
   Chunks chunks = family_chunks(gpu_sizes());
   chunks.push_back(test::random_input(64 << 20, 9));
-  DeviceBatch batch(chunks, test::sizes_of(chunks));
-  test::DeviceMemory crcs(chunks.size() * 4);
-  gpu::crc32c_batch(batch.batch().inputs, batch.batch().input_sizes, chunks.size(),
-                    crcs.as<uint32_t>(), Stream());
-  std::vector<uint32_t> got(chunks.size());
-  test::cuda_ok(cudaMemcpy(got.data(), crcs.get(), got.size() * 4, cudaMemcpyDeviceToHost));
-  for (size_t i = 0; i < chunks.size(); ++i) {
-    EXPECT_EQ(got[i], cpu_crc(chunks[i])) << "chunk " << i << " (" << chunks[i].size() << " bytes)";
+  for (size_t misalign : {size_t{0}, size_t{5}}) {
+    DeviceBatch batch(chunks, test::sizes_of(chunks), misalign);
+    test::DeviceMemory crcs(chunks.size() * 4);
+    gpu::crc32c_batch(batch.batch().inputs, batch.batch().input_sizes, chunks.size(),
+                      crcs.as<uint32_t>(), Stream());
+    std::vector<uint32_t> got(chunks.size());
+    test::cuda_ok(cudaMemcpy(got.data(), crcs.get(), got.size() * 4, cudaMemcpyDeviceToHost));
+    for (size_t i = 0; i < chunks.size(); ++i) {
+      EXPECT_EQ(got[i], cpu_crc(chunks[i]))
+          << "chunk " << i << " (" << chunks[i].size() << " bytes), misaligned by " << misalign;
+    }
   }
 }
 

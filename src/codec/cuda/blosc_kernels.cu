@@ -59,10 +59,13 @@ __device__ inline void record_error(int* shared_status, DeviceChunkStatus status
   if (status != DeviceChunkStatus::ok) atomicCAS(shared_status, 0, static_cast<int>(status));
 }
 
-__global__ void __launch_bounds__(kThreads)
+constexpr int kMaxDecodeThreads = 512;
+
+// One thread block per chunk; its warps (blockDim.x / 32 of them) share the chunk's streams.
+__global__ void __launch_bounds__(kMaxDecodeThreads)
     blosc_decode_kernel(DeviceChunkBatch batch, unsigned char* temp, uint64_t max_capacity) {
   __shared__ int chunk_status;
-  __shared__ unsigned char tile[detail::kShuffleTileBytes];
+  __shared__ __align__(16) unsigned char tile[detail::kShuffleTileBytes];
   const size_t chunk = blockIdx.x;
   const auto* in = reinterpret_cast<const unsigned char*>(batch.inputs[chunk]);
   auto* out = reinterpret_cast<unsigned char*>(batch.outputs[chunk]);
@@ -89,8 +92,9 @@ __global__ void __launch_bounds__(kThreads)
   const uint32_t streams = full_blocks > 0 ? blosc_block(h, 0).nstreams : 1;
   const uint64_t jobs = full_blocks * streams + (h.leftover > 0 ? 1 : 0);
   const unsigned lane = threadIdx.x % kWarpSize;
+  const unsigned warps = blockDim.x / kWarpSize;
   // Phase 1: each warp decodes whole streams into the output (or the scratch, when shuffled).
-  for (uint64_t k = threadIdx.x / kWarpSize; k < jobs; k += kWarps) {
+  for (uint64_t k = threadIdx.x / kWarpSize; k < jobs; k += warps) {
     if (chunk_status != 0) break;
     const Job job = job_of(k, full_blocks, streams);
     const BloscBlock b = blosc_block(h, job.block);
@@ -128,7 +132,7 @@ __global__ void __launch_bounds__(kThreads)
       detail::block_shuffle<false>(tmp + b.offset, out + b.offset, b.size, h.typesize, 0, 1, tile);
     } else if (b.bit_shuffled) {
       detail::warps_bitshuffle<false>(tmp + b.offset, out + b.offset, b.size, h.typesize,
-                                      threadIdx.x / kWarpSize, kWarps, lane);
+                                      threadIdx.x / kWarpSize, warps, lane);
     }
   }
   finish(DeviceChunkStatus::ok);
@@ -243,7 +247,7 @@ __global__ void __launch_bounds__(1024) exclusive_scan_kernel(uint64_t* values, 
 __global__ void __launch_bounds__(kThreads)
     shuffle_blocks_kernel(DeviceChunkBatch batch, BloscEncodeParams p, uint64_t max_input,
                           unsigned char* scratch) {
-  __shared__ unsigned char tile[detail::kShuffleTileBytes];
+  __shared__ __align__(16) unsigned char tile[detail::kShuffleTileBytes];
   const size_t chunk = blockIdx.x;
   const ChunkPlan c = plan_chunk(p, batch.input_sizes[chunk], max_input);
   if (c.status != DeviceChunkStatus::ok || c.jobs == 0) return;
@@ -381,7 +385,10 @@ size_t blosc_decode_temp_bytes(size_t count, uint64_t max_output_capacity) {
 void blosc_decode_batch(const DeviceChunkBatch& batch, void* temp, uint64_t max_output_capacity,
                         Stream stream) {
   if (batch.count == 0) return;
-  blosc_decode_kernel<<<static_cast<unsigned>(batch.count), kThreads, 0,
+  // Enough warps in flight (about 8192) whatever the chunk count: 4 per chunk for large batches,
+  // up to 16 when there are few (large) chunks with many streams each.
+  const auto warps = static_cast<unsigned>(std::clamp<size_t>(8192 / batch.count, 4, 16));
+  blosc_decode_kernel<<<static_cast<unsigned>(batch.count), warps * kWarpSize, 0,
                         detail::to_cuda(stream.native())>>>(
       batch, static_cast<unsigned char*>(temp), max_output_capacity);
   CUZARR_CUDA_CHECK(cudaGetLastError());

@@ -11,10 +11,81 @@ namespace cuzarr::gpu::detail {
 /// Bytes of the shared-memory tile of the byte shuffle.
 inline constexpr uint32_t kShuffleTileBytes = 8192;
 
+// The tile holds byte k of tile element i at tile[k * m + i] (m elements in the tile). The element
+// side (contiguous elements) moves whole elements as 2-, 4- or 8-byte words when the type size and
+// alignment allow it, else bytes; the row side (byte k of every element, rows n bytes apart) moves
+// 4-byte words when every row start is 4-byte aligned, else bytes. No divisions in the loops.
+
+template <class Word>
+__device__ void elements_to_tile(const unsigned char* src, unsigned char* tile, uint32_t m) {
+  for (uint32_t i = threadIdx.x; i < m; i += blockDim.x) {
+    const Word v = reinterpret_cast<const Word*>(src)[i];
+    for (uint32_t k = 0; k < sizeof(Word); ++k)
+      tile[k * m + i] = static_cast<unsigned char>(v >> (8 * k));
+  }
+}
+template <class Word>
+__device__ void tile_to_elements(const unsigned char* tile, unsigned char* dst, uint32_t m) {
+  for (uint32_t i = threadIdx.x; i < m; i += blockDim.x) {
+    Word v = 0;
+    for (uint32_t k = 0; k < sizeof(Word); ++k) v |= static_cast<Word>(tile[k * m + i]) << (8 * k);
+    reinterpret_cast<Word*>(dst)[i] = v;
+  }
+}
+
+// src: the tile's first element; `wide`: src is aligned to the type size (2, 4 or 8).
+__device__ inline void load_elements(const unsigned char* src, unsigned char* tile, uint32_t m,
+                                     uint32_t typesize, bool wide) {
+  if (wide && typesize == 2) return elements_to_tile<uint16_t>(src, tile, m);
+  if (wide && typesize == 4) return elements_to_tile<uint32_t>(src, tile, m);
+  if (wide && typesize == 8) return elements_to_tile<unsigned long long>(src, tile, m);
+  for (uint32_t i = threadIdx.x; i < m; i += blockDim.x) {
+    for (uint32_t k = 0; k < typesize; ++k) tile[k * m + i] = src[uint64_t{i} * typesize + k];
+  }
+}
+__device__ inline void store_elements(const unsigned char* tile, unsigned char* dst, uint32_t m,
+                                      uint32_t typesize, bool wide) {
+  if (wide && typesize == 2) return tile_to_elements<uint16_t>(tile, dst, m);
+  if (wide && typesize == 4) return tile_to_elements<uint32_t>(tile, dst, m);
+  if (wide && typesize == 8) return tile_to_elements<unsigned long long>(tile, dst, m);
+  for (uint32_t i = threadIdx.x; i < m; i += blockDim.x) {
+    for (uint32_t k = 0; k < typesize; ++k) dst[uint64_t{i} * typesize + k] = tile[k * m + i];
+  }
+}
+
+// rows: byte 0 of the tile's first element; row k starts at rows + k * n. `wide`: n, m and the
+// rows pointer are multiples of 4 (the tile is 16-byte aligned).
+__device__ inline void load_rows(const unsigned char* rows, uint64_t n, unsigned char* tile,
+                                 uint32_t m, uint32_t typesize, bool wide) {
+  for (uint32_t k = 0; k < typesize; ++k) {
+    const unsigned char* row = rows + k * n;
+    if (wide) {
+      for (uint32_t q = threadIdx.x; q < m / 4; q += blockDim.x) {
+        reinterpret_cast<uint32_t*>(tile + k * m)[q] = reinterpret_cast<const uint32_t*>(row)[q];
+      }
+    } else {
+      for (uint32_t i = threadIdx.x; i < m; i += blockDim.x) tile[k * m + i] = row[i];
+    }
+  }
+}
+__device__ inline void store_rows(const unsigned char* tile, unsigned char* rows, uint64_t n,
+                                  uint32_t m, uint32_t typesize, bool wide) {
+  for (uint32_t k = 0; k < typesize; ++k) {
+    unsigned char* row = rows + k * n;
+    if (wide) {
+      for (uint32_t q = threadIdx.x; q < m / 4; q += blockDim.x) {
+        reinterpret_cast<uint32_t*>(row)[q] = reinterpret_cast<const uint32_t*>(tile + k * m)[q];
+      }
+    } else {
+      for (uint32_t i = threadIdx.x; i < m; i += blockDim.x) row[i] = tile[k * m + i];
+    }
+  }
+}
+
 /// Byte shuffle (forward) or unshuffle of `size` bytes with one thread block: tiles of whole
 /// elements go through shared memory so that both the element-major and the byte-major side are
 /// read / written contiguously. Tiles part, part + parts, ... are this block's; leftover bytes
-/// are copied by part 0. `tile` is kShuffleTileBytes of shared memory.
+/// are copied by part 0. `tile`: kShuffleTileBytes of shared memory, 16-byte aligned.
 template <bool kForward>
 __device__ void block_shuffle(const unsigned char* src, unsigned char* dst, uint64_t size,
                               uint32_t typesize, uint32_t part, uint32_t parts,
@@ -26,29 +97,36 @@ __device__ void block_shuffle(const unsigned char* src, unsigned char* dst, uint
     cooperative_copy(dst + begin, src + begin, end - begin, threadIdx.x, blockDim.x);
     return;
   }
+  if (typesize > kShuffleTileBytes / 4) {
+    // Huge elements (numcodecs allows them): no tile, the index map directly.
+    const uint64_t stride = uint64_t{parts} * blockDim.x;
+    for (uint64_t x = uint64_t{part} * blockDim.x + threadIdx.x; x < size; x += stride) {
+      dst[x] = src[kForward ? shuffle_source_index(x, size, typesize)
+                            : unshuffle_source_index(x, size, typesize)];
+    }
+    return;
+  }
   const uint64_t n = size / typesize;
-  const uint64_t per_tile = umax(1, kShuffleTileBytes / typesize);
+  // Whole elements per tile, a multiple of 4 (at least 4 here; 32 for blosc's typesize <= 255).
+  const uint32_t per_tile = kShuffleTileBytes / typesize / 4 * 4;
   const uint64_t tiles = (n + per_tile - 1) / per_tile;
+  const unsigned char* elements = kForward ? src : dst;
+  const unsigned char* rows = kForward ? dst : src;
+  const bool elements_wide = (typesize == 2 || typesize == 4 || typesize == 8) &&
+                             reinterpret_cast<uintptr_t>(elements) % typesize == 0;
+  // Every tile's rows start at a multiple of 4 when n and the base are (per_tile is).
+  const bool rows_wide = n % 4 == 0 && reinterpret_cast<uintptr_t>(rows) % 4 == 0;
   for (uint64_t t = part; t < tiles; t += parts) {
     const uint64_t e0 = t * per_tile;
-    const uint64_t m = umin(per_tile, n - e0);
-    const uint64_t bytes = m * typesize;
+    const auto m = static_cast<uint32_t>(umin(per_tile, n - e0));
     if (kForward) {
-      for (uint64_t x = threadIdx.x; x < bytes; x += blockDim.x) tile[x] = src[e0 * typesize + x];
+      load_elements(src + e0 * typesize, tile, m, typesize, elements_wide);
       __syncthreads();
-      for (uint64_t x = threadIdx.x; x < bytes; x += blockDim.x) {
-        const uint64_t k = x / m, i = x % m;
-        dst[k * n + e0 + i] = tile[i * typesize + k];
-      }
+      store_rows(tile, dst + e0, n, m, typesize, rows_wide);
     } else {
-      for (uint64_t x = threadIdx.x; x < bytes; x += blockDim.x) {
-        const uint64_t k = x / m, i = x % m;
-        tile[k * m + i] = src[k * n + e0 + i];
-      }
+      load_rows(src + e0, n, tile, m, typesize, rows_wide);
       __syncthreads();
-      for (uint64_t x = threadIdx.x; x < bytes; x += blockDim.x) {
-        dst[e0 * typesize + x] = tile[(x % typesize) * m + x / typesize];
-      }
+      store_elements(tile, dst + e0 * typesize, m, typesize, elements_wide);
     }
     __syncthreads();
   }

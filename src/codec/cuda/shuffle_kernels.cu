@@ -22,7 +22,7 @@ __device__ inline bool chunk_fits(const DeviceChunkBatch& batch, size_t chunk, u
 template <bool kForward>
 __global__ void __launch_bounds__(kThreads)
     shuffle_kernel(DeviceChunkBatch batch, uint32_t typesize, uint32_t parts) {
-  __shared__ unsigned char tile[detail::kShuffleTileBytes];
+  __shared__ __align__(16) unsigned char tile[detail::kShuffleTileBytes];
   const size_t chunk = blockIdx.x / parts;
   const uint32_t part = blockIdx.x % parts;
   if (!chunk_fits(batch, chunk, part)) return;
