@@ -149,15 +149,33 @@ __device__ void warps_bitshuffle(const unsigned char* src, unsigned char* dst, u
   const uint64_t n = size / typesize;
   const uint64_t row_bytes = n / 8;
   const uint64_t groups = (n + 31) / 32;
+  const unsigned char* rows = kForward ? dst : src;
+  const unsigned char* elements = kForward ? src : dst;
+  // A group's 4 bytes of a bit-row are one aligned 32-bit word when rows are multiples of 4.
+  const bool rows_wide = row_bytes % 4 == 0 && reinterpret_cast<uintptr_t>(rows) % 4 == 0;
+  // Elements of 1, 2, 4 or 8 bytes, aligned, are read / written whole.
+  const bool elements_wide = (typesize == 1 || typesize == 2 || typesize == 4 || typesize == 8) &&
+                             reinterpret_cast<uintptr_t>(elements) % typesize == 0;
   for (uint64_t g = warp; g < groups; g += warps) {
     const uint64_t e0 = g * 32;
     const uint64_t e = e0 + lane;
     const bool valid = e < n;
     const uint64_t column = e0 / 8;
     const uint32_t row_part = static_cast<uint32_t>(umin(4, row_bytes - column));
-    for (uint32_t j = 0; j < typesize; ++j) {
-      if (kForward) {
-        const unsigned value = valid ? src[e * typesize + j] : 0u;
+    const bool whole_word = rows_wide && row_part == 4;
+    if (kForward) {
+      unsigned long long element = 0;  // the lane's element, when read whole
+      if (elements_wide && valid) {
+        const unsigned char* p = src + e * typesize;
+        if (typesize == 1) element = *p;
+        if (typesize == 2) element = *reinterpret_cast<const uint16_t*>(p);
+        if (typesize == 4) element = *reinterpret_cast<const uint32_t*>(p);
+        if (typesize == 8) element = *reinterpret_cast<const unsigned long long*>(p);
+      }
+      for (uint32_t j = 0; j < typesize; ++j) {
+        const unsigned value = !valid          ? 0u
+                               : elements_wide ? static_cast<unsigned>(element >> (8 * j)) & 0xFFu
+                                               : src[e * typesize + j];
         unsigned mine = 0;
         for (unsigned k = 0; k < 8; ++k) {
           const unsigned word = __ballot_sync(kFullMask, (value >> k) & 1u);
@@ -165,21 +183,43 @@ __device__ void warps_bitshuffle(const unsigned char* src, unsigned char* dst, u
         }
         if (lane < 8) {
           unsigned char* row = dst + (uint64_t{j} * 8 + lane) * row_bytes + column;
-          for (uint32_t b = 0; b < row_part; ++b)
-            row[b] = static_cast<unsigned char>(mine >> (8 * b));
+          if (whole_word) {
+            *reinterpret_cast<uint32_t*>(row) = mine;
+          } else {
+            for (uint32_t b = 0; b < row_part; ++b)
+              row[b] = static_cast<unsigned char>(mine >> (8 * b));
+          }
         }
-      } else {
+      }
+    } else {
+      unsigned long long element = 0;
+      for (uint32_t j = 0; j < typesize; ++j) {
         unsigned word = 0;
         if (lane < 8) {
           const unsigned char* row = src + (uint64_t{j} * 8 + lane) * row_bytes + column;
-          for (uint32_t b = 0; b < row_part; ++b) word |= unsigned{row[b]} << (8 * b);
+          if (whole_word) {
+            word = *reinterpret_cast<const uint32_t*>(row);
+          } else {
+            for (uint32_t b = 0; b < row_part; ++b) word |= unsigned{row[b]} << (8 * b);
+          }
         }
         unsigned value = 0;
         for (unsigned k = 0; k < 8; ++k) {
           const unsigned w = __shfl_sync(kFullMask, word, k);
           value |= ((w >> lane) & 1u) << k;
         }
-        if (valid) dst[e * typesize + j] = static_cast<unsigned char>(value);
+        if (elements_wide) {
+          element |= static_cast<unsigned long long>(value) << (8 * j);
+        } else if (valid) {
+          dst[e * typesize + j] = static_cast<unsigned char>(value);
+        }
+      }
+      if (elements_wide && valid) {
+        unsigned char* p = dst + e * typesize;
+        if (typesize == 1) *p = static_cast<unsigned char>(element);
+        if (typesize == 2) *reinterpret_cast<uint16_t*>(p) = static_cast<uint16_t>(element);
+        if (typesize == 4) *reinterpret_cast<uint32_t*>(p) = static_cast<uint32_t>(element);
+        if (typesize == 8) *reinterpret_cast<unsigned long long*>(p) = element;
       }
     }
   }
