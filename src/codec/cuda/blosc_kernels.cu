@@ -95,7 +95,7 @@ __global__ void __launch_bounds__(kMaxDecodeThreads)
   const unsigned warps = blockDim.x / kWarpSize;
   // Phase 1: each warp decodes whole streams into the output (or the scratch, when shuffled).
   for (uint64_t k = threadIdx.x / kWarpSize; k < jobs; k += warps) {
-    if (chunk_status != 0) break;
+    if (*static_cast<volatile int*>(&chunk_status) != 0) break;  // another warp failed
     const Job job = job_of(k, full_blocks, streams);
     const BloscBlock b = blosc_block(h, job.block);
     uint64_t pos = 0, csize = 0;
