@@ -1,0 +1,297 @@
+// Throughput of cuzarr's batched GPU codec kernels on a batch of at least 1 GiB (decoded) of
+// realistic data: a smooth 2-D field plus noise, as uint16 and as float32, cut into chunks of
+// 64 KiB, 1 MiB and 4 MiB. For every codec: compression ratio, decode and encode GB/s (decoded
+// bytes per second, best of several runs, timed with CUDA events), and a check that the decoded
+// bytes equal the input. Compressed inputs come from cuzarr's own GPU encoders, so neither c-blosc
+// nor Google Benchmark is needed.
+//   cuzarr_gpu_codec_throughput [total MiB per batch (default 1024)] [repetitions (default 5)]
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "codec/cuda/blosc_kernels.hpp"
+#include "codec/cuda/crc32c_kernels.hpp"
+#include "codec/cuda/delta_kernels.hpp"
+#include "codec/cuda/lz4_kernels.hpp"
+#include "codec/cuda/shuffle_kernels.hpp"
+
+namespace {
+
+using cuzarr::Stream;
+using namespace cuzarr::gpu;
+
+void check(cudaError_t status, const char* what) {
+  if (status != cudaSuccess) {
+    std::fprintf(stderr, "%s: %s\n", what, cudaGetErrorString(status));
+    std::exit(2);
+  }
+}
+#define CHECK(call) check((call), #call)
+
+// Device memory owned for the program's lifetime of one measurement.
+struct Device {
+  void* p = nullptr;
+  explicit Device(size_t bytes) { CHECK(cudaMalloc(&p, std::max<size_t>(bytes, 1))); }
+  ~Device() { cudaFree(p); }
+  Device(const Device&) = delete;
+  Device& operator=(const Device&) = delete;
+  std::byte* bytes() const { return static_cast<std::byte*>(p); }
+};
+
+template <class T>
+T* upload(Device& d, const std::vector<T>& v) {
+  CHECK(cudaMemcpy(d.p, v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice));
+  return static_cast<T*>(d.p);
+}
+
+// A smooth field plus noise: `bytes` bytes of uint16 or float32.
+std::vector<unsigned char> make_field(size_t bytes, bool is_float, uint32_t seed) {
+  std::vector<unsigned char> v(bytes);
+  std::mt19937 rng(seed);
+  if (is_float) {
+    std::normal_distribution<float> noise(0.0f, 0.01f);
+    for (size_t i = 0; i < bytes / 4; ++i) {
+      const float x = static_cast<float>(i % 2048), y = static_cast<float>(i / 2048);
+      const float value = 280.0f + 15.0f * std::sin(x / 60.0f) * std::cos(y / 80.0f) + noise(rng);
+      std::memcpy(v.data() + 4 * i, &value, 4);
+    }
+  } else {
+    for (size_t i = 0; i < bytes / 2; ++i) {
+      const double x = static_cast<double>(i % 2048), y = static_cast<double>(i / 2048);
+      const auto value = static_cast<uint16_t>(
+          20000 + 8000 * std::sin(x / 60.0) * std::cos(y / 80.0) + static_cast<double>(rng() % 8));
+      std::memcpy(v.data() + 2 * i, &value, 2);
+    }
+  }
+  return v;
+}
+
+// A batch of `count` chunks of `chunk` bytes in one allocation (chunk i at i * stride).
+struct Batch {
+  size_t count, chunk, stride;
+  Device data;
+  Device pointers, sizes, capacities, produced, statuses;
+  DeviceChunkBatch view{};
+
+  Batch(size_t count_, size_t chunk_, size_t stride_)
+      : count(count_),
+        chunk(chunk_),
+        stride(stride_),
+        data(count_ * stride_),
+        pointers(count_ * sizeof(void*)),
+        sizes(count_ * 8),
+        capacities(count_ * 8),
+        produced(count_ * 8),
+        statuses(count_ * sizeof(DeviceChunkStatus)) {
+    std::vector<std::byte*> p(count);
+    for (size_t i = 0; i < count; ++i) p[i] = data.bytes() + i * stride;
+    upload(pointers, p);
+    upload(capacities, std::vector<uint64_t>(count, stride));
+    upload(sizes, std::vector<uint64_t>(count, chunk));
+  }
+  // This batch's chunks as inputs (sizes from `sizes`) and `out`'s as outputs.
+  DeviceChunkBatch to(const Batch& out) const {
+    DeviceChunkBatch b;
+    b.inputs = static_cast<const std::byte* const*>(pointers.p);
+    b.input_sizes = static_cast<const uint64_t*>(sizes.p);
+    b.outputs = static_cast<std::byte* const*>(out.pointers.p);
+    b.output_capacities = static_cast<const uint64_t*>(out.capacities.p);
+    b.output_sizes = static_cast<uint64_t*>(out.produced.p);
+    b.statuses = static_cast<DeviceChunkStatus*>(out.statuses.p);
+    b.count = count;
+    return b;
+  }
+  // Makes the sizes this batch holds the ones a previous step produced into it.
+  void take_produced_sizes() {
+    CHECK(cudaMemcpy(sizes.p, produced.p, count * 8, cudaMemcpyDeviceToDevice));
+  }
+  std::vector<uint64_t> produced_sizes() const {
+    std::vector<uint64_t> v(count);
+    CHECK(cudaMemcpy(v.data(), produced.p, count * 8, cudaMemcpyDeviceToHost));
+    return v;
+  }
+  bool all_ok() const {
+    std::vector<DeviceChunkStatus> s(count);
+    CHECK(cudaMemcpy(s.data(), statuses.p, count * sizeof(DeviceChunkStatus),
+                     cudaMemcpyDeviceToHost));
+    return std::all_of(s.begin(), s.end(),
+                       [](DeviceChunkStatus x) { return x == DeviceChunkStatus::ok; });
+  }
+};
+
+// Best time in seconds of `repetitions` runs of `work`.
+double best_seconds(int repetitions, const std::function<void()>& work) {
+  cudaEvent_t start, stop;
+  CHECK(cudaEventCreate(&start));
+  CHECK(cudaEventCreate(&stop));
+  work();  // warm-up
+  CHECK(cudaDeviceSynchronize());
+  float best = 1e30f;
+  for (int r = 0; r < repetitions; ++r) {
+    CHECK(cudaEventRecord(start));
+    work();
+    CHECK(cudaEventRecord(stop));
+    CHECK(cudaEventSynchronize(stop));
+    float ms = 0;
+    CHECK(cudaEventElapsedTime(&ms, start, stop));
+    best = std::min(best, ms);
+  }
+  CHECK(cudaEventDestroy(start));
+  CHECK(cudaEventDestroy(stop));
+  return best / 1e3;
+}
+
+bool same_bytes(const Batch& a, const Batch& b) {
+  std::vector<unsigned char> x(a.count * a.stride), y(b.count * b.stride);
+  CHECK(cudaMemcpy(x.data(), a.data.p, x.size(), cudaMemcpyDeviceToHost));
+  CHECK(cudaMemcpy(y.data(), b.data.p, y.size(), cudaMemcpyDeviceToHost));
+  for (size_t i = 0; i < a.count; ++i) {
+    if (std::memcmp(x.data() + i * a.stride, y.data() + i * b.stride, a.chunk) != 0) return false;
+  }
+  return true;
+}
+
+struct Row {
+  std::string codec, dtype;
+  size_t chunk;
+  double ratio, decode_gbs, encode_gbs;
+  bool ok;
+};
+
+void print(const Row& r) {
+  std::printf("%-26s %-8s %6zu KiB %7.2f %12.1f %12.1f   %s\n", r.codec.c_str(), r.dtype.c_str(),
+              r.chunk / 1024, r.ratio, r.decode_gbs, r.encode_gbs, r.ok ? "ok" : "MISMATCH");
+  std::fflush(stdout);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const size_t total_mib = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 1024;
+  const int repetitions = argc > 2 ? std::atoi(argv[2]) : 5;
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+    std::fprintf(stderr, "no CUDA device\n");
+    return 1;
+  }
+  cudaDeviceProp prop{};
+  CHECK(cudaGetDeviceProperties(&prop, 0));
+  std::printf("device: %s, batch: %zu MiB decoded, best of %d runs\n", prop.name, total_mib,
+              repetitions);
+  std::printf("%-26s %-8s %10s %7s %12s %12s   %s\n", "codec", "dtype", "chunk", "ratio",
+              "decode GB/s", "encode GB/s", "check");
+  const Stream stream;
+  bool all_ok = true;
+  constexpr size_t kPoolBytes = 64u << 20;
+  for (bool is_float : {false, true}) {
+    const std::string dtype = is_float ? "float32" : "uint16";
+    const uint32_t typesize = is_float ? 4 : 2;
+    const std::vector<unsigned char> pool = make_field(kPoolBytes, is_float, 1);
+    for (size_t chunk : {size_t{64} << 10, size_t{1} << 20, size_t{4} << 20}) {
+      const size_t count = (total_mib << 20) / chunk;
+      const double gb = static_cast<double>(count * chunk) / 1e9;
+      // Decoded input: chunk i is a slice of the pool (different places, so chunks differ).
+      Batch input(count, chunk, chunk);
+      for (size_t i = 0; i < count; ++i) {
+        const size_t offset = (i * chunk * 7 / 3) % (kPoolBytes - chunk) / typesize * typesize;
+        CHECK(cudaMemcpy(input.data.bytes() + i * chunk, pool.data() + offset, chunk,
+                         cudaMemcpyHostToDevice));
+      }
+      Batch decoded(count, chunk, chunk);
+      const auto report = [&](const std::string& codec, double encoded_bytes, double decode_s,
+                              double encode_s, bool ok) {
+        all_ok = all_ok && ok;
+        print({codec, dtype, chunk, encoded_bytes > 0 ? gb * 1e9 / encoded_bytes : 1.0,
+               decode_s > 0 ? gb / decode_s : 0.0, encode_s > 0 ? gb / encode_s : 0.0, ok});
+      };
+      const auto total = [](const std::vector<uint64_t>& v) {
+        double s = 0;
+        for (auto x : v) s += static_cast<double>(x);
+        return s;
+      };
+      // numcodecs.lz4
+      {
+        Batch encoded(count, chunk, numcodecs_lz4_max_encoded_size(chunk));
+        Device temp(lz4_encode_temp_bytes(count));
+        const double enc = best_seconds(
+            repetitions, [&] { numcodecs_lz4_encode_batch(input.to(encoded), temp.p, stream); });
+        bool ok = encoded.all_ok();
+        encoded.take_produced_sizes();
+        const double bytes = total(encoded.produced_sizes());
+        const double dec = best_seconds(
+            repetitions, [&] { numcodecs_lz4_decode_batch(encoded.to(decoded), stream); });
+        ok = ok && decoded.all_ok() && same_bytes(input, decoded);
+        report("numcodecs.lz4", bytes, dec, enc, ok);
+      }
+      // blosc lz4 with byte and bit shuffle
+      for (BloscShuffle shuffle : {BloscShuffle::byte, BloscShuffle::bit}) {
+        Batch encoded(count, chunk, blosc_max_encoded_size(chunk));
+        Device encode_temp(blosc_encode_temp_bytes(count, chunk));
+        const BloscEncodeParams params{5, typesize, shuffle, 0};
+        const double enc = best_seconds(repetitions, [&] {
+          blosc_encode_batch(input.to(encoded), params, encode_temp.p, chunk, stream);
+        });
+        bool ok = encoded.all_ok();
+        encoded.take_produced_sizes();
+        const double bytes = total(encoded.produced_sizes());
+        Device decode_temp(blosc_decode_temp_bytes(count, chunk));
+        const double dec = best_seconds(repetitions, [&] {
+          blosc_decode_batch(encoded.to(decoded), decode_temp.p, chunk, stream);
+        });
+        ok = ok && decoded.all_ok() && same_bytes(input, decoded);
+        report(shuffle == BloscShuffle::byte ? "blosc lz4 shuffle" : "blosc lz4 bitshuffle", bytes,
+               dec, enc, ok);
+      }
+      // Filters: encode = forward, decode = inverse.
+      const auto filter = [&](const std::string& name,
+                              const std::function<void(const DeviceChunkBatch&)>& forward,
+                              const std::function<void(const DeviceChunkBatch&)>& inverse) {
+        Batch encoded(count, chunk, chunk);
+        const double enc = best_seconds(repetitions, [&] { forward(input.to(encoded)); });
+        bool ok = encoded.all_ok();
+        const double dec = best_seconds(repetitions, [&] { inverse(encoded.to(decoded)); });
+        ok = ok && decoded.all_ok() && same_bytes(input, decoded);
+        report(name, 0, dec, enc, ok);
+      };
+      filter(
+          "shuffle", [&](const DeviceChunkBatch& b) { shuffle_batch(b, typesize, stream); },
+          [&](const DeviceChunkBatch& b) { unshuffle_batch(b, typesize, stream); });
+      filter(
+          "bitshuffle", [&](const DeviceChunkBatch& b) { bitshuffle_batch(b, typesize, stream); },
+          [&](const DeviceChunkBatch& b) { bitunshuffle_batch(b, typesize, stream); });
+      const DeltaType delta_type = is_float ? DeltaType::float32 : DeltaType::uint16;
+      filter(
+          "delta", [&](const DeviceChunkBatch& b) { delta_encode_batch(b, delta_type, stream); },
+          [&](const DeviceChunkBatch& b) { delta_decode_batch(b, delta_type, stream); });
+      // crc32c codec: encode appends 4 bytes, decode verifies and strips them.
+      {
+        Batch encoded(count, chunk, chunk + 4);
+        Device temp(crc32c_codec_temp_bytes(count));
+        const double enc = best_seconds(
+            repetitions, [&] { crc32c_encode_batch(input.to(encoded), temp.p, stream); });
+        bool ok = encoded.all_ok();
+        encoded.take_produced_sizes();
+        const double dec = best_seconds(
+            repetitions, [&] { crc32c_decode_batch(encoded.to(decoded), temp.p, stream); });
+        ok = ok && decoded.all_ok() && same_bytes(input, decoded);
+        report("crc32c (codec)", static_cast<double>(count * (chunk + 4)), dec, enc, ok);
+        Device crcs(count * 4);
+        const DeviceChunkBatch b = input.to(decoded);
+        const double compute = best_seconds(repetitions, [&] {
+          crc32c_batch(b.inputs, b.input_sizes, count, static_cast<uint32_t*>(crcs.p), stream);
+        });
+        report("crc32c (compute only)", 0, compute, 0, true);
+      }
+    }
+  }
+  std::printf(all_ok ? "all decoded bytes equal the input\n" : "SOME CHECKS FAILED\n");
+  return all_ok ? 0 : 1;
+}

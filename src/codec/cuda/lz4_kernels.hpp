@@ -1,0 +1,41 @@
+// Batched GPU LZ4: raw LZ4 blocks and the numcodecs.lz4 framing (4-byte little-endian decoded
+// size, then one block). Decoding runs one warp per chunk: lane 0 parses each sequence with every
+// bounds check of lz4_block_format.hpp, the warp copies literals and matches (overlapping matches
+// included) cooperatively; hostile input yields a status, never an access outside the chunk's
+// input or output. Encoding runs one thread per chunk (greedy, single pass); its output decodes
+// with liblz4's LZ4_decompress_safe. CUDA builds only; launchers queue work on `stream` and throw
+// CudaError when a launch fails.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "codec/cuda/device_chunk_batch.hpp"
+#include "cuzarr/memory/stream.hpp"
+
+namespace cuzarr::gpu {
+
+/// Decodes raw LZ4 blocks: output_sizes[i] = decoded bytes. statuses[i]: corrupt_input for a
+/// malformed or truncated block, output_too_small when it decodes to more than
+/// output_capacities[i].
+void lz4_decode_batch(const DeviceChunkBatch& batch, Stream stream);
+
+/// Decodes numcodecs.lz4 chunks: corrupt_input when the header is missing or the block disagrees
+/// with the header's size, output_too_small when that size exceeds output_capacities[i].
+void numcodecs_lz4_decode_batch(const DeviceChunkBatch& batch, Stream stream);
+
+/// The most bytes lz4_encode_batch writes for `size` input bytes (LZ4_COMPRESSBOUND).
+uint64_t lz4_max_encoded_size(uint64_t size);
+/// The same for numcodecs_lz4_encode_batch (4 more).
+uint64_t numcodecs_lz4_max_encoded_size(uint64_t size);
+/// Scratch bytes (hash tables) the encoders need for `count` chunks (at most 128 MiB).
+size_t lz4_encode_temp_bytes(size_t count);
+
+/// Encodes each input into one raw LZ4 block. statuses[i]: output_too_small when the block does
+/// not fit output_capacities[i] (give lz4_max_encoded_size to be sure), unsupported for inputs
+/// above LZ4's limit of 0x7E000000 bytes. `temp`: lz4_encode_temp_bytes(count) device bytes.
+void lz4_encode_batch(const DeviceChunkBatch& batch, void* temp, Stream stream);
+/// Encodes each input with the numcodecs.lz4 framing.
+void numcodecs_lz4_encode_batch(const DeviceChunkBatch& batch, void* temp, Stream stream);
+
+}  // namespace cuzarr::gpu

@@ -1,0 +1,184 @@
+// GPU shuffle, bit shuffle, delta and crc32c kernels against their CPU references (the serial
+// functions of the format headers, themselves checked against numcodecs / c-blosc / cuzarr::crc32c
+// in the CPU tests), byte for byte, over every input family; plus the status of bad sizes.
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "codec/cuda/bitshuffle_format.hpp"
+#include "codec/cuda/crc32c_kernels.hpp"
+#include "codec/cuda/delta_kernels.hpp"
+#include "codec/cuda/shuffle_format.hpp"
+#include "codec/cuda/shuffle_kernels.hpp"
+#include "cuzarr/codec/crc32c.hpp"
+#include "gpu_batch_support.hpp"
+#include "gpu_codec_inputs.hpp"
+
+namespace cuzarr {
+namespace {
+
+using gpu::DeviceChunkStatus;
+using test::DeviceBatch;
+using Chunks = std::vector<std::vector<unsigned char>>;
+
+class GpuShuffle : public test::GpuCodecTest {};
+class GpuDelta : public test::GpuCodecTest {};
+class GpuCrc32c : public test::GpuCodecTest {};
+
+Chunks family_chunks(const std::vector<size_t>& sizes) {
+  Chunks chunks;
+  for (auto& input : test::input_families(sizes)) chunks.push_back(std::move(input.bytes));
+  return chunks;
+}
+
+std::vector<size_t> gpu_sizes() {
+  auto sizes = test::small_sizes();
+  sizes.push_back(4 << 20);
+  sizes.push_back(16 << 20);
+  return sizes;
+}
+
+using Launcher = void (*)(const gpu::DeviceChunkBatch&, uint32_t, Stream);
+using Reference = void (*)(const unsigned char*, unsigned char*, uint64_t, uint32_t);
+
+void check_shuffle(Launcher launcher, Reference reference, const Chunks& chunks, uint32_t typesize,
+                   size_t misalign = 0) {
+  DeviceBatch batch(chunks, test::sizes_of(chunks), misalign);
+  launcher(batch.batch(), typesize, Stream());
+  test::cuda_ok(cudaDeviceSynchronize());
+  const auto statuses = batch.statuses();
+  for (size_t i = 0; i < chunks.size(); ++i) {
+    ASSERT_EQ(statuses[i], DeviceChunkStatus::ok) << i;
+    std::vector<unsigned char> expected(chunks[i].size());
+    reference(chunks[i].data(), expected.data(), expected.size(), typesize);
+    ASSERT_EQ(batch.output(i), expected)
+        << "chunk " << i << " (" << chunks[i].size() << " bytes), typesize " << typesize;
+  }
+}
+
+TEST_F(GpuShuffle, ByteShuffleMatchesTheReference) {
+  // Every size aligned; up to 1 MiB also misaligned (the kernels' byte paths).
+  const Chunks chunks = family_chunks(gpu_sizes());
+  const Chunks small = family_chunks(test::small_sizes());
+  for (uint32_t typesize : {1u, 2u, 3u, 4u, 8u, 16u, 255u, 5000u}) {
+    for (size_t misalign : {size_t{0}, size_t{1}, size_t{2}}) {
+      const Chunks& these = misalign == 0 ? chunks : small;
+      check_shuffle(gpu::shuffle_batch, gpu::shuffle_bytes, these, typesize, misalign);
+      check_shuffle(gpu::unshuffle_batch, gpu::unshuffle_bytes, these, typesize, misalign);
+    }
+  }
+}
+
+TEST_F(GpuShuffle, BitShuffleMatchesTheReference) {
+  const Chunks chunks = family_chunks(gpu_sizes());
+  const Chunks small = family_chunks(test::small_sizes());
+  for (uint32_t typesize : {1u, 2u, 4u, 8u, 12u}) {
+    for (size_t misalign : {size_t{0}, size_t{3}}) {
+      const Chunks& these = misalign == 0 ? chunks : small;
+      check_shuffle(gpu::bitshuffle_batch, gpu::bitshuffle_bytes, these, typesize, misalign);
+      check_shuffle(gpu::bitunshuffle_batch, gpu::bitunshuffle_bytes, these, typesize, misalign);
+    }
+  }
+}
+
+TEST_F(GpuShuffle, TooSmallOutputIsReported) {
+  const Chunks chunks = {test::random_input(1000, 1)};
+  DeviceBatch batch(chunks, {999});
+  gpu::unshuffle_batch(batch.batch(), 4, Stream());
+  test::cuda_ok(cudaDeviceSynchronize());
+  EXPECT_EQ(batch.statuses()[0], DeviceChunkStatus::output_too_small);
+}
+
+TEST_F(GpuDelta, EncodeAndDecodeMatchTheReferenceForEveryType) {
+  for (int t = 0; t <= static_cast<int>(gpu::DeltaType::float64); ++t) {
+    const auto type = static_cast<gpu::DeltaType>(t);
+    const uint32_t size = gpu::delta_type_size(type);
+    Chunks chunks;
+    for (auto& c : family_chunks({0, 8, 64, 1000, 65536, 1 << 20, 8 << 20})) {
+      c.resize(c.size() / size * size);
+      chunks.push_back(std::move(c));
+    }
+    DeviceBatch encode(chunks, test::sizes_of(chunks));
+    gpu::delta_encode_batch(encode.batch(), type, Stream());
+    DeviceBatch decode(chunks, test::sizes_of(chunks));
+    gpu::delta_decode_batch(decode.batch(), type, Stream());
+    test::cuda_ok(cudaDeviceSynchronize());
+    for (size_t i = 0; i < chunks.size(); ++i) {
+      const uint64_t n = chunks[i].size() / size;
+      std::vector<unsigned char> expected(chunks[i].size());
+      gpu::delta_encode_serial(chunks[i].data(), expected.data(), n, type);
+      ASSERT_EQ(encode.output(i), expected) << "encode type " << t << " chunk " << i;
+      gpu::delta_decode_serial(chunks[i].data(), expected.data(), n, type);
+      ASSERT_EQ(decode.output(i), expected) << "decode type " << t << " chunk " << i;
+    }
+  }
+}
+
+TEST_F(GpuDelta, SizeNotAMultipleOfTheElementIsCorrupt) {
+  const Chunks chunks = {test::random_input(10, 1)};
+  DeviceBatch batch(chunks, {10});
+  gpu::delta_decode_batch(batch.batch(), gpu::DeltaType::int32, Stream());
+  test::cuda_ok(cudaDeviceSynchronize());
+  EXPECT_EQ(batch.statuses()[0], DeviceChunkStatus::corrupt_input);
+}
+
+uint32_t cpu_crc(const std::vector<unsigned char>& v) {
+  return crc32c(std::span<const std::byte>(reinterpret_cast<const std::byte*>(v.data()), v.size()));
+}
+
+TEST_F(GpuCrc32c, ComputeMatchesTheCpu) {
+  Chunks chunks = family_chunks(gpu_sizes());
+  chunks.push_back(test::random_input(64 << 20, 9));
+  for (size_t misalign : {size_t{0}, size_t{5}}) {
+    DeviceBatch batch(chunks, test::sizes_of(chunks), misalign);
+    test::DeviceMemory crcs(chunks.size() * 4);
+    gpu::crc32c_batch(batch.batch().inputs, batch.batch().input_sizes, chunks.size(),
+                      crcs.as<uint32_t>(), Stream());
+    std::vector<uint32_t> got(chunks.size());
+    test::cuda_ok(cudaMemcpy(got.data(), crcs.get(), got.size() * 4, cudaMemcpyDeviceToHost));
+    for (size_t i = 0; i < chunks.size(); ++i) {
+      EXPECT_EQ(got[i], cpu_crc(chunks[i]))
+          << "chunk " << i << " (" << chunks[i].size() << " bytes), misaligned by " << misalign;
+    }
+  }
+}
+
+TEST_F(GpuCrc32c, EncodeThenDecodeRoundTripsAndDetectsCorruption) {
+  const Chunks chunks = family_chunks({0, 1, 7, 300, 65536, 1 << 20, 5000003});
+  DeviceBatch encode(chunks, test::sizes_of(chunks, 4));
+  test::DeviceMemory temp(gpu::crc32c_codec_temp_bytes(chunks.size()));
+  gpu::crc32c_encode_batch(encode.batch(), temp.get(), Stream());
+  test::cuda_ok(cudaDeviceSynchronize());
+  Chunks encoded;
+  for (size_t i = 0; i < chunks.size(); ++i) {
+    ASSERT_EQ(encode.statuses()[i], DeviceChunkStatus::ok);
+    std::vector<unsigned char> expected = chunks[i];
+    const uint32_t crc = cpu_crc(chunks[i]);
+    for (int b = 0; b < 4; ++b) expected.push_back(static_cast<unsigned char>(crc >> (8 * b)));
+    ASSERT_EQ(encode.output(i), expected) << i;
+    encoded.push_back(expected);
+  }
+  // Flip one bit in every other chunk; the short chunk at the end is corrupt.
+  Chunks damaged = encoded;
+  for (size_t i = 0; i < damaged.size(); i += 2) damaged[i][damaged[i].size() / 2] ^= 0x10;
+  damaged.push_back({1, 2, 3});
+  std::vector<uint64_t> capacities;
+  for (const auto& d : damaged) capacities.push_back(d.size() >= 4 ? d.size() - 4 : 0);
+  DeviceBatch decode(damaged, capacities);
+  test::DeviceMemory decode_temp(gpu::crc32c_codec_temp_bytes(damaged.size()));
+  gpu::crc32c_decode_batch(decode.batch(), decode_temp.get(), Stream());
+  test::cuda_ok(cudaDeviceSynchronize());
+  const auto statuses = decode.statuses();
+  for (size_t i = 0; i < encoded.size(); ++i) {
+    EXPECT_EQ(statuses[i],
+              i % 2 == 0 ? DeviceChunkStatus::checksum_mismatch : DeviceChunkStatus::ok)
+        << i;
+    if (i % 2 == 1) {
+      EXPECT_EQ(decode.output(i), chunks[i]) << i;
+    }
+  }
+  EXPECT_EQ(statuses.back(), DeviceChunkStatus::corrupt_input);
+}
+
+}  // namespace
+}  // namespace cuzarr
