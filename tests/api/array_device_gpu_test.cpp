@@ -260,7 +260,8 @@ TEST_F(DeviceArray, CorruptChunkErrorNamesTheKey) {
 // Uncompressed chunks of a file store go to device memory through cuFile (mode ON, when it works
 // on this machine) or through pinned bounce buffers (mode OFF); both read the same data.
 TEST_F(DeviceArray, FileStoreReadsIntoDeviceMemoryInBothGdsModes) {
-  const auto dir = std::filesystem::temp_directory_path() / "cuzarr_device_gds";
+  // In the working directory rather than /tmp, which is often a tmpfs (cuFile refuses those).
+  const auto dir = std::filesystem::current_path() / "cuzarr_device_gds";
   std::filesystem::remove_all(dir);
   ArrayCreateOptions o;
   o.shape = {64, 96};
