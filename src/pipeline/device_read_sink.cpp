@@ -2,12 +2,16 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstring>
-#include <map>
 
+#include "codec/cuda/blosc_frame_format.hpp"
+#include "codec/cuda/device_bytes_decoder.hpp"
+#include "cuzarr/codec/blosc_codec.hpp"
 #include "cuzarr/codec/bytes_codec.hpp"
 #include "cuzarr/codec/transpose_codec.hpp"
 #include "cuzarr/core/error.hpp"
+#include "cuzarr/core/log.hpp"
 #include "cuzarr/core/parallel.hpp"
 #include "pipeline/planned_chunk_views.hpp"
 #if defined(CUZARR_HAVE_CUDA)
@@ -15,37 +19,77 @@
 #endif
 
 namespace cuzarr {
+
+struct DeviceReadSink::ChainPlan {
+  bool array_bytes = false;  // stages_array_bytes(chain)
+  size_t gpu_steps = 0;      // bytes -> bytes codecs [0, gpu_steps) decode on the GPU
+  std::vector<std::unique_ptr<gpu::DeviceBytesDecoder>> decoders;  // one per GPU step
+  std::vector<std::string> names;                                  // codec names, per step
+  /// Per step j: the decoded size of codec j (its encode input) when the codecs before it have
+  /// fixed sizes (step 0: the chunk's array bytes).
+  std::vector<std::optional<uint64_t>> forward_size;
+  bool blosc_inside = false;  // a GPU step is blosc: check the chunk's inner codec on the host
+};
+
+// Per-chunk results of a batch's GPU codecs, checked once the stream has run them.
+struct DeviceReadSink::GpuReport {
+  // Statuses of step j for chunk k at (j * count + k) * 4, final decoded sizes (u64) from
+  // sizes_at.
+  Buffer pinned;
+  size_t count = 0;
+  size_t sizes_at = 0;
+  std::vector<std::string> step_names;  // codec names, by step
+  std::vector<std::string> labels;      // per chunk
+  std::vector<uint64_t> expected_size;  // per chunk
+};
+
 namespace {
 
 constexpr size_t kStagingAlignment = 256;
 
-size_t align_up(size_t v) { return (v + kStagingAlignment - 1) / kStagingAlignment * kStagingAlignment; }
+size_t align_up(size_t v) {
+  return (v + kStagingAlignment - 1) / kStagingAlignment * kStagingAlignment;
+}
 
 // Where a chunk's bytes go on their way to the output.
 enum class Route {
-  on_device,       // already in device memory: scatter (or copy) from there
-  pinned_direct,   // own pinned buffer, lands contiguously: one copy into the output
-  pinned_staged,   // own pinned buffer: copied into the device slot, then scattered
-  packed_direct,   // packed into the pinned slot, lands contiguously: one copy into the output
-  packed_staged,   // packed into the pinned slot: part of the batch copy, then scattered
+  on_device,      // in device memory (read there, or decoded there): scatter or copy from there
+  pinned_direct,  // own pinned buffer, lands contiguously: one copy into the output
+  pinned_staged,  // own pinned buffer: copied into the device slot, then scattered
+  packed_direct,  // packed into the pinned slot, lands contiguously: one copy into the output
+  packed_staged,  // packed into the pinned slot: part of the batch copy, then scattered
 };
 
 struct StagedChunk {
-  Buffer bytes;        // the array bytes the GPU starts from
-  NDBuffer source;     // the selected elements, a view into `bytes`
+  Buffer bytes;     // the bytes the GPU starts from (array bytes, or input of the GPU codecs)
+  size_t gpu_steps = 0;
+  NDBuffer source;  // the selected elements, a view into the array bytes
   NDBuffer destination;
   size_t swap_unit = 0;
   Route route = Route::packed_staged;
   size_t pinned_offset = 0;  // of `bytes` in the pinned slot (packed routes)
-  size_t device_offset = 0;  // of `bytes` in the device slot (staged routes)
+  size_t device_offset = 0;  // of `bytes` in the device slot (staged routes, GPU codec input)
+  // GPU codecs: per step (index = codec), where its output goes and its capacity.
+  std::vector<size_t> step_output_offset;
+  std::vector<uint64_t> step_capacity;
+  uint64_t array_nbytes = 0;
 };
 
 // The bytes of a C-contiguous host array (copied when the array is a strided view).
 Buffer contiguous_bytes(const NDBuffer& array) {
   if (!array.is_c_contiguous()) return contiguous_bytes(array.copy_to(MemoryKind::host));
-  return array.buffer().slice(
-      static_cast<size_t>(array.data() - array.buffer().data()),
-      static_cast<size_t>(array.nbytes()));
+  return array.buffer().slice(static_cast<size_t>(array.data() - array.buffer().data()),
+                              static_cast<size_t>(array.nbytes()));
+}
+
+// True when every GPU-decoded blosc layer of `encoded` can run on the GPU (c-blosc format 2,
+// blosclz or lz4 blocks); blosc under only-appending codecs (crc32c) is checked by its header.
+bool blosc_runs_on_gpu(const Buffer& encoded) {
+  if (!is_host_accessible(encoded.kind())) return true;
+  gpu::BloscHeader header;
+  const auto status = gpu::blosc_parse_header(reinterpret_cast<const unsigned char*>(encoded.data()),
+                                              encoded.size(), UINT64_MAX, header);
+  return status != gpu::DeviceChunkStatus::unsupported;
 }
 
 }  // namespace
@@ -68,6 +112,68 @@ bool DeviceReadSink::stages_array_bytes(const CodecChain& chain) {
   return true;
 }
 
+const DeviceReadSink::ChainPlan& DeviceReadSink::plan_for(const CodecChain& chain) {
+  auto& plan = plans_[&chain];
+  if (plan) return *plan;
+  auto p = std::make_shared<ChainPlan>();
+  p->array_bytes = stages_array_bytes(chain);
+  const auto& b2b = chain.bytes_to_bytes();
+  if (p->array_bytes) {
+    std::optional<uint64_t> size =
+        static_cast<uint64_t>(chain.array_to_bytes_representation().nbytes());
+    for (size_t j = 0; j < b2b.size(); ++j) {
+      auto decoder = gpu::make_device_decoder(*b2b[j]);
+      if (!decoder) break;
+      // Step j's output capacity must be known: from the codecs before it, or from its input.
+      if (j > 0 && !size && !decoder->decoded_size_from(4)) break;
+      p->forward_size.push_back(size);
+      p->names.push_back(b2b[j]->name());
+      p->blosc_inside = p->blosc_inside || dynamic_cast<const BloscCodec*>(b2b[j].get());
+      p->decoders.push_back(std::move(decoder));
+      if (size) {
+        const auto next = b2b[j]->fixed_encoded_size(static_cast<int64_t>(*size));
+        size = next ? std::optional<uint64_t>(static_cast<uint64_t>(*next)) : std::nullopt;
+      }
+    }
+    p->gpu_steps = p->decoders.size();
+  }
+  const size_t first_cpu = p->array_bytes ? p->gpu_steps : 0;
+  for (size_t j = first_cpu; j < b2b.size(); ++j) {
+    log_once("device-read-cpu-codec-" + b2b[j]->name(),
+             fmt::format("codec \"{}\" has no GPU decoder yet: for reads into device memory it "
+                         "decodes on the CPU",
+                         b2b[j]->name()));
+  }
+  plan = std::move(p);
+  return *plan;
+}
+
+void DeviceReadSink::check_gpu_statuses() {
+  if (!pending_report_) return;
+  const auto report = std::move(pending_report_);
+  const std::byte* base = report->pinned.data();
+  const auto& names = report->step_names;
+  for (size_t k = 0; k < report->count; ++k) {
+    // Steps ran from the outermost codec (last index) to the innermost.
+    for (size_t j = names.size(); j-- > 0;) {
+      int32_t code = 0;
+      std::memcpy(&code, base + (j * report->count + k) * sizeof(int32_t), sizeof code);
+      const auto status = static_cast<gpu::DeviceChunkStatus>(code);
+      if (status != gpu::DeviceChunkStatus::ok) {
+        throw CorruptDataError(fmt::format("{}: codec \"{}\" (decoded on the GPU): {}",
+                                           report->labels[k], names[j],
+                                           gpu::device_chunk_status_message(status)));
+      }
+    }
+    uint64_t size = 0;
+    std::memcpy(&size, base + report->sizes_at + k * sizeof(uint64_t), sizeof size);
+    if (size != report->expected_size[k]) {
+      throw CorruptDataError(fmt::format("{}: decodes to {} bytes, expected {}",
+                                         report->labels[k], size, report->expected_size[k]));
+    }
+  }
+}
+
 void DeviceReadSink::submit(ChunkReadBatch& batch) {
 #if !defined(CUZARR_HAVE_CUDA)
   (void)batch;
@@ -76,31 +182,56 @@ void DeviceReadSink::submit(ChunkReadBatch& batch) {
   const size_t n = batch.encoded.size();
   const DataType dtype = out_.dtype();
 
-  // 1. On the CPU: the bytes -> bytes codecs (or, for chains the GPU cannot take yet, every
-  //    codec), one batch per chain.
-  std::vector<Buffer> array_bytes(n);
+  // 1. On the CPU: the bytes -> bytes codecs without a GPU decoder (all of them for chunks the
+  //    GPU cannot take: whole decode), one batch per chain.
+  std::vector<StagedChunk> staged(n);
   std::vector<char> decoded_whole(n, 0);
   std::vector<ChunkStatus> status(n);
   std::map<const CodecChain*, std::vector<size_t>> groups;
   for (size_t i = 0; i < n; ++i) groups[batch.chains[i]].push_back(i);
   for (const auto& [chain, members] : groups) {
+    const ChainPlan& plan = plan_for(*chain);
     std::vector<Buffer> bytes;
     for (size_t m : members) bytes.push_back(batch.encoded[m]);
     std::vector<ChunkStatus> group_status(members.size());
-    if (stages_array_bytes(*chain)) {
+    if (plan.array_bytes) {
       const auto& b2b = chain->bytes_to_bytes();
-      for (size_t k = b2b.size(); k-- > 0;) {
+      const auto& rep = chain->array_to_bytes_representation();
+      for (size_t k = b2b.size(); k-- > plan.gpu_steps;) {
         std::vector<Buffer> next(members.size());
-        b2b[k]->decode(bytes, next, chain->array_to_bytes_representation(), group_status);
+        b2b[k]->decode(bytes, next, rep, group_status);
         bytes = std::move(next);
       }
-      for (size_t j = 0; j < members.size(); ++j) array_bytes[members[j]] = std::move(bytes[j]);
+      // Chunks the GPU codecs cannot take (blosc with zstd blocks, ...) decode on the CPU.
+      std::vector<size_t> on_cpu;
+      for (size_t j = 0; j < members.size(); ++j) {
+        staged[members[j]].gpu_steps = plan.gpu_steps;
+        if (plan.gpu_steps > 0 && plan.blosc_inside && group_status[j].ok &&
+            !blosc_runs_on_gpu(bytes[j]))
+          on_cpu.push_back(j);
+      }
+      for (size_t j : on_cpu) {
+        log_once("device-read-blosc-cpu",
+                 "blosc chunks with snappy, zlib or zstd blocks decode on the CPU for reads into "
+                 "device memory");
+        std::vector<Buffer> one{bytes[j]};
+        std::vector<ChunkStatus> one_status(1);
+        for (size_t k = plan.gpu_steps; k-- > 0;) {
+          std::vector<Buffer> next(1);
+          b2b[k]->decode(one, next, rep, one_status);
+          one = std::move(next);
+        }
+        bytes[j] = std::move(one[0]);
+        group_status[j] = std::move(one_status[0]);
+        staged[members[j]].gpu_steps = 0;
+      }
+      for (size_t j = 0; j < members.size(); ++j) staged[members[j]].bytes = std::move(bytes[j]);
     } else {
       std::vector<NDBuffer> arrays(members.size());
       chain->decode(bytes, arrays, group_status);
       for (size_t j = 0; j < members.size(); ++j) {
         if (!group_status[j].ok) continue;
-        array_bytes[members[j]] = contiguous_bytes(arrays[j]);
+        staged[members[j]].bytes = contiguous_bytes(arrays[j]);
         decoded_whole[members[j]] = 1;
       }
     }
@@ -108,22 +239,30 @@ void DeviceReadSink::submit(ChunkReadBatch& batch) {
   }
   throw_if_failed(status, [&](size_t i) { return batch.labels[i]; });
 
-  // 2. Views, routes and staging offsets.
-  std::vector<StagedChunk> staged(n);
-  size_t pinned_size = align_up(dtype.size());  // the fill value first
-  size_t device_size = pinned_size;
+  // 2. Views, routes and staging offsets. Pinned slot: [fill value][packed chunks that the GPU
+  //    scatters or decodes][GPU codec tables] (copied in one go), then [packed chunks copied
+  //    straight into the output]. Device slot: a mirror of the copied part, then chunks from
+  //    their own pinned buffers, GPU codec outputs, their sizes and statuses, and scratch.
+  size_t pinned_size = align_up(dtype.size());
+  size_t gpu_chunks = 0, max_gpu_steps = 0;
   for (size_t i = 0; i < n; ++i) {
     const CodecChain& chain = *batch.chains[i];
     const PlannedChunk& p = *batch.planned[i];
     StagedChunk& c = staged[i];
-    c.bytes = std::move(array_bytes[i]);
     const ChunkRepresentation& rep = decoded_whole[i] ? chain.decoded_representation()
                                                       : chain.array_to_bytes_representation();
-    if (c.bytes.size() != static_cast<size_t>(rep.nbytes())) {
+    c.array_nbytes = static_cast<uint64_t>(rep.nbytes());
+    if (c.gpu_steps == 0 && c.bytes.size() != c.array_nbytes) {
       throw CorruptDataError(fmt::format("{}: decodes to {} bytes, expected {}", batch.labels[i],
                                          c.bytes.size(), rep.nbytes()));
     }
-    NDBuffer chunk(c.bytes, dtype, rep.shape);
+    // The view math runs on a host stand-in of the array bytes; offsets carry over to wherever
+    // the bytes are on the device.
+    Buffer layout_bytes = c.gpu_steps == 0 ? c.bytes
+                                           : Buffer::wrap(reinterpret_cast<void*>(kStagingAlignment),
+                                                          c.array_nbytes, MemoryKind::host,
+                                                          nullptr);
+    NDBuffer chunk(layout_bytes, dtype, rep.shape);
     if (!decoded_whole[i]) {
       const auto& a2a = chain.array_to_array();
       for (size_t k = a2a.size(); k-- > 0;)
@@ -135,6 +274,12 @@ void DeviceReadSink::submit(ChunkReadBatch& batch) {
     c.destination = output_view(out_, p);
     const bool direct =
         c.swap_unit == 0 && c.source.is_c_contiguous() && c.destination.is_c_contiguous();
+    if (c.gpu_steps > 0) {
+      c.route = Route::on_device;  // decoded on the device
+      ++gpu_chunks;
+      max_gpu_steps = std::max(max_gpu_steps, c.gpu_steps);
+      continue;
+    }
     switch (c.bytes.kind()) {
       case MemoryKind::device:
         c.route = Route::on_device;
@@ -147,40 +292,147 @@ void DeviceReadSink::submit(ChunkReadBatch& batch) {
         break;
     }
   }
-  // Packed chunks that need the scatter come first, so that one copy moves them all.
   for (auto& c : staged) {
-    if (c.route != Route::packed_staged) continue;
+    if (c.route != Route::packed_staged && c.gpu_steps == 0) continue;
     c.pinned_offset = c.device_offset = pinned_size;
     pinned_size += align_up(c.bytes.size());
   }
+  // GPU codec tables, per step: input pointers, input sizes, output pointers, capacities.
+  std::vector<size_t> gpu_order;  // the chunks the GPU decodes, in batch order
+  for (size_t i = 0; i < n; ++i)
+    if (staged[i].gpu_steps > 0) gpu_order.push_back(i);
+  const size_t table_bytes = align_up(gpu_chunks * sizeof(uint64_t));
+  const size_t tables_offset = pinned_size;
+  pinned_size += max_gpu_steps * 4 * table_bytes;
   const size_t batch_copy_size = pinned_size;
-  device_size = pinned_size;
   for (auto& c : staged) {
-    if (c.route == Route::packed_direct) {
-      c.pinned_offset = pinned_size;
-      pinned_size += align_up(c.bytes.size());
-    } else if (c.route == Route::pinned_staged) {
-      c.device_offset = device_size;
-      device_size += align_up(c.bytes.size());
+    if (c.route != Route::packed_direct || c.gpu_steps > 0) continue;
+    c.pinned_offset = pinned_size;
+    pinned_size += align_up(c.bytes.size());
+  }
+  size_t device_size = batch_copy_size;
+  for (auto& c : staged) {
+    if (c.route != Route::pinned_staged) continue;
+    c.device_offset = device_size;
+    device_size += align_up(c.bytes.size());
+  }
+  // Capacities and outputs of the GPU steps (step j decodes codec j; the last step runs first).
+  uint64_t max_capacity = 0;
+  for (size_t i : gpu_order) {
+    StagedChunk& c = staged[i];
+    const ChainPlan& plan = plan_for(*batch.chains[i]);
+    c.step_output_offset.assign(c.gpu_steps, 0);
+    c.step_capacity.assign(c.gpu_steps, 0);
+    uint64_t input_bound = c.bytes.size();
+    for (size_t j = c.gpu_steps; j-- > 0;) {
+      uint64_t capacity = c.array_nbytes;
+      if (j > 0) {
+        const auto from_input = plan.decoders[j]->decoded_size_from(input_bound);
+        capacity = plan.forward_size[j] ? *plan.forward_size[j] : from_input.value_or(0);
+      }
+      c.step_capacity[j] = capacity;
+      c.step_output_offset[j] = device_size;
+      device_size += align_up(std::max<uint64_t>(capacity, 1));
+      max_capacity = std::max(max_capacity, capacity);
+      input_bound = capacity;
     }
   }
+  const size_t sizes_offset = device_size;  // per step: output sizes (u64) of every GPU chunk
+  device_size += max_gpu_steps * table_bytes;
+  const size_t statuses_offset = device_size;  // per step: statuses (int32)
+  device_size += max_gpu_steps * table_bytes;
+  size_t temp_size = 0;
+  for (size_t j = 0; j < max_gpu_steps; ++j) {
+    for (const auto& [chain, members] : groups) {
+      const ChainPlan& plan = plan_for(*chain);
+      if (j < plan.gpu_steps)
+        temp_size = std::max(temp_size, plan.decoders[j]->temp_bytes(gpu_chunks, max_capacity));
+    }
+  }
+  const size_t temp_offset = device_size;
+  device_size += align_up(temp_size);
 
   // 3. Pack on the CPU (overlapping the previous batch's GPU work).
   Buffer pinned = Buffer::allocate(pinned_size, MemoryKind::pinned, stream_);
+  Buffer device = Buffer::allocate(device_size, MemoryKind::device, stream_);
   std::memcpy(pinned.data(), fill_value_.data(), fill_value_.size());
   parallel_for(n, [&](size_t i) {
     const StagedChunk& c = staged[i];
-    if (c.route == Route::packed_direct || c.route == Route::packed_staged)
+    if (c.gpu_steps > 0 || c.route == Route::packed_direct || c.route == Route::packed_staged)
       std::memcpy(pinned.data() + c.pinned_offset, c.bytes.data(), c.bytes.size());
   });
-  Buffer device = Buffer::allocate(device_size, MemoryKind::device, stream_);
+  const auto device_at = [&](size_t offset) { return device.data() + offset; };
+  const auto table = [&](size_t step, size_t which) {
+    return reinterpret_cast<uint64_t*>(pinned.data() + tables_offset +
+                                       (step * 4 + which) * table_bytes);
+  };
+  for (size_t k = 0; k < gpu_order.size(); ++k) {
+    const StagedChunk& c = staged[gpu_order[k]];
+    for (size_t j = 0; j < c.gpu_steps; ++j) {
+      const bool first_step = j + 1 == c.gpu_steps;  // the outermost GPU codec runs first
+      table(j, 0)[k] = reinterpret_cast<uint64_t>(
+          first_step ? device_at(c.device_offset) : device_at(c.step_output_offset[j + 1]));
+      table(j, 1)[k] = first_step ? c.bytes.size() : 0;  // later steps read the sizes produced
+      table(j, 2)[k] = reinterpret_cast<uint64_t>(device_at(c.step_output_offset[j]));
+      table(j, 3)[k] = c.step_capacity[j];
+    }
+  }
 
-  // 4. Double buffering: the previous batch's copies and kernel must be done before this batch
+  // 4. Double buffering: the previous batch's copies and kernels must be done before this batch
   //    queues its own (this bounds the memory in flight to two batches).
   stream_.synchronize();
+  check_gpu_statuses();
 
   copy_bytes(device.data(), MemoryKind::device, pinned.data(), MemoryKind::pinned,
              batch_copy_size, stream_);
+
+  // 5. The GPU codecs, outermost first, each over every chunk that has it. (A batch holds the
+  //    chunks of one chain, or of chains of one codec list on a rectilinear grid.)
+  if (!gpu_order.empty()) {
+    const ChainPlan& plan = plan_for(*batch.chains[gpu_order.front()]);
+    for (size_t j = max_gpu_steps; j-- > 0;) {
+      gpu::DeviceChunkBatch b;
+      const auto device_table = [&](size_t which) {
+        return device_at(tables_offset + (j * 4 + which) * table_bytes);
+      };
+      b.inputs = reinterpret_cast<const std::byte* const*>(device_table(0));
+      b.input_sizes = j + 1 == max_gpu_steps
+                          ? reinterpret_cast<const uint64_t*>(device_table(1))
+                          : reinterpret_cast<const uint64_t*>(
+                                device_at(sizes_offset + (j + 1) * table_bytes));
+      b.outputs = reinterpret_cast<std::byte* const*>(device_table(2));
+      b.output_capacities = reinterpret_cast<const uint64_t*>(device_table(3));
+      b.output_sizes = reinterpret_cast<uint64_t*>(device_at(sizes_offset + j * table_bytes));
+      b.statuses =
+          reinterpret_cast<gpu::DeviceChunkStatus*>(device_at(statuses_offset + j * table_bytes));
+      b.count = gpu_order.size();
+      plan.decoders[j]->decode(b, device_at(temp_offset), max_capacity, stream_);
+    }
+    // Statuses and final sizes come back for checking at the next synchronisation: one copy
+    // per step and one for the sizes.
+    auto report = std::make_unique<GpuReport>();
+    const size_t count = gpu_order.size();
+    const size_t sizes_at = align_up(max_gpu_steps * count * sizeof(int32_t));
+    report->pinned =
+        Buffer::allocate(sizes_at + count * sizeof(uint64_t), MemoryKind::pinned, stream_);
+    report->count = count;
+    for (size_t j = 0; j < max_gpu_steps; ++j) {
+      copy_bytes(report->pinned.data() + j * count * sizeof(int32_t), MemoryKind::pinned,
+                 device_at(statuses_offset + j * table_bytes), MemoryKind::device,
+                 count * sizeof(int32_t), stream_);
+    }
+    copy_bytes(report->pinned.data() + sizes_at, MemoryKind::pinned, device_at(sizes_offset),
+               MemoryKind::device, count * sizeof(uint64_t), stream_);
+    report->sizes_at = sizes_at;
+    report->step_names = plan.names;
+    for (size_t i : gpu_order) {
+      report->labels.push_back(batch.labels[i]);
+      report->expected_size.push_back(staged[i].array_nbytes);
+    }
+    pending_report_ = std::move(report);
+  }
+
+  // 6. Copies and the scatter.
   std::vector<detail::DeviceScatterItem> plain_items, swapped_items;
   size_t swap_unit = 0;
   const auto add_item = [&](const NDBuffer& host_view_source, const std::byte* host_base,
@@ -193,9 +445,9 @@ void DeviceReadSink::submit(ChunkReadBatch& batch) {
             "byte-swapping copy of {} dimensions into device memory", destination.ndim()));
       }
       // Too many dimensions for the scatter kernel: a strided copy of its own.
-      const NDBuffer on_device(Buffer::wrap(const_cast<std::byte*>(device_base), device.size(),
-                                            MemoryKind::device, nullptr),
-                               dtype, host_view_source.shape(), host_view_source.byte_strides(),
+      const size_t offset = static_cast<size_t>(device_base - device.data());
+      const NDBuffer on_device(device.slice(offset, device.size() - offset), dtype,
+                               host_view_source.shape(), host_view_source.byte_strides(),
                                host_view_source.data() - host_base);
       destination.assign(on_device, stream_);
       return;
@@ -216,15 +468,30 @@ void DeviceReadSink::submit(ChunkReadBatch& batch) {
   }
   for (auto& c : staged) {
     const size_t nbytes = static_cast<size_t>(c.source.nbytes());
-    const std::byte* base = c.bytes.data();
+    const std::byte* base = c.source.buffer().data();  // the array bytes (or their stand-in)
     switch (c.route) {
-      case Route::on_device:
-        if (c.swap_unit == 0 && c.source.is_c_contiguous() && c.destination.is_c_contiguous())
-          copy_bytes(c.destination.data(), MemoryKind::device, c.source.data(),
-                     MemoryKind::device, nbytes, stream_);
-        else
-          add_item(c.source, base, base, c.destination, c.swap_unit);
+      case Route::on_device: {
+        const std::byte* on_device =
+            c.gpu_steps > 0 ? device_at(c.step_output_offset[0]) : c.bytes.data();
+        if (c.swap_unit == 0 && c.source.is_c_contiguous() && c.destination.is_c_contiguous()) {
+          copy_bytes(c.destination.data(), MemoryKind::device,
+                     on_device + (c.source.data() - base), MemoryKind::device, nbytes, stream_);
+        } else if (c.gpu_steps > 0) {
+          add_item(c.source, base, on_device, c.destination, c.swap_unit);
+        } else {
+          // Read into device memory by the store: scatter straight from that buffer.
+          detail::DeviceScatterItem item;
+          if (!detail::make_scatter_item(c.source, c.destination, item)) {
+            c.destination.assign(c.source, stream_);
+          } else if (c.swap_unit == 0) {
+            plain_items.push_back(item);
+          } else {
+            swap_unit = c.swap_unit;
+            swapped_items.push_back(item);
+          }
+        }
         break;
+      }
       case Route::pinned_direct:
         copy_bytes(c.destination.data(), MemoryKind::device, c.source.data(), MemoryKind::pinned,
                    nbytes, stream_);
@@ -235,23 +502,26 @@ void DeviceReadSink::submit(ChunkReadBatch& batch) {
                    nbytes, stream_);
         break;
       case Route::pinned_staged:
-        copy_bytes(device.data() + c.device_offset, MemoryKind::device, base, MemoryKind::pinned,
+        copy_bytes(device_at(c.device_offset), MemoryKind::device, base, MemoryKind::pinned,
                    c.bytes.size(), stream_);
-        add_item(c.source, base, device.data() + c.device_offset, c.destination, c.swap_unit);
+        add_item(c.source, base, device_at(c.device_offset), c.destination, c.swap_unit);
         break;
       case Route::packed_staged:
-        add_item(c.source, base, device.data() + c.device_offset, c.destination, c.swap_unit);
+        add_item(c.source, base, device_at(c.device_offset), c.destination, c.swap_unit);
         break;
     }
   }
   detail::scatter_on_device(plain_items, dtype.size(), 0, stream_);
   detail::scatter_on_device(swapped_items, dtype.size(), swap_unit, stream_);
-  // `pinned` and `device` were allocated in the stream's order: they are released once the
-  // queued work has used them. Pinned chunk buffers from the store are released in the order of
-  // the default stream, which waits for this (blocking) stream.
+  // `pinned`, `device` and the report were allocated in the stream's order: they are released
+  // once the queued work has used them. Pinned chunk buffers from the store are released in the
+  // order of the default stream, which waits for this (blocking) stream.
 #endif
 }
 
-void DeviceReadSink::finish() { stream_.synchronize(); }
+void DeviceReadSink::finish() {
+  stream_.synchronize();
+  check_gpu_statuses();
+}
 
 }  // namespace cuzarr

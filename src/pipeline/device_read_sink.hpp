@@ -1,13 +1,18 @@
 // The decode and scatter steps of a read into device memory. For each batch: the CPU runs the
-// codecs that have no GPU implementation (the bytes -> bytes codecs) and packs each chunk's array
-// bytes into one pinned staging buffer; one host-to-device copy moves the batch; one kernel
-// places every chunk (byte-swapped for big-endian "bytes", seen through "transpose") into its
+// bytes -> bytes codecs that have no GPU decoder (the outer ones of a chain, see ChainPlan) and
+// packs what remains of each chunk into one pinned staging buffer; one host-to-device copy moves
+// the batch (with the pointer tables of the GPU codecs); the GPU codecs run as batched kernels;
+// one kernel places every chunk (byte-swapped for big-endian "bytes", seen through "transpose") into its
 // region of the output, and the fill value into the regions of missing chunks. Chunks that land
 // contiguously in the output are copied there directly. Batches are double-buffered: the CPU
 // work of batch k+1 overlaps the copies and kernel of batch k.
 #pragma once
 
 #include <cstddef>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "cuzarr/codec/codec_chain.hpp"
@@ -33,13 +38,25 @@ class DeviceReadSink {
   /// Decodes on the CPU what must be, waits for the previous batch's GPU work, then queues this
   /// batch's copies and scatter. Throws an Error naming the chunk for a bad chunk.
   void submit(ChunkReadBatch& batch);
-  /// Waits until every submitted batch is in `out`; throws CudaError when the GPU work failed.
+  /// Waits until every submitted batch is in `out`; throws CudaError when the GPU work failed,
+  /// CorruptDataError naming the chunk when a GPU codec rejected one.
   void finish();
 
+  /// How chunks of one chain are decoded: bytes -> bytes codecs [0, gpu_steps) on the GPU (the
+  /// inner ones), the others on the CPU.
+  struct ChainPlan;
+
  private:
+  const ChainPlan& plan_for(const CodecChain& chain);
+  /// Throws for the chunks of the last batch whose GPU decode failed (after a stream sync).
+  void check_gpu_statuses();
+
   NDBuffer out_;
   std::vector<std::byte> fill_value_;
   Stream stream_;
+  std::map<const CodecChain*, std::shared_ptr<const ChainPlan>> plans_;
+  struct GpuReport;
+  std::unique_ptr<GpuReport> pending_report_;
 };
 
 }  // namespace cuzarr

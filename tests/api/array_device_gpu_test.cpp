@@ -5,17 +5,19 @@
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
+#include <iostream>
 #include <random>
 
 #include "cuzarr/api/array.hpp"
 #include "cuzarr/api/group.hpp"
 #include "cuzarr/codec/blosc_codec.hpp"
 #include "cuzarr/core/error.hpp"
+#include "cuzarr/core/log.hpp"
 #include "cuzarr/store/file_store.hpp"
 #include "cuzarr/store/gds_mode.hpp"
-#include <iostream>
 #include "cuzarr/store/memory_store.hpp"
 
 namespace cuzarr {
@@ -77,6 +79,35 @@ std::vector<ChainCase> chain_cases() {
         {"blosc",
          {{"cname", "lz4"}, {"clevel", 5}, {"shuffle", "shuffle"}, {"blocksize", 0}}}},
        {},
+       true},
+      {"crc32c_on_gpu", {little, {"crc32c", nlohmann::json::object()}}, {}},
+      {"blosc_lz4_crc32c_on_gpu",
+       {little,
+        {"blosc", {{"cname", "lz4"}, {"clevel", 5}, {"shuffle", "shuffle"}, {"blocksize", 0}}},
+        {"crc32c", nlohmann::json::object()}},
+       {},
+       true},
+      {"blosc_blosclz_bitshuffle_on_gpu",
+       {little,
+        {"blosc",
+         {{"cname", "blosclz"}, {"clevel", 9}, {"shuffle", "bitshuffle"}, {"blocksize", 0}}}},
+       {},
+       true},
+      {"blosc_zstd_on_cpu",
+       {little,
+        {"blosc", {{"cname", "zstd"}, {"clevel", 3}, {"shuffle", "shuffle"}, {"blocksize", 0}}}},
+       {},
+       true},
+      {"numcodecs_lz4_on_gpu", {little, {"numcodecs.lz4", {{"acceleration", 1}}}}, {}},
+      {"numcodecs_shuffle_lz4_on_gpu",
+       {little, {"numcodecs.shuffle", nlohmann::json::object()},
+        {"numcodecs.lz4", {{"acceleration", 1}}}},
+       {}},
+      {"zstd_crc32c_on_cpu", {little, zstd, {"crc32c", nlohmann::json::object()}}, {}},
+      {"sharded_blosc_on_gpu",
+       {little,
+        {"blosc", {{"cname", "lz4"}, {"clevel", 5}, {"shuffle", "shuffle"}, {"blocksize", 0}}}},
+       Shape{8, 12, 6},
        true},
       {"numcodecs_delta_on_cpu",
        {{"numcodecs.delta", {{"dtype", "<i4"}}}, little, zstd},
@@ -300,6 +331,54 @@ TEST_F(DeviceArray, FileStoreReadsIntoDeviceMemoryInBothGdsModes) {
     EXPECT_EQ(host_bytes(out), host_bytes(data.sliced(0, 3, 1, 58).sliced(1, 5, 1, 85)));
   }
   std::filesystem::remove_all(dir);
+}
+
+// A chunk that a GPU codec rejects fails the read with an error naming the chunk and the codec.
+TEST_F(DeviceArray, ChunksRejectedByAGpuCodecNameTheChunk) {
+  auto store = std::make_shared<MemoryStore>();
+  ArrayCreateOptions o;
+  o.shape = {64};
+  o.data_type = DataType(DataTypeKind::int32);
+  o.chunk_shape = {16};
+  o.codecs = std::vector<CodecSpec>{{"bytes", {{"endian", "little"}}},
+                                    {"crc32c", nlohmann::json::object()}};
+  auto array = Array::create(store, "y", o);
+  array.write({}, patterned(o.data_type, o.shape, 2));
+  auto damaged = store->get("y/c/2");
+  ASSERT_TRUE(damaged);
+  std::string bytes(damaged->as_string_view());
+  bytes[5] = static_cast<char>(bytes[5] ^ 0x40);
+  store->set("y/c/2", std::string_view(bytes));
+  try {
+    array.read({}, MemoryKind::device);
+    FAIL() << "no error";
+  } catch (const CorruptDataError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("y/c/2"), std::string::npos) << what;
+    EXPECT_NE(what.find("crc32c"), std::string::npos) << what;
+  }
+}
+
+// A codec without a GPU decoder is named once in the log, however many reads use it.
+TEST_F(DeviceArray, CpuFallbackIsLoggedOnce) {
+  std::vector<std::string> messages;
+  set_log_sink([&](std::string_view m) { messages.emplace_back(m); });
+  auto store = std::make_shared<MemoryStore>();
+  ArrayCreateOptions o;
+  o.shape = {32};
+  o.data_type = DataType(DataTypeKind::uint16);
+  o.chunk_shape = {8};
+  o.codecs = std::vector<CodecSpec>{{"bytes", {{"endian", "little"}}},
+                                    {"gzip", {{"level", 1}}}};
+  auto array = Array::create(store, "", o);
+  array.write({}, patterned(o.data_type, o.shape, 4));
+  array.read({}, MemoryKind::device);
+  array.read({}, MemoryKind::device);
+  set_log_sink([](std::string_view) {});
+  const auto gzip_notes = std::count_if(messages.begin(), messages.end(), [](const auto& m) {
+    return m.find("\"gzip\"") != std::string::npos;
+  });
+  EXPECT_EQ(gzip_notes, 1) << ::testing::PrintToString(messages);
 }
 
 }  // namespace

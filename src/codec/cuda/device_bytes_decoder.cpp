@@ -1,0 +1,86 @@
+#include "codec/cuda/device_bytes_decoder.hpp"
+
+#if defined(CUZARR_HAVE_CUDA)
+#include "codec/cuda/blosc_kernels.hpp"
+#include "codec/cuda/crc32c_kernels.hpp"
+#include "codec/cuda/lz4_kernels.hpp"
+#include "codec/cuda/shuffle_kernels.hpp"
+#include "cuzarr/codec/blosc_codec.hpp"
+#include "cuzarr/codec/crc32c_codec.hpp"
+#include "cuzarr/codec/numcodecs_lz4_codec.hpp"
+#include "cuzarr/codec/numcodecs_shuffle_codec.hpp"
+#endif
+
+namespace cuzarr::gpu {
+
+#if defined(CUZARR_HAVE_CUDA)
+namespace {
+
+class BloscDeviceDecoder final : public DeviceBytesDecoder {
+ public:
+  std::optional<uint64_t> decoded_size_from(uint64_t) const override { return std::nullopt; }
+  size_t temp_bytes(size_t count, uint64_t max_output) const override {
+    return blosc_decode_temp_bytes(count, max_output);
+  }
+  void decode(const DeviceChunkBatch& batch, void* temp, uint64_t max_output,
+              Stream stream) const override {
+    blosc_decode_batch(batch, temp, max_output, stream);
+  }
+};
+
+class NumcodecsLz4DeviceDecoder final : public DeviceBytesDecoder {
+ public:
+  std::optional<uint64_t> decoded_size_from(uint64_t) const override { return std::nullopt; }
+  void decode(const DeviceChunkBatch& batch, void*, uint64_t, Stream stream) const override {
+    numcodecs_lz4_decode_batch(batch, stream);
+  }
+};
+
+class Crc32cDeviceDecoder final : public DeviceBytesDecoder {
+ public:
+  std::optional<uint64_t> decoded_size_from(uint64_t encoded_size) const override {
+    return encoded_size >= 4 ? encoded_size - 4 : 0;
+  }
+  size_t temp_bytes(size_t count, uint64_t) const override {
+    return crc32c_codec_temp_bytes(count);
+  }
+  void decode(const DeviceChunkBatch& batch, void* temp, uint64_t, Stream stream) const override {
+    crc32c_decode_batch(batch, temp, stream);
+  }
+};
+
+class UnshuffleDeviceDecoder final : public DeviceBytesDecoder {
+ public:
+  explicit UnshuffleDeviceDecoder(uint32_t element_size) : element_size_(element_size) {}
+  std::optional<uint64_t> decoded_size_from(uint64_t encoded_size) const override {
+    return encoded_size;
+  }
+  void decode(const DeviceChunkBatch& batch, void*, uint64_t, Stream stream) const override {
+    unshuffle_batch(batch, element_size_, stream);
+  }
+
+ private:
+  uint32_t element_size_;
+};
+
+}  // namespace
+
+std::unique_ptr<DeviceBytesDecoder> make_device_decoder(const BytesToBytesCodec& codec) {
+  if (dynamic_cast<const BloscCodec*>(&codec)) return std::make_unique<BloscDeviceDecoder>();
+  if (dynamic_cast<const NumcodecsLz4Codec*>(&codec))
+    return std::make_unique<NumcodecsLz4DeviceDecoder>();
+  if (dynamic_cast<const Crc32cCodec*>(&codec)) return std::make_unique<Crc32cDeviceDecoder>();
+  if (const auto* shuffle = dynamic_cast<const NumcodecsShuffleCodec*>(&codec)) {
+    if (shuffle->elementsize() > 1 && shuffle->elementsize() < (int64_t{1} << 31))
+      return std::make_unique<UnshuffleDeviceDecoder>(
+          static_cast<uint32_t>(shuffle->elementsize()));
+  }
+  return nullptr;
+}
+#else
+std::unique_ptr<DeviceBytesDecoder> make_device_decoder(const BytesToBytesCodec&) {
+  return nullptr;
+}
+#endif
+
+}  // namespace cuzarr::gpu

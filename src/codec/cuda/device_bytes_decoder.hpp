@@ -1,0 +1,37 @@
+// The GPU side of bytes -> bytes codecs: for each codec that has batched kernels, a decoder that
+// runs them over a DeviceChunkBatch. The chunk pipeline asks make_device_decoder for each codec
+// of a chain; codecs without one (zstd, gzip, ... for now) decode on the CPU.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "codec/cuda/device_chunk_batch.hpp"
+#include "cuzarr/codec/codec.hpp"
+#include "cuzarr/memory/stream.hpp"
+
+namespace cuzarr::gpu {
+
+class DeviceBytesDecoder {
+ public:
+  virtual ~DeviceBytesDecoder() = default;
+  /// The decoded size of a chunk whose encoded size is `encoded_size` when it follows from that
+  /// alone (crc32c: 4 less; shuffle: the same); nullopt for compressors.
+  virtual std::optional<uint64_t> decoded_size_from(uint64_t encoded_size) const = 0;
+  /// Scratch bytes decode() needs for `count` chunks of at most `max_output` decoded bytes.
+  virtual size_t temp_bytes(size_t count, uint64_t max_output) const {
+    (void)count, (void)max_output;
+    return 0;
+  }
+  /// Queues the decode of `batch` on `stream` (statuses and output sizes land in the batch).
+  virtual void decode(const DeviceChunkBatch& batch, void* temp, uint64_t max_output,
+                      Stream stream) const = 0;
+};
+
+/// The GPU decoder of `codec`, or null when it has none (or this build has no CUDA).
+std::unique_ptr<DeviceBytesDecoder> make_device_decoder(const BytesToBytesCodec& codec);
+
+}  // namespace cuzarr::gpu
