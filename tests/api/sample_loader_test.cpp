@@ -169,7 +169,7 @@ TEST(SampleLoader, SampleListsOfSubRegions) {
   // Row 1 of samples 5, 6 (kept first dimension of extent 1, merged), then of sample 1 reversed.
   std::vector<Selection> samples{
       {Slice{5, 6}, 1}, {Slice{6, 7}, 1}, {Slice{1, 2}, 1, Slice{std::nullopt, std::nullopt, -1}}};
-  SampleLoaderOptions o = batches_of(2);
+  SampleLoaderOptions o = batches_of(2, /*prefetch=*/false);  // counts reads per batch
   SampleLoader loader(f.array, samples, o);
   EXPECT_EQ(loader.sample_shape(), (Shape{1, 2}));
   const Bufferizer* batch = loader.next();
