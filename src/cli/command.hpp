@@ -37,5 +37,7 @@ std::unique_ptr<Command> add_cp_command(CLI::App& app);
 std::unique_ptr<Command> add_verify_command(CLI::App& app);
 /// `cuzarr consolidate PATH`: writes the consolidated metadata of a group's hierarchy.
 std::unique_ptr<Command> add_consolidate_command(CLI::App& app);
+/// `cuzarr bench read|write|roundtrip ...`: times reads and writes (seconds, GB/s, peak RSS).
+std::unique_ptr<Command> add_bench_command(CLI::App& app);
 
 }  // namespace cuzarr::cli

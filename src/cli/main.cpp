@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
   commands.push_back(add_cp_command(app));
   commands.push_back(add_verify_command(app));
   commands.push_back(add_consolidate_command(app));
+  commands.push_back(add_bench_command(app));
 
   try {
     app.parse(argc, argv);
