@@ -271,10 +271,19 @@ def cuzarr_command(cuzarr: str, op: str, path: Path, dst: Path, repeat: int, thr
     return [cuzarr, "bench", verb, str(path), str(dst), "--overwrite", *common]
 
 
+TIME = "/usr/bin/time"
+RSS_MARK = "zarr_benchmark_maxrss_kib="
+
+
 def run_cell(cmd: list[str], timeout: float) -> dict:
-    """Runs one cell in a child process; adds its peak RSS (wait4's ru_maxrss, KiB on Linux).
-    Linux carries the parent's peak RSS across fork + exec into the child's ru_maxrss, so this
-    process never imports numpy, zarr or tensorstore itself (generation runs in a child too)."""
+    """Runs one cell in a child process; adds its peak RSS (ru_maxrss, KiB on Linux). Linux carries
+    the parent's peak RSS across fork + exec into the child's ru_maxrss, so the cell runs under
+    /usr/bin/time (a small parent) when there is one; otherwise wait4's figure for the direct
+    child is used, and this process stays small (it never imports numpy, zarr or tensorstore:
+    generation and the availability checks run in children)."""
+    timed = os.access(TIME, os.X_OK)
+    if timed:
+        cmd = [TIME, "-f", RSS_MARK + "%M", *cmd]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + timeout
     while True:
@@ -289,10 +298,14 @@ def run_cell(cmd: list[str], timeout: float) -> dict:
     proc.returncode = os.waitstatus_to_exitcode(status)
     out, err = proc.stdout.read(), proc.stderr.read()
     if proc.returncode != 0:
-        lines = (err or out).strip().splitlines()
+        lines = [l for l in (err or out).strip().splitlines() if not l.startswith(RSS_MARK)]
+        lines = [l for l in lines if not l.startswith("Command exited with non-zero status")]
         return {"error": lines[-1][:160] if lines else f"exit status {proc.returncode}"}
     result = json.loads(out.strip().splitlines()[-1])
     result["peak_rss_bytes"] = usage.ru_maxrss * 1024
+    for line in err.splitlines():
+        if timed and line.startswith(RSS_MARK):
+            result["peak_rss_bytes"] = int(line.removeprefix(RSS_MARK)) * 1024
     return result
 
 
@@ -393,14 +406,16 @@ def main() -> None:
             print(f"skipping {impl}: {why}", file=sys.stderr)
 
     results: dict = {}
+    sizes = []
     for ds in datasets:
         path = data_root / f"{ds}.zarr"
         if args.regenerate or not (path / "zarr.json").exists():
             print(f"generating {path} ...", file=sys.stderr)
             subprocess.run([sys.executable, __file__, "generate", str(path), ds, str(args.scale)],
                            check=True)
-        print(f"{ds}: {dataset_bytes(path) / 2**20:.0f} MiB decoded, "
-              f"{stored_bytes(path) / 2**20:.0f} MiB stored", file=sys.stderr)
+        sizes.append(f"{ds} {dataset_bytes(path) / 2**20:.0f} MiB decoded, "
+                     f"{stored_bytes(path) / 2**20:.0f} MiB stored")
+        print(sizes[-1], file=sys.stderr)
         for op in operations_for(ds):
             if wanted_ops and op not in wanted_ops:
                 continue
@@ -429,6 +444,7 @@ def main() -> None:
         "Command: " + " ".join([Path(sys.argv[0]).name] + sys.argv[1:]),
         f"Scale: cube edge {args.scale} (uint16 {args.scale ** 3 * 2 / 2**20:.0f} MiB); "
         f"chunks {args.scale // 4}^3, shards {args.scale // 4}^3 of {args.scale // 16}^3 inner chunks",
+        "Datasets: " + "; ".join(sizes),
         f"Page cache: {cache}",
         f"Timed runs per cell: {args.repeat} (best shown); seconds, lower is better; "
         "peer/cuzarr = peer seconds / cuzarr seconds (> 1: cuzarr faster); "
