@@ -3,6 +3,7 @@
 // imaging/climate data, not zeros, not random bytes), 64 chunks of 1 MiB.
 #include <benchmark/benchmark.h>
 #include <blosc.h>
+#include <lz4.h>
 #include <zlib.h>
 #include <zstd.h>
 
@@ -142,6 +143,31 @@ void BM_gzip_library(benchmark::State& s) {
                  });
 }
 
+void BM_zlib_layer(benchmark::State& s) {
+  layer_decode(s, {{"name", "numcodecs.zlib"}, {"configuration", {{"level", 5}}}});
+}
+void BM_zlib_library(benchmark::State& s) {
+  library_decode(s, {{"name", "numcodecs.zlib"}, {"configuration", {{"level", 5}}}},
+                 [](const Buffer& in, std::vector<uint8_t>& out) {
+                   uLongf size = static_cast<uLongf>(out.size());
+                   uncompress(out.data(), &size, reinterpret_cast<const Bytef*>(in.data()),
+                              static_cast<uLong>(in.size()));
+                 });
+}
+void BM_lz4_layer(benchmark::State& s) {
+  layer_decode(s, {{"name", "numcodecs.lz4"}, {"configuration", {{"acceleration", 1}}}});
+}
+// numcodecs.lz4 frames one LZ4 block behind a 4-byte little-endian decoded size.
+void BM_lz4_library(benchmark::State& s) {
+  library_decode(s, {{"name", "numcodecs.lz4"}, {"configuration", {{"acceleration", 1}}}},
+                 [](const Buffer& in, std::vector<uint8_t>& out) {
+                   LZ4_decompress_safe(reinterpret_cast<const char*>(in.data()) + 4,
+                                       reinterpret_cast<char*>(out.data()),
+                                       static_cast<int>(in.size() - 4),
+                                       static_cast<int>(out.size()));
+                 });
+}
+
 }  // namespace
 
 BENCHMARK(BM_zstd_layer)->Arg(1)->Arg(0)->UseRealTime()->Unit(benchmark::kMillisecond);
@@ -150,4 +176,8 @@ BENCHMARK(BM_blosc_lz4_layer)->Arg(1)->Arg(0)->UseRealTime()->Unit(benchmark::kM
 BENCHMARK(BM_blosc_lz4_library)->UseRealTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_gzip_layer)->Arg(1)->Arg(0)->UseRealTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_gzip_library)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_zlib_layer)->Arg(1)->Arg(0)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_zlib_library)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_lz4_layer)->Arg(1)->Arg(0)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_lz4_library)->UseRealTime()->Unit(benchmark::kMillisecond);
 BENCHMARK_MAIN();

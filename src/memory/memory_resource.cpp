@@ -1,6 +1,8 @@
 #include "cuzarr/memory/memory_resource.hpp"
 
 #include <fmt/format.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <mutex>
 #include <new>
@@ -12,13 +14,38 @@
 namespace cuzarr {
 namespace {
 
+// Allocations from this size up are mapped pages of their own, given back to the system when
+// freed. (glibc's malloc raises its mmap threshold after large frees and then serves chunk-sized
+// blocks from per-thread heaps that rarely shrink: a long read's resident memory would grow far
+// past what it holds at any one time.)
+constexpr size_t kMappedAllocationBytes = size_t{1} << 20;
+
+size_t page_size() {
+  static const size_t size = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+  return size;
+}
+
+bool is_mapped_allocation(size_t bytes, size_t alignment) {
+  return bytes >= kMappedAllocationBytes && alignment <= page_size();
+}
+
 class HostMemoryResource final : public MemoryResource {
  public:
   MemoryKind kind() const noexcept override { return MemoryKind::host; }
   void* allocate(size_t bytes, size_t alignment) override {
+    if (is_mapped_allocation(bytes, alignment)) {
+      void* pointer =
+          ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+      if (pointer == MAP_FAILED) throw std::bad_alloc();
+      return pointer;
+    }
     return ::operator new(bytes == 0 ? 1 : bytes, std::align_val_t(alignment));
   }
-  void deallocate(void* pointer, size_t, size_t alignment) noexcept override {
+  void deallocate(void* pointer, size_t bytes, size_t alignment) noexcept override {
+    if (is_mapped_allocation(bytes, alignment)) {
+      ::munmap(pointer, bytes);
+      return;
+    }
     ::operator delete(pointer, std::align_val_t(alignment));
   }
   // Asynchronous copies from pageable memory have read it when cudaMemcpyAsync returns, and

@@ -32,9 +32,17 @@ class FileStore final : public Store {
 
   const std::filesystem::path& root() const { return root_; }
 
+  /// Reads with O_DIRECT, bypassing the page cache, when `enabled` (default off; set it before
+  /// sharing the store between threads). Reads are widened to 4096-byte boundaries into
+  /// page-aligned memory and the requested bytes returned; a file system that refuses O_DIRECT
+  /// is read through the page cache as usual. Writes are unaffected.
+  void set_direct_io(bool enabled) { direct_io_ = enabled; }
+  bool direct_io() const { return direct_io_; }
+
  private:
   std::filesystem::path path_of(std::string_view key) const;
   std::filesystem::path root_;
+  bool direct_io_ = false;
 };
 
 }  // namespace cuzarr
