@@ -415,8 +415,22 @@ void ChunkPipeline::write(const NormalizedSelection& selection, const NDBuffer& 
     std::vector<NDBuffer> chunks(n);
     for (size_t j = 0; j < present.size(); ++j) chunks[present[j]] = old_decoded[j];
     std::vector<char> keep(n, 0);
+    // A chunk the data covers whole is encoded from the caller's data in place (a strided view,
+    // no copy) when it cannot hold only the fill value: its first element differs. The bytes or
+    // sharding codec reads any strides; array -> array codecs get copies as before.
+    const bool encode_views =
+        chain_->array_to_array().empty() && !rep.data_type.is_variable_length();
+    const std::span<const std::byte> fill = rep.fill_value;
     parallel_for(n, [&](size_t i) {
       const auto& p = plan[first + i];
+      if (encode_views && p.covers_whole_chunk) {
+        NDBuffer view = output_view(in, p);
+        if (view.size() > 0 && std::memcmp(view.data(), fill.data(), fill.size()) != 0) {
+          chunks[i] = std::move(view);
+          keep[i] = 1;
+          return;
+        }
+      }
       NDBuffer chunk = NDBuffer::allocate(rep.data_type, metadata_->chunk_shape_at(p.coords));
       if (chunks[i].buffer().data())
         chunk.assign(chunks[i]);
