@@ -87,6 +87,12 @@ std::vector<size_t> decode_directly(const ArrayToBytesCodec& a2b, const BytesToB
   return rest;
 }
 
+// Chunks per group of a large encode or decode batch: one per thread, or 64 MiB of small chunks.
+size_t batch_group_size(const ChunkRepresentation& decoded) {
+  const uint64_t chunk_bytes = std::max<uint64_t>(1, static_cast<uint64_t>(decoded.nbytes()));
+  return std::max<size_t>(cpu_threads(), (uint64_t{64} << 20) / chunk_bytes);
+}
+
 }  // namespace
 
 std::shared_ptr<CodecChain> CodecChain::create(std::span<const CodecSpec> specs,
@@ -163,6 +169,16 @@ void CodecChain::encode(std::span<const NDBuffer> in, std::span<Buffer> out,
   check_batch(in.size(), out.size(), status.size());
   const size_t n = status.size();
   if (n == 0) return;
+  // In groups, as decode does: a stage's intermediate buffers all live at once.
+  const size_t group = batch_group_size(decoded);
+  if (n > group) {
+    for (size_t first = 0; first < n; first += group) {
+      const size_t count = std::min(group, n - first);
+      encode(in.subspan(first, count), out.subspan(first, count), decoded,
+             status.subspan(first, count));
+    }
+    return;
+  }
   const auto reps = stage_representations(a2a_, decoded);
 
   std::vector<NDBuffer> arrays(in.begin(), in.end());
@@ -197,8 +213,7 @@ void CodecChain::decode(std::span<const Buffer> in, std::span<NDBuffer> out,
   // Each stage runs over the whole batch, so a stage's intermediate buffers all live at once:
   // decode large batches in groups that keep the threads busy (one chunk per thread, or 64 MiB
   // of small chunks) so that peak memory follows the group, not the batch.
-  const uint64_t chunk_bytes = std::max<uint64_t>(1, static_cast<uint64_t>(decoded.nbytes()));
-  const size_t group = std::max<size_t>(cpu_threads(), (uint64_t{64} << 20) / chunk_bytes);
+  const size_t group = batch_group_size(decoded);
   if (n > group) {
     for (size_t first = 0; first < n; first += group) {
       const size_t count = std::min(group, n - first);

@@ -4,6 +4,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <bit>
+#include <map>
 #include <mutex>
 #include <new>
 
@@ -29,21 +32,74 @@ bool is_mapped_allocation(size_t bytes, size_t alignment) {
   return bytes >= kMappedAllocationBytes && alignment <= page_size();
 }
 
+// Mapped blocks are sized in classes, eight per power of two (at most 12.5% more address space;
+// pages never touched take no memory), so that blocks of similar sizes can be reused.
+size_t mapped_size_class(size_t bytes) {
+  const size_t step = std::max(std::bit_floor(bytes) / 8, page_size());
+  return (bytes + step - 1) / step * step;
+}
+
+// Freed mapped blocks kept for reuse, up to kCachedBytes in all. The chunks of an array have one
+// size (or, encoded, similar sizes): a read reuses the pages of the chunks before it instead of
+// faulting in fresh zeroed pages for every chunk, and the bound keeps the resident memory small.
+class MappedBlockCache {
+ public:
+  MappedBlockCache() = default;
+  MappedBlockCache(const MappedBlockCache&) = delete;
+  MappedBlockCache& operator=(const MappedBlockCache&) = delete;
+  static constexpr size_t kCachedBytes = size_t{64} << 20;
+
+  void* allocate(size_t size) {
+    {
+      std::lock_guard lock(mutex_);
+      auto it = blocks_.find(size);
+      if (it != blocks_.end()) {
+        void* block = it->second;
+        blocks_.erase(it);
+        cached_ -= size;
+        return block;
+      }
+    }
+    void* block = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (block == MAP_FAILED) throw std::bad_alloc();
+    return block;
+  }
+
+  void deallocate(void* block, size_t size) noexcept {
+    {
+      std::lock_guard lock(mutex_);
+      if (cached_ + size <= kCachedBytes) {
+        try {
+          blocks_.emplace(size, block);
+          cached_ += size;
+          return;
+        } catch (const std::bad_alloc&) {  // no room to remember it: give it back
+        }
+      }
+    }
+    ::munmap(block, size);
+  }
+
+  ~MappedBlockCache() {
+    for (const auto& [size, block] : blocks_) ::munmap(block, size);
+  }
+
+ private:
+  std::mutex mutex_;
+  std::multimap<size_t, void*> blocks_;
+  size_t cached_ = 0;
+};
+
 class HostMemoryResource final : public MemoryResource {
  public:
   MemoryKind kind() const noexcept override { return MemoryKind::host; }
   void* allocate(size_t bytes, size_t alignment) override {
-    if (is_mapped_allocation(bytes, alignment)) {
-      void* pointer =
-          ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-      if (pointer == MAP_FAILED) throw std::bad_alloc();
-      return pointer;
-    }
+    if (is_mapped_allocation(bytes, alignment)) return mapped_.allocate(mapped_size_class(bytes));
     return ::operator new(bytes == 0 ? 1 : bytes, std::align_val_t(alignment));
   }
   void deallocate(void* pointer, size_t bytes, size_t alignment) noexcept override {
     if (is_mapped_allocation(bytes, alignment)) {
-      ::munmap(pointer, bytes);
+      mapped_.deallocate(pointer, mapped_size_class(bytes));
       return;
     }
     ::operator delete(pointer, std::align_val_t(alignment));
@@ -53,6 +109,9 @@ class HostMemoryResource final : public MemoryResource {
   void deallocate_async(void* pointer, size_t bytes, size_t alignment, Stream) noexcept override {
     deallocate(pointer, bytes, alignment);
   }
+
+ private:
+  MappedBlockCache mapped_;
 };
 
 std::mutex g_mutex;

@@ -54,12 +54,12 @@ std::string join_key(const std::string& prefix, const std::string& key) {
   return prefix.empty() ? key : prefix + "/" + key;
 }
 
-// Chunks (or shards) per read batch. A batch holds all its encoded chunks until they are decoded,
-// so besides `batch_bytes` (decoded bytes) a batch is bounded by an eighth of the output: a read's
-// peak memory stays near the size of its output. It never drops below one chunk per thread, so
-// that the threads stay busy.
-size_t read_batch_size(uint64_t batch_bytes, int64_t chunk_bytes, size_t chunks,
-                       const NDBuffer& out) {
+// Chunks (or shards) per batch of a read or write. A batch holds all its encoded chunks at once,
+// so besides `batch_bytes` (decoded bytes) a batch is bounded by an eighth of the caller's array
+// `out` (read into or written from): peak memory stays near the size of that array. It never
+// drops below one chunk per thread, so that the threads stay busy.
+size_t bounded_batch_size(uint64_t batch_bytes, int64_t chunk_bytes, size_t chunks,
+                          const NDBuffer& out) {
   const uint64_t per_chunk = std::max<uint64_t>(1, static_cast<uint64_t>(chunk_bytes));
   const uint64_t out_bytes = static_cast<uint64_t>(out.size()) * out.dtype().size();
   const uint64_t budget = std::min(batch_bytes, std::max(out_bytes / 8, cpu_threads() * per_chunk));
@@ -194,7 +194,7 @@ void ChunkPipeline::read(const NormalizedSelection& selection, const NDBuffer& o
 void ChunkPipeline::read_regular(const NormalizedSelection& selection, const NDBuffer& out) const {
   const auto plan = this->plan(selection);
   const auto& rep = chain_->decoded_representation();
-  const size_t per_batch = read_batch_size(options_.batch_bytes, rep.nbytes(), plan.size(), out);
+  const size_t per_batch = bounded_batch_size(options_.batch_bytes, rep.nbytes(), plan.size(), out);
   for (size_t first = 0; first < plan.size(); first += per_batch) {
     const size_t n = std::min(per_batch, plan.size() - first);
     std::vector<KeyRange> requests(n);
@@ -253,7 +253,7 @@ void ChunkPipeline::read_sharded(const NormalizedSelection& selection, const NDB
   const auto& inner_rep = sharding.inner_chain().decoded_representation();
   const auto& fill = inner_rep.fill_value;
   const int64_t index_size = sharding.index_encoded_size();
-  const size_t shards_per_batch = read_batch_size(
+  const size_t shards_per_batch = bounded_batch_size(
       options_.batch_bytes, chain_->decoded_representation().nbytes(), shards.size(), out);
 
   for (size_t first = 0; first < shards.size(); first += shards_per_batch) {
@@ -380,7 +380,7 @@ void ChunkPipeline::write(const NormalizedSelection& selection, const NDBuffer& 
   }
   const auto plan = this->plan(selection);
   const auto& rep = chain_->decoded_representation();
-  const size_t per_batch = batch_size(rep.nbytes(), plan.size());
+  const size_t per_batch = bounded_batch_size(options_.batch_bytes, rep.nbytes(), plan.size(), in);
   for (size_t first = 0; first < plan.size(); first += per_batch) {
     const size_t n = std::min(per_batch, plan.size() - first);
     std::vector<std::string> keys(n);
