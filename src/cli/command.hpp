@@ -41,5 +41,7 @@ std::unique_ptr<Command> add_consolidate_command(CLI::App& app);
 std::unique_ptr<Command> add_compress_command(CLI::App& app);
 /// `cuzarr decompress IN OUT [...]`: decompresses a file the Compressor wrote.
 std::unique_ptr<Command> add_decompress_command(CLI::App& app);
+/// `cuzarr bench read|write|roundtrip ...`: times reads and writes (seconds, GB/s, peak RSS).
+std::unique_ptr<Command> add_bench_command(CLI::App& app);
 
 }  // namespace cuzarr::cli

@@ -23,6 +23,7 @@ int main(int argc, char** argv) {
   commands.push_back(add_consolidate_command(app));
   commands.push_back(add_compress_command(app));
   commands.push_back(add_decompress_command(app));
+  commands.push_back(add_bench_command(app));
 
   try {
     app.parse(argc, argv);

@@ -3,11 +3,13 @@
 #include <blosc.h>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <string_view>
 
 #include "codec/codec_configuration.hpp"
 #include "codec/decode_output.hpp"
 #include "cuzarr/core/error.hpp"
+#include "cuzarr/core/parallel.hpp"
 
 namespace cuzarr {
 namespace {
@@ -147,25 +149,46 @@ void BloscCodec::encode(std::span<const Buffer> in, std::span<Buffer> out,
   });
 }
 
+namespace {
+
+// The decoded size a blosc buffer's header records. c-blosc 1.x format: a 16-byte header
+// (version, flags, typesize, nbytes, blocksize, cbytes); blosc_cbuffer_validate checks it against
+// the real input size, so decompression never reads past the input.
+size_t validated_decoded_size(std::span<const std::byte> data) {
+  if (data.size() < BLOSC_MIN_HEADER_LENGTH) {
+    throw CorruptDataError(
+        fmt::format("codec \"blosc\": {} bytes are too few for a {}-byte blosc header", data.size(),
+                    BLOSC_MIN_HEADER_LENGTH));
+  }
+  size_t nbytes = 0;
+  if (blosc_cbuffer_validate(data.data(), data.size(), &nbytes) != 0) {
+    throw CorruptDataError(
+        fmt::format("codec \"blosc\": invalid blosc header for {} input bytes", data.size()));
+  }
+  return nbytes;
+}
+
+// Decompresses a validated buffer into `out` (out.size() == its decoded size).
+void decompress_into(std::span<const std::byte> data, std::span<std::byte> out, size_t threads) {
+  if (out.empty()) return;
+  const int got = blosc_decompress_ctx(data.data(), out.data(), out.size(),
+                                       static_cast<int>(std::clamp<size_t>(threads, 1, 256)));
+  if (got < 0 || static_cast<size_t>(got) != out.size()) {
+    throw CorruptDataError(fmt::format(
+        "codec \"blosc\": decompression failed ({}; expected {} bytes)", got, out.size()));
+  }
+}
+
+}  // namespace
+
 void BloscCodec::decode(std::span<const Buffer> in, std::span<Buffer> out,
                         const ChunkRepresentation& decoded, std::span<ChunkStatus> status) const {
   check_batch(in.size(), out.size(), status.size());
   const size_t limit = decoded_size_limit(decoded);
+  const size_t threads = std::max<size_t>(1, cpu_threads() / std::max<size_t>(1, in.size()));
   for_each_chunk(status, [&](size_t i) {
     auto data = in[i].bytes();
-    // c-blosc 1.x format: a 16-byte header (version, flags, typesize, nbytes, blocksize, cbytes).
-    // blosc_cbuffer_validate checks it against the real input size, so decompression never reads
-    // past the input.
-    if (data.size() < BLOSC_MIN_HEADER_LENGTH) {
-      throw CorruptDataError(
-          fmt::format("codec \"blosc\": {} bytes are too few for a {}-byte blosc header",
-                      data.size(), BLOSC_MIN_HEADER_LENGTH));
-    }
-    size_t nbytes = 0;
-    if (blosc_cbuffer_validate(data.data(), data.size(), &nbytes) != 0) {
-      throw CorruptDataError(
-          fmt::format("codec \"blosc\": invalid blosc header for {} input bytes", data.size()));
-    }
+    const size_t nbytes = validated_decoded_size(data);
     if (nbytes > limit) {
       throw CorruptDataError(
           fmt::format("codec \"blosc\": header claims {} decoded bytes, more than the limit of {} "
@@ -173,15 +196,16 @@ void BloscCodec::decode(std::span<const Buffer> in, std::span<Buffer> out,
                       nbytes, limit));
     }
     Buffer result = Buffer::allocate(nbytes);
-    if (nbytes > 0) {
-      const int got = blosc_decompress_ctx(data.data(), result.data(), result.size(), 1);
-      if (got < 0 || static_cast<size_t>(got) != nbytes) {
-        throw CorruptDataError(fmt::format(
-            "codec \"blosc\": decompression failed ({}; expected {} bytes)", got, nbytes));
-      }
-    }
+    decompress_into(data, result.bytes(), threads);
     out[i] = std::move(result);
   });
+}
+
+bool BloscCodec::decode_into(std::span<const std::byte> in, std::span<std::byte> out,
+                             const ChunkRepresentation&, size_t threads) const {
+  if (validated_decoded_size(in) != out.size()) return false;
+  decompress_into(in, out, threads);
+  return true;
 }
 
 }  // namespace cuzarr

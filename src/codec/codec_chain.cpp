@@ -2,8 +2,13 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
+#include "codec/strided_byte_writer.hpp"
+#include "cuzarr/codec/bytes_codec.hpp"
 #include "cuzarr/codec/codec_registry.hpp"
 #include "cuzarr/core/error.hpp"
+#include "cuzarr/core/parallel.hpp"
 
 namespace cuzarr {
 namespace {
@@ -45,6 +50,47 @@ std::vector<ChunkRepresentation> stage_representations(
   std::vector<ChunkRepresentation> reps{decoded};
   for (const auto& codec : a2a) reps.push_back(codec->encoded_representation(reps.back()));
   return reps;
+}
+
+// The chunks a chain of [bytes (no byte swap), one bytes -> bytes codec] can decode straight into
+// their host destinations: the bytes -> bytes codec writes the elements in place (C-contiguous
+// destinations) or streams them through a small buffer into a strided view (a chunk's place in
+// a larger array), with no chunk-sized intermediate buffer. Decodes those and returns the indices
+// of the others (all of them when the chain has another form).
+std::vector<size_t> decode_directly(const ArrayToBytesCodec& a2b, const BytesToBytesCodec& b2b,
+                                    std::span<const Buffer> in, std::span<NDBuffer> out,
+                                    const ChunkRepresentation& decoded,
+                                    std::span<ChunkStatus> status) {
+  const size_t n = status.size();
+  std::vector<size_t> rest;
+  const auto* bytes = dynamic_cast<const BytesCodec*>(&a2b);
+  if (!bytes || bytes->needs_swap(decoded.data_type) || decoded.data_type.is_variable_length()) {
+    rest.resize(n);
+    for (size_t i = 0; i < n; ++i) rest[i] = i;
+    return rest;
+  }
+  std::vector<char> direct(n, 0);
+  const size_t threads = std::max<size_t>(1, cpu_threads() / n);
+  for_each_chunk(status, [&](size_t i) {
+    if (!is_decode_target(out[i], decoded)) return;
+    const auto size = static_cast<size_t>(decoded.nbytes());
+    if (out[i].is_c_contiguous()) {
+      direct[i] = b2b.decode_into(in[i].bytes(), std::span(out[i].data(), size), decoded, threads);
+    } else {
+      StridedByteWriter writer(out[i]);
+      direct[i] = b2b.decode_to_sink(
+          in[i].bytes(), size, [&](std::span<const std::byte> piece) { writer.write(piece); });
+    }
+  });
+  for (size_t i = 0; i < n; ++i)
+    if (status[i].ok && !direct[i]) rest.push_back(i);
+  return rest;
+}
+
+// Chunks per group of a large encode or decode batch: one per thread, or 64 MiB of small chunks.
+size_t batch_group_size(const ChunkRepresentation& decoded) {
+  const uint64_t chunk_bytes = std::max<uint64_t>(1, static_cast<uint64_t>(decoded.nbytes()));
+  return std::max<size_t>(cpu_threads(), (uint64_t{64} << 20) / chunk_bytes);
 }
 
 }  // namespace
@@ -123,6 +169,16 @@ void CodecChain::encode(std::span<const NDBuffer> in, std::span<Buffer> out,
   check_batch(in.size(), out.size(), status.size());
   const size_t n = status.size();
   if (n == 0) return;
+  // In groups, as decode does: a stage's intermediate buffers all live at once.
+  const size_t group = batch_group_size(decoded);
+  if (n > group) {
+    for (size_t first = 0; first < n; first += group) {
+      const size_t count = std::min(group, n - first);
+      encode(in.subspan(first, count), out.subspan(first, count), decoded,
+             status.subspan(first, count));
+    }
+    return;
+  }
   const auto reps = stage_representations(a2a_, decoded);
 
   std::vector<NDBuffer> arrays(in.begin(), in.end());
@@ -154,6 +210,38 @@ void CodecChain::decode(std::span<const Buffer> in, std::span<NDBuffer> out,
   check_batch(in.size(), out.size(), status.size());
   const size_t n = status.size();
   if (n == 0) return;
+  // Each stage runs over the whole batch, so a stage's intermediate buffers all live at once:
+  // decode large batches in groups that keep the threads busy (one chunk per thread, or 64 MiB
+  // of small chunks) so that peak memory follows the group, not the batch.
+  const size_t group = batch_group_size(decoded);
+  if (n > group) {
+    for (size_t first = 0; first < n; first += group) {
+      const size_t count = std::min(group, n - first);
+      decode(in.subspan(first, count), out.subspan(first, count), decoded,
+             status.subspan(first, count));
+    }
+    return;
+  }
+  if (a2a_.empty() && b2b_.size() == 1) {
+    const auto rest = decode_directly(*a2b_, *b2b_[0], in, out, decoded, status);
+    if (rest.size() < n) {
+      if (rest.empty()) return;
+      // The few chunks the direct path declined (e.g. a zstd frame without a content size).
+      std::vector<Buffer> rest_in;
+      std::vector<NDBuffer> rest_out;
+      std::vector<ChunkStatus> rest_status(rest.size());
+      for (size_t i : rest) {
+        rest_in.push_back(in[i]);
+        rest_out.push_back(out[i]);
+      }
+      decode(rest_in, rest_out, decoded, rest_status);
+      for (size_t j = 0; j < rest.size(); ++j) {
+        out[rest[j]] = std::move(rest_out[j]);
+        status[rest[j]] = std::move(rest_status[j]);
+      }
+      return;
+    }
+  }
   const auto reps = stage_representations(a2a_, decoded);
 
   // Bytes -> bytes codecs in reverse order.

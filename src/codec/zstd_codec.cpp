@@ -4,6 +4,7 @@
 #include <zstd.h>
 
 #include <memory>
+#include <vector>
 
 #include "codec/codec_configuration.hpp"
 #include "codec/decode_output.hpp"
@@ -106,6 +107,17 @@ unsigned long long total_content_size(std::span<const std::byte> data) {
   return total;
 }
 
+// Decompresses frames whose headers record `size` bytes in total into `out` (out.size() == size).
+void zstd_decompress_known_size(std::span<const std::byte> data, std::span<std::byte> out) {
+  const size_t got =
+      ZSTD_decompressDCtx(thread_dctx(), out.data(), out.size(), data.data(), data.size());
+  check_zstd(got, "decompression failed");
+  if (got != out.size()) {
+    throw CorruptDataError(
+        fmt::format("codec \"zstd\": frame header claims {} bytes, decoded {}", out.size(), got));
+  }
+}
+
 Buffer zstd_decompress(std::span<const std::byte> data, const ChunkRepresentation& decoded) {
   if (data.empty()) throw CorruptDataError("codec \"zstd\": empty input is not a zstd frame");
   const size_t limit = decoded_size_limit(decoded);
@@ -120,13 +132,7 @@ Buffer zstd_decompress(std::span<const std::byte> data, const ChunkRepresentatio
                     size, limit));
   }
   Buffer out = Buffer::allocate(static_cast<size_t>(size));
-  const size_t got =
-      ZSTD_decompressDCtx(thread_dctx(), out.data(), out.size(), data.data(), data.size());
-  check_zstd(got, "decompression failed");
-  if (got != size) {
-    throw CorruptDataError(
-        fmt::format("codec \"zstd\": frame header claims {} bytes, decoded {}", size, got));
-  }
+  zstd_decompress_known_size(data, out.bytes());
   return out;
 }
 
@@ -162,6 +168,55 @@ void ZstdCodec::decode(std::span<const Buffer> in, std::span<Buffer> out,
                        const ChunkRepresentation& decoded, std::span<ChunkStatus> status) const {
   check_batch(in.size(), out.size(), status.size());
   for_each_chunk(status, [&](size_t i) { out[i] = zstd_decompress(in[i].bytes(), decoded); });
+}
+
+bool ZstdCodec::decode_to_sink(std::span<const std::byte> in, size_t size,
+                               const DecodedBytesSink& sink) const {
+  if (in.empty() || total_content_size(in) != size) return false;
+  constexpr size_t kPieceBytes = size_t{256} << 10;  // stays in the core's cache
+  thread_local std::vector<std::byte> piece(kPieceBytes);
+  ZSTD_DCtx* dctx = thread_dctx();
+  check_zstd(ZSTD_DCtx_reset(dctx, ZSTD_reset_session_and_parameters), "reset");
+  ZSTD_inBuffer input{in.data(), in.size(), 0};
+  size_t delivered = 0;
+  bool finished = false;
+  while (!finished) {
+    ZSTD_outBuffer out{piece.data(), piece.size(), 0};
+    while (out.pos < out.size) {
+      const size_t rc = ZSTD_decompressStream(dctx, &out, &input);
+      check_zstd(rc, "decompression failed");
+      if (input.pos == input.size) {
+        if (rc == 0) {  // the last frame is complete and flushed
+          finished = true;
+          break;
+        }
+        if (out.pos < out.size) {  // room left, input gone, frame unfinished
+          throw CorruptDataError(
+              fmt::format("codec \"zstd\": frame truncated after {} input bytes", in.size()));
+        }
+      }
+    }
+    if (delivered + out.pos > size) {
+      throw CorruptDataError(fmt::format(
+          "codec \"zstd\": frames decode to more than the {} bytes their headers claim", size));
+    }
+    if (out.pos > 0) sink(std::span<const std::byte>(piece.data(), out.pos));
+    delivered += out.pos;
+  }
+  if (delivered != size) {
+    throw CorruptDataError(
+        fmt::format("codec \"zstd\": frame headers claim {} bytes, decoded {}", size, delivered));
+  }
+  return true;
+}
+
+bool ZstdCodec::decode_into(std::span<const std::byte> in, std::span<std::byte> out,
+                            const ChunkRepresentation&, size_t) const {
+  // Only frames that record their size, and exactly out.size(): anything else goes through
+  // decode(), which checks sizes against the chunk's limit and streams unknown sizes.
+  if (in.empty() || total_content_size(in) != out.size()) return false;
+  zstd_decompress_known_size(in, out);
+  return true;
 }
 
 }  // namespace cuzarr

@@ -1,7 +1,12 @@
 #include "cuzarr/memory/memory_resource.hpp"
 
 #include <fmt/format.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
+#include <algorithm>
+#include <bit>
+#include <map>
 #include <mutex>
 #include <new>
 
@@ -12,13 +17,97 @@
 namespace cuzarr {
 namespace {
 
+// Allocations from this size up are mapped pages of their own, given back to the system when
+// freed. (glibc's malloc raises its mmap threshold after large frees and then serves chunk-sized
+// blocks from per-thread heaps that rarely shrink: a long read's resident memory would grow far
+// past what it holds at any one time.)
+constexpr size_t kMappedAllocationBytes = size_t{1} << 20;
+
+size_t page_size() {
+  static const size_t size = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+  return size;
+}
+
+bool is_mapped_allocation(size_t bytes, size_t alignment) {
+  return bytes >= kMappedAllocationBytes && alignment <= page_size();
+}
+
+// Mapped blocks are sized in classes, eight per power of two (at most 12.5% more address space;
+// pages never touched take no memory), so that blocks of similar sizes can be reused.
+size_t mapped_size_class(size_t bytes) {
+  const size_t step = std::max(std::bit_floor(bytes) / 8, page_size());
+  return (bytes + step - 1) / step * step;
+}
+
+// Freed mapped blocks kept for reuse, up to kCachedBytes in all. The chunks of an array have one
+// size (or, encoded, similar sizes): a read reuses the pages of the chunks before it instead of
+// faulting in fresh zeroed pages for every chunk, and the bound keeps the resident memory small.
+class MappedBlockCache {
+ public:
+  MappedBlockCache() = default;
+  MappedBlockCache(const MappedBlockCache&) = delete;
+  MappedBlockCache& operator=(const MappedBlockCache&) = delete;
+  static constexpr size_t kCachedBytes = size_t{64} << 20;
+  static constexpr size_t kHugePageBytes = size_t{2} << 20;
+
+  void* allocate(size_t size) {
+    {
+      std::lock_guard lock(mutex_);
+      auto it = blocks_.find(size);
+      if (it != blocks_.end()) {
+        void* block = it->second;
+        blocks_.erase(it);
+        cached_ -= size;
+        return block;
+      }
+    }
+    void* block = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (block == MAP_FAILED) throw std::bad_alloc();
+#ifdef MADV_HUGEPAGE
+    // Transparent huge pages where the system allows them on request: a large array then takes
+    // one page fault per 2 MiB instead of one per 4 KiB. Advice only; failure changes nothing.
+    if (size >= kHugePageBytes) ::madvise(block, size, MADV_HUGEPAGE);
+#endif
+    return block;
+  }
+
+  void deallocate(void* block, size_t size) noexcept {
+    {
+      std::lock_guard lock(mutex_);
+      if (cached_ + size <= kCachedBytes) {
+        try {
+          blocks_.emplace(size, block);
+          cached_ += size;
+          return;
+        } catch (const std::bad_alloc&) {  // no room to remember it: give it back
+        }
+      }
+    }
+    ::munmap(block, size);
+  }
+
+  ~MappedBlockCache() {
+    for (const auto& [size, block] : blocks_) ::munmap(block, size);
+  }
+
+ private:
+  std::mutex mutex_;
+  std::multimap<size_t, void*> blocks_;
+  size_t cached_ = 0;
+};
+
 class HostMemoryResource final : public MemoryResource {
  public:
   MemoryKind kind() const noexcept override { return MemoryKind::host; }
   void* allocate(size_t bytes, size_t alignment) override {
+    if (is_mapped_allocation(bytes, alignment)) return mapped_.allocate(mapped_size_class(bytes));
     return ::operator new(bytes == 0 ? 1 : bytes, std::align_val_t(alignment));
   }
-  void deallocate(void* pointer, size_t, size_t alignment) noexcept override {
+  void deallocate(void* pointer, size_t bytes, size_t alignment) noexcept override {
+    if (is_mapped_allocation(bytes, alignment)) {
+      mapped_.deallocate(pointer, mapped_size_class(bytes));
+      return;
+    }
     ::operator delete(pointer, std::align_val_t(alignment));
   }
   // Asynchronous copies from pageable memory have read it when cudaMemcpyAsync returns, and
@@ -26,6 +115,9 @@ class HostMemoryResource final : public MemoryResource {
   void deallocate_async(void* pointer, size_t bytes, size_t alignment, Stream) noexcept override {
     deallocate(pointer, bytes, alignment);
   }
+
+ private:
+  MappedBlockCache mapped_;
 };
 
 std::mutex g_mutex;

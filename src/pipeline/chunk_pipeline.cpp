@@ -46,6 +46,19 @@ std::string join_key(const std::string& prefix, const std::string& key) {
   return prefix.empty() ? key : prefix + "/" + key;
 }
 
+// Chunks (or shards) per batch of a read or write. A batch holds all its encoded chunks at once,
+// so besides `batch_bytes` (decoded bytes) a batch is bounded by an eighth of the caller's array
+// `out` (read into or written from): peak memory stays near the size of that array. It never
+// drops below one chunk per thread, so that the threads stay busy.
+size_t bounded_batch_size(uint64_t batch_bytes, int64_t chunk_bytes, size_t chunks,
+                          const NDBuffer& out) {
+  const uint64_t per_chunk = std::max<uint64_t>(1, static_cast<uint64_t>(chunk_bytes));
+  const uint64_t out_bytes = static_cast<uint64_t>(out.size()) * out.dtype().size();
+  const uint64_t budget = std::min(batch_bytes, std::max(out_bytes / 8, cpu_threads() * per_chunk));
+  return std::clamp<size_t>(static_cast<size_t>(budget / per_chunk), 1,
+                            std::max<size_t>(1, chunks));
+}
+
 }  // namespace
 
 ChunkPipeline::ChunkPipeline(std::shared_ptr<Store> store, std::string key_prefix,
@@ -239,7 +252,7 @@ void ChunkPipeline::read_regular(const NormalizedSelection& selection, MemoryKin
                                  const std::function<void(ChunkReadBatch&)>& sink) const {
   const auto plan = this->plan(selection);
   const auto& rep = chain_->decoded_representation();
-  const size_t per_batch = batch_size(rep.nbytes(), plan.size());
+  const size_t per_batch = bounded_batch_size(options_.batch_bytes, rep.nbytes(), plan.size(), out);
   for (size_t first = 0; first < plan.size(); first += per_batch) {
     const size_t n = std::min(per_batch, plan.size() - first);
     std::vector<KeyRange> requests(n);
@@ -281,8 +294,8 @@ void ChunkPipeline::read_sharded(const NormalizedSelection& selection, MemoryKin
   std::vector<std::pair<Index, std::vector<size_t>>> shards(by_shard.begin(), by_shard.end());
 
   const int64_t index_size = sharding.index_encoded_size();
-  const size_t shards_per_batch =
-      batch_size(chain_->decoded_representation().nbytes(), shards.size());
+  const size_t shards_per_batch = bounded_batch_size(
+      options_.batch_bytes, chain_->decoded_representation().nbytes(), shards.size(), out);
 
   for (size_t first = 0; first < shards.size(); first += shards_per_batch) {
     const size_t n = std::min(shards_per_batch, shards.size() - first);
@@ -391,7 +404,7 @@ void ChunkPipeline::write(const NormalizedSelection& selection, const NDBuffer& 
   }
   const auto plan = this->plan(selection);
   const auto& rep = chain_->decoded_representation();
-  const size_t per_batch = batch_size(rep.nbytes(), plan.size());
+  const size_t per_batch = bounded_batch_size(options_.batch_bytes, rep.nbytes(), plan.size(), in);
   for (size_t first = 0; first < plan.size(); first += per_batch) {
     const size_t n = std::min(per_batch, plan.size() - first);
     std::vector<std::string> keys(n);
@@ -442,8 +455,22 @@ void ChunkPipeline::write(const NormalizedSelection& selection, const NDBuffer& 
     std::vector<NDBuffer> chunks(n);
     for (size_t j = 0; j < present.size(); ++j) chunks[present[j]] = old_decoded[j];
     std::vector<char> keep(n, 0);
+    // A chunk the data covers whole is encoded from the caller's data in place (a strided view,
+    // no copy) when it cannot hold only the fill value: its first element differs. The bytes or
+    // sharding codec reads any strides; array -> array codecs get copies as before.
+    const bool encode_views =
+        chain_->array_to_array().empty() && !rep.data_type.is_variable_length();
+    const std::span<const std::byte> fill = rep.fill_value;
     parallel_for(n, [&](size_t i) {
       const auto& p = plan[first + i];
+      if (encode_views && p.covers_whole_chunk) {
+        NDBuffer view = output_view(in, p);
+        if (view.size() > 0 && std::memcmp(view.data(), fill.data(), fill.size()) != 0) {
+          chunks[i] = std::move(view);
+          keep[i] = 1;
+          return;
+        }
+      }
       NDBuffer chunk = NDBuffer::allocate(rep.data_type, metadata_->chunk_shape_at(p.coords));
       if (chunks[i].buffer().data())
         chunk.assign(chunks[i]);

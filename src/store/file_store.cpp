@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -96,6 +97,67 @@ std::string unique_temp_name() {
 
 bool is_missing(int error) { return error == ENOENT || error == ENOTDIR; }
 
+// O_DIRECT transfers need file offsets, lengths and memory aligned to the device's logical block
+// size (512 or 4096 bytes on Linux); 4096 satisfies both.
+constexpr uint64_t kDirectAlignment = 4096;
+
+// Switches `fd` to O_DIRECT; false when the file system refuses it (EINVAL, e.g. tmpfs).
+bool enable_direct_io(int fd) {
+  const int flags = ::fcntl(fd, F_GETFL);
+  return flags >= 0 && ::fcntl(fd, F_SETFL, flags | O_DIRECT) == 0;
+}
+
+void disable_direct_io(int fd) {
+  const int flags = ::fcntl(fd, F_GETFL);
+  if (flags >= 0) ::fcntl(fd, F_SETFL, flags & ~O_DIRECT);
+}
+
+// Reads [begin, end) of an O_DIRECT file: the aligned range around it into page-aligned mapped
+// memory (the file may end inside the last block). Returns nullopt, having switched `fd` back to
+// buffered reads, when a transfer is refused (EINVAL), so that the caller reads the usual way.
+// Throws IoError for other failures.
+std::optional<Buffer> read_direct(int fd, uint64_t begin, uint64_t end, const fs::path& path,
+                                  std::string_view key) {
+  const uint64_t first = begin / kDirectAlignment * kDirectAlignment;
+  const uint64_t last = (end + kDirectAlignment - 1) / kDirectAlignment * kDirectAlignment;
+  const size_t length = static_cast<size_t>(std::max<uint64_t>(last - first, kDirectAlignment));
+  void* memory =
+      ::mmap(nullptr, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (memory == MAP_FAILED) throw std::bad_alloc();
+  std::shared_ptr<void> owner(memory, [length](void* p) { ::munmap(p, length); });
+  auto* bytes = static_cast<std::byte*>(memory);
+  uint64_t done = 0;
+  while (first + done < end) {
+    const ssize_t n = ::pread(fd, bytes + done, length - done, static_cast<off_t>(first + done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && errno == EINVAL) {
+      disable_direct_io(fd);
+      return std::nullopt;
+    }
+    if (n < 0) {
+      throw IoError(fmt::format("cannot read \"{}\" (key \"{}\"): {}", path.string(), key,
+                                errno_text(errno)));
+    }
+    if (n == 0) {
+      throw IoError(fmt::format("cannot read \"{}\" (key \"{}\"): the file shrank while being read",
+                                path.string(), key));
+    }
+    done += static_cast<uint64_t>(n);
+    // A short transfer inside the file leaves the next offset unaligned: finish buffered.
+    if (done % kDirectAlignment != 0 && first + done < end) {
+      disable_direct_io(fd);
+      if (const int error = read_fully(fd, bytes + done, end - first - done, first + done)) {
+        throw IoError(
+            fmt::format("cannot read \"{}\" (key \"{}\"): {}", path.string(), key,
+                        error == ENODATA ? "the file shrank while being read" : errno_text(error)));
+      }
+      break;
+    }
+  }
+  return Buffer::wrap(bytes + (begin - first), static_cast<size_t>(end - begin), MemoryKind::host,
+                      std::move(owner));
+}
+
 }  // namespace
 
 // Whether device reads use cuFile, decided once, at the first device read (loading libcufile may
@@ -163,6 +225,10 @@ std::optional<Buffer> FileStore::get(std::string_view key, ByteRange range, Memo
   if (!S_ISREG(info.st_mode)) return std::nullopt;  // a directory is a prefix, not a key
   uint64_t begin = 0, end = 0;
   range.resolve(static_cast<uint64_t>(info.st_size), begin, end);
+  if (direct_io_ && end > begin && enable_direct_io(fd.get())) {
+    if (auto direct = read_direct(fd.get(), begin, end, path, key))
+      return kind == MemoryKind::host ? *direct : direct->copy_to(kind);
+  }
   if (!is_host_accessible(kind)) return read_into_device(fd.get(), begin, end, path, key);
   Buffer out = Buffer::allocate(static_cast<size_t>(end - begin), kind);
   if (const int error = read_fully(fd.get(), out.data(), end - begin, begin)) {

@@ -32,9 +32,14 @@ class BloscCodec final : public BytesToBytesCodec {
   void encode(std::span<const Buffer> in, std::span<Buffer> out, const ChunkRepresentation& decoded,
               std::span<ChunkStatus> status) const override;
   /// Validates each header against the input size before decompressing; corrupt_data for
-  /// malformed input or a decoded size over decoded_size_limit(decoded).
+  /// malformed input or a decoded size over decoded_size_limit(decoded). A batch of fewer chunks
+  /// than cpu_threads() shares the spare threads among its chunks (blosc's internal threads).
   void decode(std::span<const Buffer> in, std::span<Buffer> out, const ChunkRepresentation& decoded,
               std::span<ChunkStatus> status) const override;
+  /// Decodes into `out` when the validated header records out.size() decoded bytes, with up to
+  /// `threads` blosc internal threads.
+  bool decode_into(std::span<const std::byte> in, std::span<std::byte> out,
+                   const ChunkRepresentation& decoded, size_t threads) const override;
 
   const std::string& cname() const { return cname_; }
   int clevel() const { return clevel_; }

@@ -5,6 +5,7 @@
 // CodecRegistry into a Codec; a Codec is immutable and may be used from many threads.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -75,6 +76,27 @@ class BytesToBytesCodec : public Codec {
   virtual std::optional<int64_t> fixed_encoded_size(int64_t decoded_size) const {
     (void)decoded_size;
     return std::nullopt;
+  }
+  /// Decodes one chunk straight into `out` (host memory) when this codec can and `in` decodes to
+  /// exactly out.size() bytes: saves the intermediate buffer and its copy. Returns false, having
+  /// written nothing, when it cannot (the default): the caller then uses decode(). `threads` is
+  /// how many threads the call may use inside the chunk (1: only the calling thread). Throws
+  /// CorruptDataError for malformed input it recognised as decodable into `out`.
+  virtual bool decode_into(std::span<const std::byte> in, std::span<std::byte> out,
+                           const ChunkRepresentation& decoded, size_t threads) const {
+    (void)in, (void)out, (void)decoded, (void)threads;
+    return false;
+  }
+  /// Receives a chunk's decoded bytes in order, piece by piece.
+  using DecodedBytesSink = std::function<void(std::span<const std::byte>)>;
+  /// Decodes one chunk into `sink` in pieces of bounded size, with no chunk-sized buffer, when
+  /// this codec can and `in` decodes to exactly `size` bytes (for destinations that are strided
+  /// views). Returns false, having delivered nothing, when it cannot (the default). Throws
+  /// CorruptDataError for malformed input, possibly after delivering some pieces.
+  virtual bool decode_to_sink(std::span<const std::byte> in, size_t size,
+                              const DecodedBytesSink& sink) const {
+    (void)in, (void)size, (void)sink;
+    return false;
   }
 };
 

@@ -24,6 +24,13 @@ class ZstdCodec final : public BytesToBytesCodec {
   /// decoded_size_limit(decoded).
   void decode(std::span<const Buffer> in, std::span<Buffer> out, const ChunkRepresentation& decoded,
               std::span<ChunkStatus> status) const override;
+  /// Decodes into `out` when the frame headers record a total content size of out.size() (on the
+  /// calling thread: a zstd frame decodes sequentially).
+  bool decode_into(std::span<const std::byte> in, std::span<std::byte> out,
+                   const ChunkRepresentation& decoded, size_t threads) const override;
+  /// Streams frames whose headers record a total content size of `size` through a small buffer.
+  bool decode_to_sink(std::span<const std::byte> in, size_t size,
+                      const DecodedBytesSink& sink) const override;
 
   int level() const { return level_; }
   bool checksum() const { return checksum_; }

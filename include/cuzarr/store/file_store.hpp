@@ -47,6 +47,13 @@ class FileStore final : public Store {
   /// The configured GPUDirect Storage mode (before CUZARR_GDS).
   GdsMode gds_mode() const { return options_.gds; }
 
+  /// Reads with O_DIRECT, bypassing the page cache, when `enabled` (default off; set it before
+  /// sharing the store between threads). Reads are widened to 4096-byte boundaries into
+  /// page-aligned memory and the requested bytes returned; a file system that refuses O_DIRECT
+  /// is read through the page cache as usual. Writes are unaffected.
+  void set_direct_io(bool enabled) { direct_io_ = enabled; }
+  bool direct_io() const { return direct_io_; }
+
  private:
   std::filesystem::path path_of(std::string_view key) const;
   /// POSIX read of [begin, end) of the open file into device memory through a pinned buffer, or
@@ -59,6 +66,7 @@ class FileStore final : public Store {
   FileStoreOptions options_;
   struct GdsDecision;
   std::shared_ptr<GdsDecision> gds_;
+  bool direct_io_ = false;
 };
 
 }  // namespace cuzarr
