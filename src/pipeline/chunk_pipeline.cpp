@@ -181,9 +181,9 @@ void ChunkPipeline::read(const NormalizedSelection& selection, const NDBuffer& o
   if (is_host_accessible(out.kind())) {
     const auto sink = [&](ChunkReadBatch& batch) { decode_and_scatter_on_host(batch, out); };
     if (sharding_)
-      read_sharded(selection, MemoryKind::host, sink);
+      read_sharded(selection, out, MemoryKind::host, sink);
     else
-      read_regular(selection, MemoryKind::host, sink);
+      read_regular(selection, out, MemoryKind::host, sink);
     return;
   }
   if (metadata_->data_type.is_variable_length()) {
@@ -200,9 +200,9 @@ void ChunkPipeline::read(const NormalizedSelection& selection, const NDBuffer& o
   }
   const auto sink = [&](ChunkReadBatch& batch) { device.submit(batch); };
   if (sharding_)
-    read_sharded(selection, fetch_kind, sink);
+    read_sharded(selection, out, fetch_kind, sink);
   else
-    read_regular(selection, fetch_kind, sink);
+    read_regular(selection, out, fetch_kind, sink);
   device.finish();
 }
 
@@ -248,7 +248,8 @@ void ChunkPipeline::decode_and_scatter_on_host(ChunkReadBatch& batch, const NDBu
   });
 }
 
-void ChunkPipeline::read_regular(const NormalizedSelection& selection, MemoryKind fetch_kind,
+void ChunkPipeline::read_regular(const NormalizedSelection& selection, const NDBuffer& out,
+                                 MemoryKind fetch_kind,
                                  const std::function<void(ChunkReadBatch&)>& sink) const {
   const auto plan = this->plan(selection);
   const auto& rep = chain_->decoded_representation();
@@ -275,7 +276,8 @@ void ChunkPipeline::read_regular(const NormalizedSelection& selection, MemoryKin
   }
 }
 
-void ChunkPipeline::read_sharded(const NormalizedSelection& selection, MemoryKind fetch_kind,
+void ChunkPipeline::read_sharded(const NormalizedSelection& selection, const NDBuffer& out,
+                                 MemoryKind fetch_kind,
                                  const std::function<void(ChunkReadBatch&)>& sink) const {
   const ShardingCodec& sharding = *sharding_;
   const Shape& inner_shape = sharding.inner_chunk_shape();

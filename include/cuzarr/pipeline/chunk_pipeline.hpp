@@ -68,10 +68,13 @@ class ChunkPipeline {
       const std::function<void(const CodecChain&, std::span<const size_t>)>& work) const;
   void encode_batch(std::span<const Index> coords, const std::vector<NDBuffer>& chunks,
                     std::vector<Buffer>& encoded, std::vector<ChunkStatus>& status) const;
-  /// Fetch: hands each batch of encoded chunks (read into memory of `fetch_kind`) to `sink`.
-  void read_regular(const NormalizedSelection& selection, MemoryKind fetch_kind,
+  /// Fetch: hands each batch of encoded chunks (read into memory of `fetch_kind`) to `sink`;
+  /// batches are sized for `out`, the output.
+  void read_regular(const NormalizedSelection& selection, const NDBuffer& out,
+                    MemoryKind fetch_kind,
                     const std::function<void(ChunkReadBatch&)>& sink) const;
-  void read_sharded(const NormalizedSelection& selection, MemoryKind fetch_kind,
+  void read_sharded(const NormalizedSelection& selection, const NDBuffer& out,
+                    MemoryKind fetch_kind,
                     const std::function<void(ChunkReadBatch&)>& sink) const;
   /// Decode and scatter of a batch on the CPU, into a host-accessible `out`.
   void decode_and_scatter_on_host(ChunkReadBatch& batch, const NDBuffer& out) const;
