@@ -466,7 +466,7 @@ void ChunkPipeline::write(const NormalizedSelection& selection, const NDBuffer& 
     parallel_for(n, [&](size_t i) {
       const auto& p = plan[first + i];
       if (encode_views && p.covers_whole_chunk) {
-        NDBuffer view = output_view(in, p);
+        NDBuffer view = input_part(i);  // host-accessible (device data was staged)
         if (view.size() > 0 && std::memcmp(view.data(), fill.data(), fill.size()) != 0) {
           chunks[i] = std::move(view);
           keep[i] = 1;
