@@ -86,6 +86,8 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3, help="timed runs per cell (best reported)")
     parser.add_argument("--timeout", type=float, default=900, help="seconds per cell")
     parser.add_argument("--markdown", help="also write the table as markdown to this file")
+    parser.add_argument("--peer-python", default=sys.executable,
+                        help="the python with tensorstore and cupy (zarr, for generation, may live elsewhere)")
     args = parser.parse_args()
 
     data = Path(args.data) / str(args.scale)
@@ -101,7 +103,7 @@ def main() -> None:
         common = ["--json", "--repeat", str(args.repeat)]
         cells = {
             "tensorstore -> cupy": run_json(
-                [sys.executable, "-c", TENSORSTORE_TO_CUPY, str(path), str(args.repeat)],
+                [args.peer_python, "-c", TENSORSTORE_TO_CUPY, str(path), str(args.repeat)],
                 args.timeout),
             "cuzarr -> device": run_json(
                 [args.cuzarr, "bench", "read", str(path), "--device", "cuda", *common], args.timeout),
