@@ -40,7 +40,8 @@ class CatCommand final : public Command {
     }
     Array array = Array::open(node.store);
     Selection selection = select_.empty() ? Selection{} : parse_selection(select_);
-    NDBuffer data = array.read(selection, device_ == "cuda" ? MemoryKind::device : MemoryKind::host);
+    NDBuffer data =
+        array.read(selection, device_ == "cuda" ? MemoryKind::device : MemoryKind::host);
     if (!is_host_accessible(data.kind())) {
       data = NDBuffer(data.buffer().copy_to(MemoryKind::host), data.dtype(), data.shape(),
                       data.byte_strides(), data.byte_offset());

@@ -382,8 +382,8 @@ void ChunkPipeline::read_sharded(const NormalizedSelection& selection, const NDB
     for (auto& ir : inner_reads) {
       const auto& got = data[ir.request];
       if (!got || got->size() < ir.offset_in_request + ir.nbytes) {
-        throw CorruptDataError(fmt::format(
-            "{}: the shard ends before the inner chunk its index points to", ir.label));
+        throw CorruptDataError(
+            fmt::format("{}: the shard ends before the inner chunk its index points to", ir.label));
       }
       batch.encoded.push_back(got->slice(ir.offset_in_request, ir.nbytes));
       batch.planned.push_back(&inner_plan[ir.plan_index]);

@@ -61,7 +61,7 @@ enum class Route {
 };
 
 struct StagedChunk {
-  Buffer bytes;     // the bytes the GPU starts from (array bytes, or input of the GPU codecs)
+  Buffer bytes;  // the bytes the GPU starts from (array bytes, or input of the GPU codecs)
   size_t gpu_steps = 0;
   NDBuffer source;  // the selected elements, a view into the array bytes
   NDBuffer destination;
@@ -87,8 +87,8 @@ Buffer contiguous_bytes(const NDBuffer& array) {
 bool blosc_runs_on_gpu(const Buffer& encoded) {
   if (!is_host_accessible(encoded.kind())) return true;
   gpu::BloscHeader header;
-  const auto status = gpu::blosc_parse_header(reinterpret_cast<const unsigned char*>(encoded.data()),
-                                              encoded.size(), UINT64_MAX, header);
+  const auto status = gpu::blosc_parse_header(
+      reinterpret_cast<const unsigned char*>(encoded.data()), encoded.size(), UINT64_MAX, header);
   return status != gpu::DeviceChunkStatus::unsupported;
 }
 
@@ -168,8 +168,8 @@ void DeviceReadSink::check_gpu_statuses() {
     uint64_t size = 0;
     std::memcpy(&size, base + report->sizes_at + k * sizeof(uint64_t), sizeof size);
     if (size != report->expected_size[k]) {
-      throw CorruptDataError(fmt::format("{}: decodes to {} bytes, expected {}",
-                                         report->labels[k], size, report->expected_size[k]));
+      throw CorruptDataError(fmt::format("{}: decodes to {} bytes, expected {}", report->labels[k],
+                                         size, report->expected_size[k]));
     }
   }
 }
@@ -249,8 +249,8 @@ void DeviceReadSink::submit(ChunkReadBatch& batch) {
     const CodecChain& chain = *batch.chains[i];
     const PlannedChunk& p = *batch.planned[i];
     StagedChunk& c = staged[i];
-    const ChunkRepresentation& rep = decoded_whole[i] ? chain.decoded_representation()
-                                                      : chain.array_to_bytes_representation();
+    const ChunkRepresentation& rep =
+        decoded_whole[i] ? chain.decoded_representation() : chain.array_to_bytes_representation();
     c.array_nbytes = static_cast<uint64_t>(rep.nbytes());
     if (c.gpu_steps == 0 && c.bytes.size() != c.array_nbytes) {
       throw CorruptDataError(fmt::format("{}: decodes to {} bytes, expected {}", batch.labels[i],
@@ -258,10 +258,10 @@ void DeviceReadSink::submit(ChunkReadBatch& batch) {
     }
     // The view math runs on a host stand-in of the array bytes; offsets carry over to wherever
     // the bytes are on the device.
-    Buffer layout_bytes = c.gpu_steps == 0 ? c.bytes
-                                           : Buffer::wrap(reinterpret_cast<void*>(kStagingAlignment),
-                                                          c.array_nbytes, MemoryKind::host,
-                                                          nullptr);
+    Buffer layout_bytes = c.gpu_steps == 0
+                              ? c.bytes
+                              : Buffer::wrap(reinterpret_cast<void*>(kStagingAlignment),
+                                             c.array_nbytes, MemoryKind::host, nullptr);
     NDBuffer chunk(layout_bytes, dtype, rep.shape);
     if (!decoded_whole[i]) {
       const auto& a2a = chain.array_to_array();
@@ -383,8 +383,8 @@ void DeviceReadSink::submit(ChunkReadBatch& batch) {
   stream_.synchronize();
   check_gpu_statuses();
 
-  copy_bytes(device.data(), MemoryKind::device, pinned.data(), MemoryKind::pinned,
-             batch_copy_size, stream_);
+  copy_bytes(device.data(), MemoryKind::device, pinned.data(), MemoryKind::pinned, batch_copy_size,
+             stream_);
 
   // 5. The GPU codecs, outermost first, each over every chunk that has it. (A batch holds the
   //    chunks of one chain, or of chains of one codec list on a rectilinear grid.)
@@ -396,10 +396,10 @@ void DeviceReadSink::submit(ChunkReadBatch& batch) {
         return device_at(tables_offset + (j * 4 + which) * table_bytes);
       };
       b.inputs = reinterpret_cast<const std::byte* const*>(device_table(0));
-      b.input_sizes = j + 1 == max_gpu_steps
-                          ? reinterpret_cast<const uint64_t*>(device_table(1))
-                          : reinterpret_cast<const uint64_t*>(
-                                device_at(sizes_offset + (j + 1) * table_bytes));
+      b.input_sizes =
+          j + 1 == max_gpu_steps
+              ? reinterpret_cast<const uint64_t*>(device_table(1))
+              : reinterpret_cast<const uint64_t*>(device_at(sizes_offset + (j + 1) * table_bytes));
       b.outputs = reinterpret_cast<std::byte* const*>(device_table(2));
       b.output_capacities = reinterpret_cast<const uint64_t*>(device_table(3));
       b.output_sizes = reinterpret_cast<uint64_t*>(device_at(sizes_offset + j * table_bytes));
@@ -441,8 +441,8 @@ void DeviceReadSink::submit(ChunkReadBatch& batch) {
     detail::DeviceScatterItem item;
     if (!detail::make_scatter_item(host_view_source, destination, item)) {
       if (unit != 0) {
-        throw UnsupportedError(fmt::format(
-            "byte-swapping copy of {} dimensions into device memory", destination.ndim()));
+        throw UnsupportedError(fmt::format("byte-swapping copy of {} dimensions into device memory",
+                                           destination.ndim()));
       }
       // Too many dimensions for the scatter kernel: a strided copy of its own.
       const size_t offset = static_cast<size_t>(device_base - device.data());
@@ -474,8 +474,8 @@ void DeviceReadSink::submit(ChunkReadBatch& batch) {
         const std::byte* on_device =
             c.gpu_steps > 0 ? device_at(c.step_output_offset[0]) : c.bytes.data();
         if (c.swap_unit == 0 && c.source.is_c_contiguous() && c.destination.is_c_contiguous()) {
-          copy_bytes(c.destination.data(), MemoryKind::device,
-                     on_device + (c.source.data() - base), MemoryKind::device, nbytes, stream_);
+          copy_bytes(c.destination.data(), MemoryKind::device, on_device + (c.source.data() - base),
+                     MemoryKind::device, nbytes, stream_);
         } else if (c.gpu_steps > 0) {
           add_item(c.source, base, on_device, c.destination, c.swap_unit);
         } else {

@@ -2,9 +2,9 @@
 // bytes -> bytes codecs that have no GPU decoder (the outer ones of a chain, see ChainPlan) and
 // packs what remains of each chunk into one pinned staging buffer; one host-to-device copy moves
 // the batch (with the pointer tables of the GPU codecs); the GPU codecs run as batched kernels;
-// one kernel places every chunk (byte-swapped for big-endian "bytes", seen through "transpose") into its
-// region of the output, and the fill value into the regions of missing chunks. Chunks that land
-// contiguously in the output are copied there directly. Batches are double-buffered: the CPU
+// one kernel places every chunk (byte-swapped for big-endian "bytes", seen through "transpose")
+// into its region of the output, and the fill value into the regions of missing chunks. Chunks that
+// land contiguously in the output are copied there directly. Batches are double-buffered: the CPU
 // work of batch k+1 overlaps the copies and kernel of batch k.
 #pragma once
 

@@ -95,8 +95,8 @@ bool aligned(const DeviceScatterItem& item, size_t alignment) {
 }
 
 template <class Word>
-void launch(const DeviceScatterItem* items, const uint64_t* first_block, int count,
-            uint64_t blocks, size_t element_size, size_t swap_unit, cudaStream_t stream) {
+void launch(const DeviceScatterItem* items, const uint64_t* first_block, int count, uint64_t blocks,
+            size_t element_size, size_t swap_unit, cudaStream_t stream) {
   scatter_kernel<Word><<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(
       items, first_block, count, static_cast<int>(element_size), static_cast<int>(swap_unit));
   CUZARR_CUDA_CHECK(cudaGetLastError());
@@ -154,8 +154,8 @@ void scatter_on_device(std::span<const DeviceScatterItem> items, size_t element_
     first_block[i] = blocks;
     int64_t count = 1;
     for (int d = 0; d < items[i].ndim; ++d) count *= items[i].shape[d];
-    blocks += static_cast<uint64_t>(std::max<int64_t>(1, (count + kElementsPerBlock - 1) /
-                                                             kElementsPerBlock));
+    blocks += static_cast<uint64_t>(
+        std::max<int64_t>(1, (count + kElementsPerBlock - 1) / kElementsPerBlock));
     words_fit = words_fit && aligned(items[i], element_size);
   }
   if (blocks > 0x7fffffffu) throw UnsupportedError("scatter of more than 2^31 blocks");

@@ -53,8 +53,8 @@ CuFileLibrary::CuFileLibrary() {
   }
   static Functions functions{};
   const auto bind = [&](auto& function, const char* symbol) {
-    function = reinterpret_cast<std::remove_reference_t<decltype(function)>>(
-        ::dlsym(handle_, symbol));
+    function =
+        reinterpret_cast<std::remove_reference_t<decltype(function)> >(::dlsym(handle_, symbol));
     if (!function && reason_.empty()) reason_ = fmt::format("libcufile has no {}", symbol);
   };
   bind(functions.driver_open, "cuFileDriverOpen");
@@ -73,8 +73,7 @@ CuFileLibrary::CuFileLibrary() {
 #endif
 }
 
-std::string CuFileLibrary::read(int fd, void* device_pointer, size_t size,
-                                uint64_t offset) const {
+std::string CuFileLibrary::read(int fd, void* device_pointer, size_t size, uint64_t offset) const {
   if (!available_) return reason_;
   CuFileDescriptor descriptor{};
   descriptor.type = kHandleTypeOpaqueFd;

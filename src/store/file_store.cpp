@@ -274,9 +274,10 @@ Buffer FileStore::read_into_device(int fd, uint64_t begin, uint64_t end, const f
     const std::string problem =
         detail::CuFileLibrary::instance().read(direct.get(), out.data(), size, begin);
     if (!problem.empty()) {
-      throw IoError(fmt::format("cannot read bytes {}..{} of \"{}\" (key \"{}\") into device "
-                                "memory: {}",
-                                begin, end, path.string(), key, problem));
+      throw IoError(
+          fmt::format("cannot read bytes {}..{} of \"{}\" (key \"{}\") into device "
+                      "memory: {}",
+                      begin, end, path.string(), key, problem));
     }
     return out;
   }
@@ -290,8 +291,8 @@ Buffer FileStore::read_through_pinned(int fd, uint64_t begin, uint64_t end, cons
   if (const int error = read_fully(fd, bounce.data(), size, begin)) {
     const std::string why =
         error == ENODATA ? "the file shrank while being read" : errno_text(error);
-    throw IoError(fmt::format("cannot read bytes {}..{} of \"{}\" (key \"{}\"): {}", begin,
-                              end, path.string(), key, why));
+    throw IoError(fmt::format("cannot read bytes {}..{} of \"{}\" (key \"{}\"): {}", begin, end,
+                              path.string(), key, why));
   }
   return bounce.copy_to(MemoryKind::device);
 }

@@ -76,8 +76,7 @@ std::vector<ChainCase> chain_cases() {
       {"gzip_crc32c", {little, {"gzip", {{"level", 1}}}, {"crc32c", nlohmann::json::object()}}, {}},
       {"blosc_lz4_shuffle",
        {little,
-        {"blosc",
-         {{"cname", "lz4"}, {"clevel", 5}, {"shuffle", "shuffle"}, {"blocksize", 0}}}},
+        {"blosc", {{"cname", "lz4"}, {"clevel", 5}, {"shuffle", "shuffle"}, {"blocksize", 0}}}},
        {},
        true},
       {"crc32c_on_gpu", {little, {"crc32c", nlohmann::json::object()}}, {}},
@@ -100,7 +99,8 @@ std::vector<ChainCase> chain_cases() {
        true},
       {"numcodecs_lz4_on_gpu", {little, {"numcodecs.lz4", {{"acceleration", 1}}}}, {}},
       {"numcodecs_shuffle_lz4_on_gpu",
-       {little, {"numcodecs.shuffle", nlohmann::json::object()},
+       {little,
+        {"numcodecs.shuffle", nlohmann::json::object()},
         {"numcodecs.lz4", {{"acceleration", 1}}}},
        {}},
       {"zstd_crc32c_on_cpu", {little, zstd, {"crc32c", nlohmann::json::object()}}, {}},
@@ -109,9 +109,7 @@ std::vector<ChainCase> chain_cases() {
         {"blosc", {{"cname", "lz4"}, {"clevel", 5}, {"shuffle", "shuffle"}, {"blocksize", 0}}}},
        Shape{8, 12, 6},
        true},
-      {"numcodecs_delta_on_cpu",
-       {{"numcodecs.delta", {{"dtype", "<i4"}}}, little, zstd},
-       {}},
+      {"numcodecs_delta_on_cpu", {{"numcodecs.delta", {{"dtype", "<i4"}}}, little, zstd}, {}},
       {"sharded_zstd", {little, zstd}, Shape{8, 12, 6}},
       {"sharded_uncompressed", {little}, Shape{8, 12, 6}},
       {"sharded_transpose_big_endian", {transpose, big}, Shape{8, 12, 6}},
@@ -136,11 +134,10 @@ TEST_P(DeviceArrayChains, ReadsIntoDeviceMemoryEqualHostReads) {
   const bool delta = std::string(c.name).starts_with("numcodecs_delta");
   const std::vector<DataType> types =
       delta ? std::vector<DataType>{DataType(DataTypeKind::int32)}
-            : std::vector<DataType>{DataType(DataTypeKind::uint8), DataType(DataTypeKind::int16),
-                                    DataType(DataTypeKind::float32),
-                                    DataType(DataTypeKind::float64),
-                                    DataType(DataTypeKind::complex64),
-                                    DataType(DataTypeKind::complex128)};
+            : std::vector<DataType>{
+                  DataType(DataTypeKind::uint8),     DataType(DataTypeKind::int16),
+                  DataType(DataTypeKind::float32),   DataType(DataTypeKind::float64),
+                  DataType(DataTypeKind::complex64), DataType(DataTypeKind::complex128)};
   for (const DataType& type : types) {
     SCOPED_TRACE(type.name());
     auto store = std::make_shared<MemoryStore>();
@@ -326,8 +323,8 @@ TEST_F(DeviceArray, FileStoreReadsIntoDeviceMemoryInBothGdsModes) {
     ASSERT_TRUE(chunk.has_value());
     EXPECT_EQ(chunk->kind(), MemoryKind::device);
     EXPECT_EQ(chunk->size(), size_t{32 * 32 * 8});
-    const NDBuffer out = Array::open(store, "").read(parse_selection("3:61, 5:90"),
-                                                     MemoryKind::device);
+    const NDBuffer out =
+        Array::open(store, "").read(parse_selection("3:61, 5:90"), MemoryKind::device);
     EXPECT_EQ(host_bytes(out), host_bytes(data.sliced(0, 3, 1, 58).sliced(1, 5, 1, 85)));
   }
   std::filesystem::remove_all(dir);
@@ -368,8 +365,7 @@ TEST_F(DeviceArray, CpuFallbackIsLoggedOnce) {
   o.shape = {32};
   o.data_type = DataType(DataTypeKind::uint16);
   o.chunk_shape = {8};
-  o.codecs = std::vector<CodecSpec>{{"bytes", {{"endian", "little"}}},
-                                    {"gzip", {{"level", 1}}}};
+  o.codecs = std::vector<CodecSpec>{{"bytes", {{"endian", "little"}}}, {"gzip", {{"level", 1}}}};
   auto array = Array::create(store, "", o);
   array.write({}, patterned(o.data_type, o.shape, 4));
   array.read({}, MemoryKind::device);

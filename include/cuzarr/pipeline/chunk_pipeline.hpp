@@ -71,11 +71,9 @@ class ChunkPipeline {
   /// Fetch: hands each batch of encoded chunks (read into memory of `fetch_kind`) to `sink`;
   /// batches are sized for `out`, the output.
   void read_regular(const NormalizedSelection& selection, const NDBuffer& out,
-                    MemoryKind fetch_kind,
-                    const std::function<void(ChunkReadBatch&)>& sink) const;
+                    MemoryKind fetch_kind, const std::function<void(ChunkReadBatch&)>& sink) const;
   void read_sharded(const NormalizedSelection& selection, const NDBuffer& out,
-                    MemoryKind fetch_kind,
-                    const std::function<void(ChunkReadBatch&)>& sink) const;
+                    MemoryKind fetch_kind, const std::function<void(ChunkReadBatch&)>& sink) const;
   /// Decode and scatter of a batch on the CPU, into a host-accessible `out`.
   void decode_and_scatter_on_host(ChunkReadBatch& batch, const NDBuffer& out) const;
   size_t batch_size(int64_t chunk_bytes, size_t chunks) const;
