@@ -15,11 +15,11 @@ namespace cuzarr::gpu {
 /// What a batched GPU codec reports for one chunk (statuses[i]).
 enum class DeviceChunkStatus : int32_t {
   ok = 0,
-  corrupt_input = 1,       ///< malformed or truncated input
-  output_too_small = 2,    ///< the decoded (or encoded) data does not fit output_capacities[i]
-  unsupported = 3,         ///< valid input this kernel does not handle (e.g. a blosc codec)
-  checksum_mismatch = 4,   ///< a stored checksum differs from the computed one
-  size_mismatch = 5,       ///< decoded size differs from the size the caller expects
+  corrupt_input = 1,      ///< malformed or truncated input
+  output_too_small = 2,   ///< the decoded (or encoded) data does not fit output_capacities[i]
+  unsupported = 3,        ///< valid input this kernel does not handle (e.g. a blosc codec)
+  checksum_mismatch = 4,  ///< a stored checksum differs from the computed one
+  size_mismatch = 5,      ///< decoded size differs from the size the caller expects
 };
 
 /// A short English description of a status, for error messages.
@@ -29,10 +29,10 @@ std::string_view device_chunk_status_message(DeviceChunkStatus status) noexcept;
 struct DeviceChunkBatch {
   const std::byte* const* inputs = nullptr;  ///< device pointers to each chunk's input bytes
   const uint64_t* input_sizes = nullptr;
-  std::byte* const* outputs = nullptr;       ///< device pointers to each chunk's output space
+  std::byte* const* outputs = nullptr;  ///< device pointers to each chunk's output space
   const uint64_t* output_capacities = nullptr;
-  uint64_t* output_sizes = nullptr;          ///< written: bytes produced per chunk
-  DeviceChunkStatus* statuses = nullptr;     ///< written: one status per chunk
+  uint64_t* output_sizes = nullptr;       ///< written: bytes produced per chunk
+  DeviceChunkStatus* statuses = nullptr;  ///< written: one status per chunk
   size_t count = 0;
 };
 
