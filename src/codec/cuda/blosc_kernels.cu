@@ -59,83 +59,104 @@ __device__ inline void record_error(int* shared_status, DeviceChunkStatus status
   if (status != DeviceChunkStatus::ok) atomicCAS(shared_status, 0, static_cast<int>(status));
 }
 
-constexpr int kMaxDecodeThreads = 512;
+constexpr int kDecodeWarps = 8;
+constexpr int kDecodeThreads = kDecodeWarps * kWarpSize;
 
-// One thread block per chunk; its warps (blockDim.x / 32 of them) share the chunk's streams.
-__global__ void __launch_bounds__(kMaxDecodeThreads)
+// Grid: x = chunk, y = part. Part p of a chunk decodes the chunk's blosc blocks p, p + parts,
+// p + 2 * parts, ... in rounds of kDecodeWarps blocks: the warps share the streams of the round's
+// blocks (phase 1, into the output or, for shuffled blocks, the chunk's scratch), then the thread
+// block un-shuffles them (phase 2). Parts spread one large chunk over many SMs. Statuses start as
+// ok (the launcher clears them) and a failing part records its status with atomicCAS.
+__global__ void __launch_bounds__(kDecodeThreads)
     blosc_decode_kernel(DeviceChunkBatch batch, unsigned char* temp, uint64_t max_capacity) {
   __shared__ int chunk_status;
   __shared__ __align__(16) unsigned char tile[detail::kShuffleTileBytes];
   const size_t chunk = blockIdx.x;
+  const uint64_t part = blockIdx.y, parts = gridDim.y;
   const auto* in = reinterpret_cast<const unsigned char*>(batch.inputs[chunk]);
   auto* out = reinterpret_cast<unsigned char*>(batch.outputs[chunk]);
   // Chunks beyond max_capacity would not fit their scratch: output_too_small as well.
   const uint64_t capacity = umin(batch.output_capacities[chunk], max_capacity);
   BloscHeader h;
   DeviceChunkStatus status = blosc_parse_header(in, batch.input_sizes[chunk], capacity, h);
-  const auto finish = [&](DeviceChunkStatus s) {
-    if (threadIdx.x == 0) {
-      batch.statuses[chunk] = s;
-      batch.output_sizes[chunk] = s == DeviceChunkStatus::ok ? h.nbytes : 0;
-    }
+  const auto fail = [&](DeviceChunkStatus s) {
+    if (threadIdx.x == 0)
+      atomicCAS(reinterpret_cast<int*>(&batch.statuses[chunk]), 0, static_cast<int>(s));
   };
-  if (status != DeviceChunkStatus::ok) return finish(status);
-  if (h.nbytes == 0) return finish(DeviceChunkStatus::ok);
+  if (status != DeviceChunkStatus::ok) return fail(status);
+  if (threadIdx.x == 0 && part == 0) batch.output_sizes[chunk] = h.nbytes;
+  if (h.nbytes == 0) return;
   if (h.memcpyed()) {
-    detail::cooperative_copy(out, in + kBloscHeaderSize, h.nbytes, threadIdx.x, blockDim.x);
-    return finish(DeviceChunkStatus::ok);
+    detail::cooperative_copy(out, in + kBloscHeaderSize, h.nbytes, part * blockDim.x + threadIdx.x,
+                             parts * blockDim.x);
+    return;
   }
   if (threadIdx.x == 0) chunk_status = 0;
   __syncthreads();
   unsigned char* tmp = temp + chunk * align_up(max_capacity);
   const uint64_t full_blocks = h.leftover > 0 ? h.nblocks - 1 : h.nblocks;
   const uint32_t streams = full_blocks > 0 ? blosc_block(h, 0).nstreams : 1;
-  const uint64_t jobs = full_blocks * streams + (h.leftover > 0 ? 1 : 0);
   const unsigned lane = threadIdx.x % kWarpSize;
+  const unsigned warp = threadIdx.x / kWarpSize;
   const unsigned warps = blockDim.x / kWarpSize;
-  // Phase 1: each warp decodes whole streams into the output (or the scratch, when shuffled).
-  for (uint64_t k = threadIdx.x / kWarpSize; k < jobs; k += warps) {
-    if (*static_cast<volatile int*>(&chunk_status) != 0) break;  // another warp failed
-    const Job job = job_of(k, full_blocks, streams);
-    const BloscBlock b = blosc_block(h, job.block);
-    uint64_t pos = 0, csize = 0;
-    status = blosc_block_start(in, h, b, job.block, pos);
-    for (uint32_t s = 0; status == DeviceChunkStatus::ok && s <= job.stream; ++s) {
-      status = blosc_stream_size(in, h, pos, csize);
-      if (s < job.stream) pos += csize;
-    }
-    if (status != DeviceChunkStatus::ok) {
-      if (lane == 0) record_error(&chunk_status, status);
-      break;
-    }
-    unsigned char* dest = (b.byte_shuffled || b.bit_shuffled ? tmp : out) + b.offset +
-                          uint64_t{job.stream} * b.stream_size;
-    if (csize == b.stream_size) {
-      for (uint64_t t = lane; t < csize; t += kWarpSize) dest[t] = in[pos + t];
-    } else {
-      const DecodeResult r =
-          h.compressor == BloscCompressor::lz4
-              ? detail::warp_lz4_decode(in + pos, csize, dest, b.stream_size, lane)
-              : warp_blosclz_decode(in + pos, csize, dest, b.stream_size, lane);
-      if (r.status != DeviceChunkStatus::ok || r.size != b.stream_size) {
-        if (lane == 0) record_error(&chunk_status, DeviceChunkStatus::corrupt_input);
+  for (uint64_t first = part; first < h.nblocks; first += parts * warps) {
+    const uint64_t round_blocks = umin(uint64_t{warps}, (h.nblocks - first + parts - 1) / parts);
+    // Phase 1: the round's streams, one warp per stream.
+    for (uint64_t k = warp; k < round_blocks * streams; k += warps) {
+      if (*static_cast<volatile int*>(&chunk_status) != 0) break;  // another warp failed
+      const uint64_t j = first + (k / streams) * parts;
+      const uint32_t stream = static_cast<uint32_t>(k % streams);
+      if (j >= full_blocks && stream > 0) continue;  // a short last block has one stream
+      const BloscBlock b = blosc_block(h, j);
+      uint64_t pos = 0, csize = 0;
+      status = blosc_block_start(in, h, b, j, pos);
+      for (uint32_t s = 0; status == DeviceChunkStatus::ok && s <= stream; ++s) {
+        status = blosc_stream_size(in, h, pos, csize);
+        if (s < stream) pos += csize;
+      }
+      if (status != DeviceChunkStatus::ok) {
+        if (lane == 0) record_error(&chunk_status, status);
         break;
       }
+      unsigned char* dest = (b.byte_shuffled || b.bit_shuffled ? tmp : out) + b.offset +
+                            uint64_t{stream} * b.stream_size;
+      if (csize == b.stream_size) {
+        for (uint64_t t = lane; t < csize; t += kWarpSize) dest[t] = in[pos + t];
+      } else {
+        const DecodeResult r =
+            h.compressor == BloscCompressor::lz4
+                ? detail::warp_lz4_decode(in + pos, csize, dest, b.stream_size, lane)
+                : warp_blosclz_decode(in + pos, csize, dest, b.stream_size, lane);
+        if (r.status != DeviceChunkStatus::ok || r.size != b.stream_size) {
+          if (lane == 0) record_error(&chunk_status, DeviceChunkStatus::corrupt_input);
+          break;
+        }
+      }
     }
-  }
-  __syncthreads();
-  if (chunk_status != 0) return finish(static_cast<DeviceChunkStatus>(chunk_status));
-  // Phase 2: un-shuffle the blocks from the scratch into the output.
-  for (uint64_t j = 0; j < h.nblocks; ++j) {
-    const BloscBlock b = blosc_block(h, j);
-    if (b.byte_shuffled) {
-      detail::block_shuffle<false>(tmp + b.offset, out + b.offset, b.size, h.typesize, 0, 1, tile);
-    } else if (b.bit_shuffled) {
-      detail::warps_bitshuffle<false>(tmp + b.offset, out + b.offset, b.size, h.typesize,
-                                      threadIdx.x / kWarpSize, warps, lane);
+    __syncthreads();
+    if (chunk_status != 0) break;
+    // Phase 2: un-shuffle the round's blocks from the scratch into the output.
+    for (uint64_t r = 0; r < round_blocks; ++r) {
+      const uint64_t j = first + r * parts;
+      const BloscBlock b = blosc_block(h, j);
+      if (b.byte_shuffled) {
+        detail::block_shuffle<false>(tmp + b.offset, out + b.offset, b.size, h.typesize, 0, 1,
+                                     tile);
+      } else if (b.bit_shuffled) {
+        detail::warps_bitshuffle<false>(tmp + b.offset, out + b.offset, b.size, h.typesize, warp,
+                                        warps, lane);
+      }
     }
+    __syncthreads();
   }
-  finish(DeviceChunkStatus::ok);
+  if (chunk_status != 0) fail(static_cast<DeviceChunkStatus>(chunk_status));
+}
+
+// Failed chunks report no decoded bytes.
+__global__ void zero_failed_sizes_kernel(DeviceChunkBatch batch) {
+  const size_t chunk = blockIdx.x * size_t{blockDim.x} + threadIdx.x;
+  if (chunk < batch.count && batch.statuses[chunk] != DeviceChunkStatus::ok)
+    batch.output_sizes[chunk] = 0;
 }
 
 // Encode ----------------------------------------------------------------------------------------
@@ -385,12 +406,17 @@ size_t blosc_decode_temp_bytes(size_t count, uint64_t max_output_capacity) {
 void blosc_decode_batch(const DeviceChunkBatch& batch, void* temp, uint64_t max_output_capacity,
                         Stream stream) {
   if (batch.count == 0) return;
-  // Enough warps in flight (about 8192) whatever the chunk count: 4 per chunk for large batches,
-  // up to 16 when there are few (large) chunks with many streams each.
-  const auto warps = static_cast<unsigned>(std::clamp<size_t>(8192 / batch.count, 4, 16));
-  blosc_decode_kernel<<<static_cast<unsigned>(batch.count), warps * kWarpSize, 0,
-                        detail::to_cuda(stream.native())>>>(
-      batch, static_cast<unsigned char*>(temp), max_output_capacity);
+  const cudaStream_t s = detail::to_cuda(stream.native());
+  CUZARR_CUDA_CHECK(
+      cudaMemsetAsync(batch.statuses, 0, batch.count * sizeof(DeviceChunkStatus), s));
+  // About 2048 thread blocks in flight whatever the chunk count: a few large chunks are split
+  // into many parts (each a share of their blosc blocks), many small ones take one each.
+  const auto parts = static_cast<unsigned>(std::clamp<size_t>(2048 / batch.count, 1, 1024));
+  const dim3 grid(static_cast<unsigned>(batch.count), parts);
+  blosc_decode_kernel<<<grid, kDecodeThreads, 0, s>>>(batch, static_cast<unsigned char*>(temp),
+                                                      max_output_capacity);
+  CUZARR_CUDA_CHECK(cudaGetLastError());
+  zero_failed_sizes_kernel<<<static_cast<unsigned>((batch.count + 255) / 256), 256, 0, s>>>(batch);
   CUZARR_CUDA_CHECK(cudaGetLastError());
 }
 
