@@ -413,8 +413,11 @@ void blosc_decode_batch(const DeviceChunkBatch& batch, void* temp, uint64_t max_
   // into many parts (each a share of their blosc blocks), many small ones take one each.
   const auto parts = static_cast<unsigned>(std::clamp<size_t>(2048 / batch.count, 1, 1024));
   const dim3 grid(static_cast<unsigned>(batch.count), parts);
-  blosc_decode_kernel<<<grid, kDecodeThreads, 0, s>>>(batch, static_cast<unsigned char*>(temp),
-                                                      max_output_capacity);
+  // Many small chunks (one part each, a few blosc blocks per chunk): 4 warps per thread block
+  // keep fewer warps idle than 8.
+  const unsigned threads = parts > 1 ? kDecodeThreads : kDecodeThreads / 2;
+  blosc_decode_kernel<<<grid, threads, 0, s>>>(batch, static_cast<unsigned char*>(temp),
+                                               max_output_capacity);
   CUZARR_CUDA_CHECK(cudaGetLastError());
   zero_failed_sizes_kernel<<<static_cast<unsigned>((batch.count + 255) / 256), 256, 0, s>>>(batch);
   CUZARR_CUDA_CHECK(cudaGetLastError());
