@@ -56,8 +56,7 @@ size_t bounded_batch_size(uint64_t batch_bytes, int64_t chunk_bytes, size_t chun
                           const NDBuffer& out) {
   const uint64_t per_chunk = std::max<uint64_t>(1, static_cast<uint64_t>(chunk_bytes));
   const uint64_t out_bytes = static_cast<uint64_t>(out.size()) * out.dtype().size();
-  const uint64_t budget =
-      std::min(batch_bytes, std::max(out_bytes / 8, cpu_threads() * per_chunk));
+  const uint64_t budget = std::min(batch_bytes, std::max(out_bytes / 8, cpu_threads() * per_chunk));
   return std::clamp<size_t>(static_cast<size_t>(budget / per_chunk), 1,
                             std::max<size_t>(1, chunks));
 }

@@ -407,8 +407,7 @@ void blosc_decode_batch(const DeviceChunkBatch& batch, void* temp, uint64_t max_
                         Stream stream) {
   if (batch.count == 0) return;
   const cudaStream_t s = detail::to_cuda(stream.native());
-  CUZARR_CUDA_CHECK(
-      cudaMemsetAsync(batch.statuses, 0, batch.count * sizeof(DeviceChunkStatus), s));
+  CUZARR_CUDA_CHECK(cudaMemsetAsync(batch.statuses, 0, batch.count * sizeof(DeviceChunkStatus), s));
   // About 2048 thread blocks in flight whatever the chunk count: a few large chunks are split
   // into many parts (each a share of their blosc blocks), many small ones take one each.
   const auto parts = static_cast<unsigned>(std::clamp<size_t>(2048 / batch.count, 1, 1024));
