@@ -163,12 +163,6 @@ std::string ChunkPipeline::chunk_key(std::span<const int64_t> coords) const {
   return join_key(prefix_, metadata_->chunk_key_encoding.encode(coords));
 }
 
-size_t ChunkPipeline::batch_size(int64_t chunk_bytes, size_t chunks) const {
-  const uint64_t per_chunk = std::max<uint64_t>(1, static_cast<uint64_t>(chunk_bytes));
-  return std::clamp<size_t>(static_cast<size_t>(options_.batch_bytes / per_chunk), 1,
-                            std::max<size_t>(1, chunks));
-}
-
 void ChunkPipeline::read(const NormalizedSelection& selection, const NDBuffer& out) const {
   if (out.shape() != selection.full_result_shape()) {
     throw InvalidArgumentError(

@@ -76,7 +76,6 @@ class ChunkPipeline {
                     MemoryKind fetch_kind, const std::function<void(ChunkReadBatch&)>& sink) const;
   /// Decode and scatter of a batch on the CPU, into a host-accessible `out`.
   void decode_and_scatter_on_host(ChunkReadBatch& batch, const NDBuffer& out) const;
-  size_t batch_size(int64_t chunk_bytes, size_t chunks) const;
 
   std::shared_ptr<Store> store_;
   std::string prefix_;
