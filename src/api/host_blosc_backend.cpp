@@ -115,13 +115,6 @@ class HostBloscBackend final : public HostCompressionBackend {
                                          decoded.size(), out.size()));
     if (!out.empty()) std::memcpy(out.data(), decoded.data(), out.size());
   }
-
-  size_t decompress_chunk_prefix(std::span<const std::byte> in,
-                                 std::span<std::byte> out) const override {
-    const size_t size = *find_stream_size(in, out.size());
-    decompress_chunk(in.first(size), out);
-    return size;
-  }
 };
 
 }  // namespace

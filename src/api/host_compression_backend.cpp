@@ -47,6 +47,17 @@ std::optional<size_t> HostCompressionBackend::find_stream_size(std::span<const s
   return std::nullopt;
 }
 
+size_t HostCompressionBackend::decompress_chunk_prefix(std::span<const std::byte> input,
+                                                       std::span<std::byte> output) const {
+  const auto size = find_stream_size(input, output.size());
+  if (!size) {
+    throw UnsupportedError(fmt::format("{}: the end of a stream cannot be found without decoding",
+                                       compression_algorithm_name(algorithm())));
+  }
+  decompress_chunk(input.first(*size), output);
+  return *size;
+}
+
 void HostCompressionBackend::decompress_chunk(std::span<const std::byte> input,
                                               std::span<std::byte> output) const {
   const size_t used = decompress_chunk_prefix(input, output);

@@ -24,9 +24,11 @@ class HostCompressionBackend : public CompressionBackend {
   virtual size_t compress_chunk(std::span<const std::byte> input, std::span<std::byte> output,
                                 const CompressorOptions& options) const = 0;
   /// Decodes the stream at the start of `input` into exactly output.size() bytes; returns the
-  /// bytes of `input` it used. CorruptDataError otherwise.
+  /// bytes of `input` it used. CorruptDataError otherwise. The default finds the stream's end
+  /// with find_stream_size, then calls decompress_chunk: backends override either this, or
+  /// find_stream_size and decompress_chunk.
   virtual size_t decompress_chunk_prefix(std::span<const std::byte> input,
-                                         std::span<std::byte> output) const = 0;
+                                         std::span<std::byte> output) const;
   /// Decodes `input`, exactly one stream, into exactly output.size() bytes. The default uses
   /// decompress_chunk_prefix and requires the stream to end at the end of `input`.
   virtual void decompress_chunk(std::span<const std::byte> input,

@@ -98,13 +98,6 @@ class HostLz4Backend final : public HostCompressionBackend {
       throw CorruptDataError(
           fmt::format("lz4: block decodes to {} bytes, expected {}", got, out.size()));
   }
-
-  size_t decompress_chunk_prefix(std::span<const std::byte> in,
-                                 std::span<std::byte> out) const override {
-    const size_t size = *find_stream_size(in, out.size());
-    decompress_chunk(in.first(size), out);
-    return size;
-  }
 };
 
 }  // namespace

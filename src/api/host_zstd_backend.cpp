@@ -6,29 +6,11 @@
 #include <memory>
 
 #include "api/host_compression_backend.hpp"
+#include "codec/zstd_thread_contexts.hpp"
 #include "cuzarr/core/error.hpp"
 
 namespace cuzarr {
 namespace {
-
-struct CCtxDeleter {
-  void operator()(ZSTD_CCtx* c) const { ZSTD_freeCCtx(c); }
-};
-struct DCtxDeleter {
-  void operator()(ZSTD_DCtx* d) const { ZSTD_freeDCtx(d); }
-};
-
-// One context of each kind per thread, reused across chunks.
-ZSTD_CCtx* thread_cctx() {
-  thread_local std::unique_ptr<ZSTD_CCtx, CCtxDeleter> cctx(ZSTD_createCCtx());
-  if (!cctx) throw std::bad_alloc();
-  return cctx.get();
-}
-ZSTD_DCtx* thread_dctx() {
-  thread_local std::unique_ptr<ZSTD_DCtx, DCtxDeleter> dctx(ZSTD_createDCtx());
-  if (!dctx) throw std::bad_alloc();
-  return dctx.get();
-}
 
 class HostZstdBackend final : public HostCompressionBackend {
  public:
@@ -52,7 +34,7 @@ class HostZstdBackend final : public HostCompressionBackend {
  protected:
   size_t compress_chunk(std::span<const std::byte> in, std::span<std::byte> out,
                         const CompressorOptions& options) const override {
-    ZSTD_CCtx* cctx = thread_cctx();
+    ZSTD_CCtx* cctx = zstd_thread_compression_context();
     ZSTD_CCtx_reset(cctx, ZSTD_reset_session_and_parameters);
     const size_t rc =
         ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, options.effective_level());
@@ -76,20 +58,13 @@ class HostZstdBackend final : public HostCompressionBackend {
     if (content != ZSTD_CONTENTSIZE_UNKNOWN && content != out.size())
       throw CorruptDataError(
           fmt::format("zstd: the frame header says {} bytes, expected {}", content, out.size()));
-    const size_t got =
-        ZSTD_decompressDCtx(thread_dctx(), out.data(), out.size(), in.data(), in.size());
+    const size_t got = ZSTD_decompressDCtx(zstd_thread_decompression_context(), out.data(),
+                                           out.size(), in.data(), in.size());
     if (ZSTD_isError(got))
       throw CorruptDataError(fmt::format("zstd: decompression failed: {}", ZSTD_getErrorName(got)));
     if (got != out.size())
       throw CorruptDataError(
           fmt::format("zstd: frame decodes to {} bytes, expected {}", got, out.size()));
-  }
-
-  size_t decompress_chunk_prefix(std::span<const std::byte> in,
-                                 std::span<std::byte> out) const override {
-    const size_t size = *find_stream_size(in, out.size());
-    decompress_chunk(in.first(size), out);
-    return size;
   }
 };
 

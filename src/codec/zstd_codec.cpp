@@ -8,6 +8,7 @@
 
 #include "codec/codec_configuration.hpp"
 #include "codec/decode_output.hpp"
+#include "codec/zstd_thread_contexts.hpp"
 #include "cuzarr/core/error.hpp"
 
 namespace cuzarr {
@@ -20,32 +21,13 @@ void check_batch(size_t in, size_t out, size_t status) {
   }
 }
 
-struct CCtxDeleter {
-  void operator()(ZSTD_CCtx* c) const { ZSTD_freeCCtx(c); }
-};
-struct DCtxDeleter {
-  void operator()(ZSTD_DCtx* d) const { ZSTD_freeDCtx(d); }
-};
-
-// One compression and one decompression context per thread, reused across chunks.
-ZSTD_CCtx* thread_cctx() {
-  thread_local std::unique_ptr<ZSTD_CCtx, CCtxDeleter> cctx(ZSTD_createCCtx());
-  if (!cctx) throw std::bad_alloc();
-  return cctx.get();
-}
-ZSTD_DCtx* thread_dctx() {
-  thread_local std::unique_ptr<ZSTD_DCtx, DCtxDeleter> dctx(ZSTD_createDCtx());
-  if (!dctx) throw std::bad_alloc();
-  return dctx.get();
-}
-
 void check_zstd(size_t rc, const char* what) {
   if (ZSTD_isError(rc))
     throw CorruptDataError(fmt::format("codec \"zstd\": {}: {}", what, ZSTD_getErrorName(rc)));
 }
 
 Buffer zstd_compress(std::span<const std::byte> data, int level, bool checksum) {
-  ZSTD_CCtx* cctx = thread_cctx();
+  ZSTD_CCtx* cctx = zstd_thread_compression_context();
   auto setup = [&](size_t rc) {
     if (ZSTD_isError(rc)) {
       throw InvalidArgumentError(
@@ -68,7 +50,7 @@ Buffer zstd_compress(std::span<const std::byte> data, int level, bool checksum) 
 // growing the output as data actually comes out.
 Buffer zstd_decompress_streaming(std::span<const std::byte> data,
                                  const ChunkRepresentation& decoded, size_t limit) {
-  ZSTD_DCtx* dctx = thread_dctx();
+  ZSTD_DCtx* dctx = zstd_thread_decompression_context();
   check_zstd(ZSTD_DCtx_reset(dctx, ZSTD_reset_session_and_parameters), "reset");
   DecodeOutput output(static_cast<size_t>(decoded.nbytes()) + 64, limit, "codec \"zstd\"");
   ZSTD_inBuffer input{data.data(), data.size(), 0};
@@ -109,8 +91,8 @@ unsigned long long total_content_size(std::span<const std::byte> data) {
 
 // Decompresses frames whose headers record `size` bytes in total into `out` (out.size() == size).
 void zstd_decompress_known_size(std::span<const std::byte> data, std::span<std::byte> out) {
-  const size_t got =
-      ZSTD_decompressDCtx(thread_dctx(), out.data(), out.size(), data.data(), data.size());
+  const size_t got = ZSTD_decompressDCtx(zstd_thread_decompression_context(), out.data(),
+                                         out.size(), data.data(), data.size());
   check_zstd(got, "decompression failed");
   if (got != out.size()) {
     throw CorruptDataError(
@@ -175,7 +157,7 @@ bool ZstdCodec::decode_to_sink(std::span<const std::byte> in, size_t size,
   if (in.empty() || total_content_size(in) != size) return false;
   constexpr size_t kPieceBytes = size_t{256} << 10;  // stays in the core's cache
   thread_local std::vector<std::byte> piece(kPieceBytes);
-  ZSTD_DCtx* dctx = thread_dctx();
+  ZSTD_DCtx* dctx = zstd_thread_decompression_context();
   check_zstd(ZSTD_DCtx_reset(dctx, ZSTD_reset_session_and_parameters), "reset");
   ZSTD_inBuffer input{in.data(), in.size(), 0};
   size_t delivered = 0;

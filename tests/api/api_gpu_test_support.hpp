@@ -8,23 +8,13 @@
 #include <vector>
 
 #include "cuzarr/memory/ndbuffer.hpp"
+#include "gpu_test.hpp"
 
 namespace cuzarr::test {
 
 inline const DataType kInt32(DataTypeKind::int32);
 
-class ApiGpu : public ::testing::Test {
- protected:
-  void SetUp() override {
-    int count = 0;
-    const cudaError_t status = cudaGetDeviceCount(&count);
-    if (status != cudaSuccess || count == 0) {
-      GTEST_SKIP() << "no CUDA device: "
-                   << (status != cudaSuccess ? cudaGetErrorString(status)
-                                             : "cudaGetDeviceCount() returned 0");
-    }
-  }
-};
+class ApiGpu : public ::cuzarr::test::GpuTest {};
 
 inline NDBuffer iota_int32(Shape shape, int32_t first = 0) {
   NDBuffer b = NDBuffer::allocate(kInt32, std::move(shape));

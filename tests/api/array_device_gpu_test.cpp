@@ -19,22 +19,12 @@
 #include "cuzarr/store/file_store.hpp"
 #include "cuzarr/store/gds_mode.hpp"
 #include "cuzarr/store/memory_store.hpp"
+#include "gpu_test.hpp"
 
 namespace cuzarr {
 namespace {
 
-class DeviceArray : public ::testing::Test {
- protected:
-  void SetUp() override {
-    int count = 0;
-    const cudaError_t status = cudaGetDeviceCount(&count);
-    if (status != cudaSuccess || count == 0) {
-      GTEST_SKIP() << "no CUDA device: "
-                   << (status != cudaSuccess ? cudaGetErrorString(status)
-                                             : "cudaGetDeviceCount() returned 0");
-    }
-  }
-};
+class DeviceArray : public ::cuzarr::test::GpuTest {};
 
 // The bytes of any array in C order, through a host copy.
 std::vector<std::byte> host_bytes(const NDBuffer& a) {

@@ -10,22 +10,12 @@
 
 #include "cuzarr/api/compressor.hpp"
 #include "cuzarr/core/error.hpp"
+#include "gpu_test.hpp"
 
 namespace cuzarr {
 namespace {
 
-class CompressorGpu : public ::testing::Test {
- protected:
-  void SetUp() override {
-    int count = 0;
-    const cudaError_t status = cudaGetDeviceCount(&count);
-    if (status != cudaSuccess || count == 0) {
-      GTEST_SKIP() << "no CUDA device: "
-                   << (status != cudaSuccess ? cudaGetErrorString(status)
-                                             : "cudaGetDeviceCount() returned 0");
-    }
-  }
-};
+class CompressorGpu : public ::cuzarr::test::GpuTest {};
 
 Buffer pattern(size_t size) {
   Buffer buffer = Buffer::allocate(size);

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "codec/cuda/device_chunk_batch.hpp"
+#include "gpu_test.hpp"
 
 namespace cuzarr::test {
 
@@ -20,18 +21,7 @@ inline void cuda_ok(cudaError_t status) {
 }
 
 /// Skips the test when the machine has no CUDA device.
-class GpuCodecTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    int count = 0;
-    const cudaError_t status = cudaGetDeviceCount(&count);
-    if (status != cudaSuccess || count == 0) {
-      GTEST_SKIP() << "no CUDA device: "
-                   << (status != cudaSuccess ? cudaGetErrorString(status)
-                                             : "cudaGetDeviceCount() returned 0");
-    }
-  }
-};
+class GpuCodecTest : public ::cuzarr::test::GpuTest {};
 
 /// Device memory freed on destruction.
 class DeviceMemory {

@@ -11,6 +11,7 @@
 #include "cuzarr/memory/cuda_array_interface.hpp"
 #include "cuzarr/memory/cuda_memory_resources.hpp"
 #include "cuzarr/memory/dlpack_interop.hpp"
+#include "gpu_test.hpp"
 #include "memory_test_arrays.hpp"
 
 namespace cuzarr {
@@ -22,18 +23,7 @@ using test::kInt32;
 
 constexpr MemoryKind kKinds[] = {MemoryKind::host, MemoryKind::pinned, MemoryKind::device};
 
-class Gpu : public ::testing::Test {
- protected:
-  void SetUp() override {
-    int count = 0;
-    const cudaError_t status = cudaGetDeviceCount(&count);
-    if (status != cudaSuccess || count == 0) {
-      GTEST_SKIP() << "no CUDA device: "
-                   << (status != cudaSuccess ? cudaGetErrorString(status)
-                                             : "cudaGetDeviceCount() returned 0");
-    }
-  }
-};
+class Gpu : public ::cuzarr::test::GpuTest {};
 
 // The elements of any view, read back through a host copy.
 std::vector<int32_t> elements_anywhere(const NDBuffer& a) {
