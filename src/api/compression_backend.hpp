@@ -16,6 +16,7 @@
 
 #include "cuzarr/api/compressor_options.hpp"
 #include "cuzarr/memory/memory_kind.hpp"
+#include "cuzarr/memory/stream.hpp"
 
 namespace cuzarr {
 
@@ -43,17 +44,25 @@ class CompressionBackend {
   virtual CompressionAlgorithm algorithm() const noexcept = 0;
   virtual ExecutedOn executed_on() const noexcept = 0;
   /// The memory the task spans must point into (host for CPU backends; pinned or host input is
-  /// fine for them, device data is staged by the Compressor).
+  /// fine for them, device data is staged by the Compressor; device for GPU backends).
   virtual MemoryKind data_kind() const noexcept = 0;
+  /// False when compressing with `options` needs what this backend does not implement (a GPU
+  /// encoder without the requested level, say): the selection then uses the host backend.
+  virtual bool compresses_with(const CompressorOptions& options) const {
+    (void)options;
+    return true;
+  }
 
   /// The largest stream a chunk of `chunk_size` bytes can compress to.
   virtual size_t max_compressed_size(size_t chunk_size) const = 0;
   /// Compresses every task (in parallel); throws the first failure, its message prefixed with the
   /// task's label.
-  virtual void compress(std::span<CompressTask> tasks, const CompressorOptions& options) const = 0;
+  /// GPU backends queue their work on `stream` and wait for it.
+  virtual void compress(std::span<CompressTask> tasks, const CompressorOptions& options,
+                        const Stream& stream) const = 0;
   /// Decompresses every task (in parallel); CorruptDataError naming the task's label for a stream
   /// that is malformed, does not end exactly at the end of its input or decodes to another size.
-  virtual void decompress(std::span<const DecompressTask> tasks) const = 0;
+  virtual void decompress(std::span<const DecompressTask> tasks, const Stream& stream) const = 0;
 
   /// For raw bitstreams (chunks back to back, no table): the size of the stream at the start of
   /// `input`, which decodes to `decoded_size` bytes, when the backend can find it without
@@ -74,12 +83,17 @@ const CompressionBackend& host_compression_backend(CompressionAlgorithm algorith
 /// The GPU backend of `algorithm`, or null while there is none. GPU implementations register here.
 const CompressionBackend* device_compression_backend(CompressionAlgorithm algorithm);
 
+/// What a backend is selected for.
+enum class CompressionDirection { compress, decompress };
+
 /// The backend the Compressor uses for `options.algorithm` and `options.execution`, given where
 /// the caller's data lives (`data_on_device`: any input or requested output in device memory).
-/// automatic: the device backend when one exists, a GPU is usable and the data is on the device,
-/// else the host backend. device: UnsupportedError when the build has no CUDA, no GPU is usable
-/// or the algorithm has no GPU implementation yet. host: the host backend.
+/// automatic: the device backend when one exists, a GPU is usable, the data is on the device and
+/// (compressing) the backend honours the options, else the host backend. device:
+/// UnsupportedError when the build has no CUDA, no GPU is usable, the algorithm has no GPU
+/// implementation yet or (compressing) it does not honour the options. host: the host backend.
 const CompressionBackend& select_compression_backend(const CompressorOptions& options,
-                                                     bool data_on_device);
+                                                     bool data_on_device,
+                                                     CompressionDirection direction);
 
 }  // namespace cuzarr

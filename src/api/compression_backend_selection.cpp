@@ -35,13 +35,19 @@ const CompressionBackend& host_compression_backend(CompressionAlgorithm algorith
 }
 
 const CompressionBackend& select_compression_backend(const CompressorOptions& options,
-                                                     bool data_on_device) {
+                                                     bool data_on_device,
+                                                     CompressionDirection direction) {
+  const auto honours = [&](const CompressionBackend& backend) {
+    return direction == CompressionDirection::decompress || backend.compresses_with(options);
+  };
   switch (options.execution) {
     case ExecutionTarget::host:
       return host_compression_backend(options.algorithm);
     case ExecutionTarget::automatic: {
       const CompressionBackend* device = device_compression_backend(options.algorithm);
-      if (device != nullptr && data_on_device && cuda_unavailable_reason().empty()) return *device;
+      if (device != nullptr && data_on_device && honours(*device) &&
+          cuda_unavailable_reason().empty())
+        return *device;
       return host_compression_backend(options.algorithm);
     }
     case ExecutionTarget::device: {
@@ -54,6 +60,11 @@ const CompressionBackend& select_compression_backend(const CompressorOptions& op
         throw UnsupportedError(fmt::format(
             "compressor: \"execution\" device: {} has no GPU implementation yet (use auto or host)",
             compression_algorithm_name(options.algorithm)));
+      if (!honours(*device))
+        throw UnsupportedError(fmt::format(
+            "compressor: \"execution\" device: the GPU {} encoder has no level {} (use auto or "
+            "host)",
+            compression_algorithm_name(options.algorithm), options.effective_level()));
       return *device;
     }
   }

@@ -1,11 +1,22 @@
-// The GPU backends of the Compressor, by algorithm. None exists yet: every algorithm runs on the
-// host. A GPU implementation (batched kernels over device chunk pointers) adds a
-// CompressionBackend whose data_kind() is MemoryKind::device and returns it here; automatic
-// execution then uses it for device data, and "device" execution stops throwing.
-#include "api/compression_backend.hpp"
+// The GPU backends of the Compressor, by algorithm: a CompressionBackend whose data_kind() is
+// MemoryKind::device, over batched kernels. Automatic execution uses it for device data, and
+// "device" execution throws for the algorithms that have none.
+#include "api/device_compression_backends.hpp"
 
 namespace cuzarr {
 
-const CompressionBackend* device_compression_backend(CompressionAlgorithm) { return nullptr; }
+const CompressionBackend* device_compression_backend(CompressionAlgorithm algorithm) {
+#if defined(CUZARR_HAVE_CUDA)
+  switch (algorithm) {
+    case CompressionAlgorithm::lz4:
+      return &device_lz4_backend();
+    default:
+      return nullptr;
+  }
+#else
+  (void)algorithm;
+  return nullptr;
+#endif
+}
 
 }  // namespace cuzarr

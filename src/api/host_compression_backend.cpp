@@ -21,7 +21,7 @@ auto labelled(const std::string& label, Body&& body) {
 }  // namespace
 
 void HostCompressionBackend::compress(std::span<CompressTask> tasks,
-                                      const CompressorOptions& options) const {
+                                      const CompressorOptions& options, const Stream&) const {
   parallel_for(tasks.size(), [&](size_t i) {
     CompressTask& task = tasks[i];
     task.compressed_size =
@@ -29,7 +29,8 @@ void HostCompressionBackend::compress(std::span<CompressTask> tasks,
   });
 }
 
-void HostCompressionBackend::decompress(std::span<const DecompressTask> tasks) const {
+void HostCompressionBackend::decompress(std::span<const DecompressTask> tasks,
+                                        const Stream&) const {
   parallel_for(tasks.size(), [&](size_t i) {
     const DecompressTask& task = tasks[i];
     labelled(task.label, [&] { decompress_chunk(task.input, task.output); });

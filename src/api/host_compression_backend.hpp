@@ -12,8 +12,9 @@ class HostCompressionBackend : public CompressionBackend {
   ExecutedOn executed_on() const noexcept final { return ExecutedOn::host; }
   MemoryKind data_kind() const noexcept final { return MemoryKind::host; }
 
-  void compress(std::span<CompressTask> tasks, const CompressorOptions& options) const final;
-  void decompress(std::span<const DecompressTask> tasks) const final;
+  void compress(std::span<CompressTask> tasks, const CompressorOptions& options,
+                const Stream& stream) const final;
+  void decompress(std::span<const DecompressTask> tasks, const Stream& stream) const final;
   size_t decompress_prefix(std::span<const std::byte> input, std::span<std::byte> output,
                            const std::string& label) const final;
   std::optional<size_t> find_stream_size(std::span<const std::byte> input,

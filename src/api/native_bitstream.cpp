@@ -63,8 +63,29 @@ bool is_native_bitstream(std::span<const std::byte> bytes) noexcept {
 }
 
 NativeBitstreamHeader read_native_header(std::span<const std::byte> bytes) {
+  return read_native_header(bytes, bytes.size());
+}
+
+size_t native_header_size(std::span<const std::byte> bytes, uint64_t total_size) {
+  if (bytes.size() < kNativeFixedHeaderSize || total_size < kNativeFixedHeaderSize)
+    corrupt(fmt::format("{} bytes are too few for the {}-byte header", total_size,
+                        kNativeFixedHeaderSize));
+  const bool checksums = (static_cast<uint8_t>(bytes[kFlagsOffset]) & kFlagChecksums) != 0;
+  const uint64_t chunk_count = read_le(bytes.data() + kChunkCountOffset, 8);
+  const size_t entry = kSizeEntry + (checksums ? kChecksumEntries : 0);
+  const uint64_t after_fixed = total_size - kNativeFixedHeaderSize;
+  const size_t trailer = checksums ? 4 : 0;
+  if (after_fixed < trailer || chunk_count > (after_fixed - trailer) / entry)
+    corrupt(fmt::format("the tables of {} chunks need more than the {} bytes after the header",
+                        chunk_count, after_fixed));
+  return kNativeFixedHeaderSize + static_cast<size_t>(chunk_count) * entry + trailer;
+}
+
+NativeBitstreamHeader read_native_header(std::span<const std::byte> bytes, uint64_t total_size) {
+  if (bytes.size() > total_size)
+    throw InvalidArgumentError("native bitstream: more header bytes than the bitstream holds");
   if (bytes.size() < kNativeFixedHeaderSize)
-    corrupt(fmt::format("{} bytes are too few for the {}-byte header", bytes.size(),
+    corrupt(fmt::format("{} bytes are too few for the {}-byte header", total_size,
                         kNativeFixedHeaderSize));
   if (!is_native_bitstream(bytes)) corrupt("\"magic\" is not \"CZCB\"");
   const std::byte* p = bytes.data();
@@ -99,12 +120,16 @@ NativeBitstreamHeader read_native_header(std::span<const std::byte> bytes) {
                         header.uncompressed_size, header.chunk_size, expected_count));
   // The tables must fit before their entries are read (division: no overflow).
   const size_t entry = kSizeEntry + (header.has_checksums ? kChecksumEntries : 0);
-  const size_t after_fixed = bytes.size() - kNativeFixedHeaderSize;
+  const uint64_t after_fixed = total_size - kNativeFixedHeaderSize;
   const size_t trailer = header.has_checksums ? 4 : 0;
   if (after_fixed < trailer || chunk_count > (after_fixed - trailer) / entry)
     corrupt(fmt::format("the tables of {} chunks need more than the {} bytes after the header",
                         chunk_count, after_fixed));
   const auto count = static_cast<size_t>(chunk_count);
+  if (bytes.size() < kNativeFixedHeaderSize + count * entry + trailer)
+    throw InvalidArgumentError(fmt::format(
+        "native bitstream: {} header bytes given, the header has {} (see native_header_size)",
+        bytes.size(), kNativeFixedHeaderSize + count * entry + trailer));
   header.compressed_sizes.resize(count);
   const std::byte* table = p + kNativeFixedHeaderSize;
   for (size_t i = 0; i < count; ++i)
@@ -120,7 +145,7 @@ NativeBitstreamHeader read_native_header(std::span<const std::byte> bytes) {
     header.header_crc32c = static_cast<uint32_t>(read_le(crcs + count * 8, 4));
   }
   // The chunks follow the header back to back and end exactly at the end of the input.
-  size_t remaining = bytes.size() - header.header_size();
+  uint64_t remaining = total_size - header.header_size();
   for (size_t i = 0; i < count; ++i) {
     const uint64_t size = header.compressed_sizes[i];
     if (size == 0) corrupt(fmt::format("chunk {}: \"compressed_size\" is 0", i));

@@ -1,8 +1,11 @@
 // GPU tests of the standalone Compressor: device and pinned inputs and outputs round trip through
-// every algorithm and bitstream kind (staged through pinned memory, executed on the host, and
-// reported so), batches that mix memory kinds, and device execution while no GPU implementation
-// exists. Every test skips with the reason when the machine has no CUDA device.
+// every algorithm and bitstream kind (on the GPU for lz4, else staged through pinned memory and
+// executed on the host, and reported so), GPU lz4 streams that liblz4 reads and liblz4 streams
+// the GPU reads, corrupt device input, batches that mix memory kinds, and device execution where
+// no GPU implementation exists. Every test skips with the reason when the machine has no CUDA
+// device.
 #include <cuda_runtime_api.h>
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -44,17 +47,20 @@ TEST_F(CompressorGpu, DeviceDataRoundTripsThroughTheHost) {
       options.bitstream = bitstream;
       options.checksum = ChecksumPolicy::compute_and_verify;
       const Compressor compressor(options);
+      const bool on_gpu = algorithm == CompressionAlgorithm::lz4;
       const CompressResult encoded = compressor.compress(device);
       EXPECT_EQ(encoded.output.kind(), MemoryKind::device);
-      EXPECT_EQ(encoded.stats.executed_on, ExecutedOn::host);
-      EXPECT_TRUE(encoded.stats.staged_through_host);
-      // The device bytes equal what the host path writes.
-      EXPECT_EQ(contents(encoded.output), contents(compressor.compress(host).output));
+      EXPECT_EQ(encoded.stats.executed_on, on_gpu ? ExecutedOn::device : ExecutedOn::host);
+      EXPECT_EQ(encoded.stats.staged_through_host, !on_gpu);
+      // Host execution writes the same bytes from device data as from host data.
+      if (!on_gpu) EXPECT_EQ(contents(encoded.output), contents(compressor.compress(host).output));
       DecompressCall call;
       call.uncompressed_size = host.size();
       const DecompressResult decoded = compressor.decompress(encoded.output, call);
       EXPECT_EQ(decoded.output.kind(), MemoryKind::device);
-      EXPECT_TRUE(decoded.stats.staged_through_host);
+      EXPECT_EQ(decoded.stats.executed_on, on_gpu ? ExecutedOn::device : ExecutedOn::host);
+      EXPECT_EQ(decoded.stats.staged_through_host, !on_gpu);
+      EXPECT_EQ(decoded.stats.checksums_verified, bitstream == BitstreamKind::native);
       EXPECT_EQ(contents(decoded.output), contents(host));
     }
   }
@@ -98,9 +104,9 @@ TEST_F(CompressorGpu, BatchesMixMemoryKinds) {
   }
 }
 
-TEST_F(CompressorGpu, DeviceExecutionWaitsForGpuImplementations) {
+TEST_F(CompressorGpu, DeviceExecutionNeedsAGpuImplementation) {
   CompressorOptions options;
-  options.algorithm = CompressionAlgorithm::lz4;
+  options.algorithm = CompressionAlgorithm::zstd;
   options.execution = ExecutionTarget::device;
   const Buffer device = pattern(1000).copy_to(MemoryKind::device);
   try {
@@ -112,6 +118,111 @@ TEST_F(CompressorGpu, DeviceExecutionWaitsForGpuImplementations) {
   // automatic falls back to the host and says so.
   options.execution = ExecutionTarget::automatic;
   EXPECT_EQ(Compressor(options).compress(device).stats.executed_on, ExecutedOn::host);
+
+  // The GPU lz4 encoder has one level: LZ4-HC levels stay on the host.
+  options.algorithm = CompressionAlgorithm::lz4;
+  options.level = 9;
+  const CompressResult hc = Compressor(options).compress(device);
+  EXPECT_EQ(hc.stats.executed_on, ExecutedOn::host);
+  options.execution = ExecutionTarget::device;
+  try {
+    Compressor(options).compress(device);
+    FAIL() << "device execution of lz4 level 9 did not throw";
+  } catch (const UnsupportedError& e) {
+    EXPECT_NE(std::string(e.what()).find("level 9"), std::string::npos) << e.what();
+  }
+  // Decoding has no levels: the HC stream decodes on the GPU.
+  const DecompressResult decoded = Compressor(options).decompress(hc.output);
+  EXPECT_EQ(decoded.stats.executed_on, ExecutedOn::device);
+  EXPECT_EQ(contents(decoded.output), contents(pattern(1000)));
+}
+
+// GPU lz4 against liblz4 (the host backend), both ways, over chunk sizes that leave a short last
+// chunk, an empty buffer and a one-byte buffer.
+TEST_F(CompressorGpu, GpuLz4StreamsAreLiblz4Streams) {
+  for (const size_t chunk_size : {size_t{4096}, size_t{65536}}) {
+    for (const size_t size : {size_t{0}, size_t{1}, size_t{4096}, size_t{1000003}}) {
+      for (auto bitstream :
+           {BitstreamKind::native, BitstreamKind::raw, BitstreamKind::raw_with_size}) {
+        SCOPED_TRACE(
+            fmt::format("chunk {} size {} {}", chunk_size, size, bitstream_kind_name(bitstream)));
+        CompressorOptions gpu;
+        gpu.algorithm = CompressionAlgorithm::lz4;
+        gpu.chunk_size = chunk_size;
+        gpu.bitstream = bitstream;
+        gpu.checksum = ChecksumPolicy::compute_and_verify;
+        gpu.execution = ExecutionTarget::device;
+        CompressorOptions cpu = gpu;
+        cpu.execution = ExecutionTarget::host;
+        const Buffer host = pattern(size);
+        DecompressCall call;
+        call.uncompressed_size = size;
+
+        // Host data, device execution: copied to the device, compressed there, output on the host.
+        const CompressResult from_gpu = Compressor(gpu).compress(host);
+        EXPECT_EQ(from_gpu.stats.executed_on, ExecutedOn::device);
+        EXPECT_EQ(from_gpu.output.kind(), MemoryKind::host);
+        const DecompressResult by_liblz4 = Compressor(cpu).decompress(from_gpu.output, call);
+        EXPECT_EQ(by_liblz4.stats.executed_on, ExecutedOn::host);
+        EXPECT_EQ(contents(by_liblz4.output), contents(host));
+
+        const CompressResult from_liblz4 = Compressor(cpu).compress(host);
+        DecompressCall to_device = call;
+        to_device.output_kind = MemoryKind::device;
+        const DecompressResult by_gpu =
+            Compressor(gpu).decompress(from_liblz4.output.copy_to(MemoryKind::device), to_device);
+        EXPECT_EQ(by_gpu.stats.executed_on, ExecutedOn::device);
+        EXPECT_FALSE(by_gpu.stats.staged_through_host);
+        EXPECT_EQ(contents(by_gpu.output), contents(host));
+      }
+    }
+  }
+}
+
+TEST_F(CompressorGpu, GpuLz4BatchesSeveralBuffers) {
+  CompressorOptions options;
+  options.algorithm = CompressionAlgorithm::lz4;
+  options.chunk_size = 8192;
+  options.checksum = ChecksumPolicy::compute_and_verify;
+  const Compressor compressor(options);
+  std::vector<Buffer> inputs;
+  for (size_t size : {size_t{100000}, size_t{3}, size_t{0}, size_t{65536}})
+    inputs.push_back(pattern(size).copy_to(MemoryKind::device));
+  const auto encoded = compressor.compress(inputs);
+  std::vector<Buffer> streams;
+  for (const auto& result : encoded) {
+    EXPECT_EQ(result.stats.executed_on, ExecutedOn::device);
+    streams.push_back(result.output);
+  }
+  const auto decoded = compressor.decompress(streams);
+  for (size_t i = 0; i < inputs.size(); ++i)
+    EXPECT_EQ(contents(decoded[i].output), contents(inputs[i])) << i;
+}
+
+TEST_F(CompressorGpu, CorruptGpuLz4StreamsAreCorruptData) {
+  CompressorOptions options;
+  options.algorithm = CompressionAlgorithm::lz4;
+  options.chunk_size = 16384;
+  options.checksum = ChecksumPolicy::none;
+  const Compressor compressor(options);
+  const Buffer original = pattern(100000);
+  const Buffer stream = compressor.compress(original).output;
+  // Without checksums, damaged streams reach the GPU decoder: it must refuse them (or, where the
+  // damage leaves a valid block, decode to other bytes), never crash. A hostile length in the
+  // first token makes the block run past its input.
+  size_t refused = 0;
+  for (size_t position = 100; position < stream.size(); position += 977) {
+    Buffer damaged = stream.copy_to(MemoryKind::host);
+    damaged.data()[position] ^= std::byte{0xFF};
+    try {
+      const DecompressResult result = compressor.decompress(damaged.copy_to(MemoryKind::device));
+      EXPECT_EQ(result.stats.executed_on, ExecutedOn::device);
+    } catch (const CorruptDataError& e) {
+      ++refused;
+      EXPECT_NE(std::string(e.what()).find("chunk"), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_GT(refused, 0u);
 }
 
 TEST_F(CompressorGpu, CorruptDeviceInputIsCorruptData) {

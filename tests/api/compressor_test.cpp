@@ -200,6 +200,31 @@ TEST(Compressor, NativeHeaderFields) {
   EXPECT_EQ(read_native_header(plain.output.bytes()).header_size(), 32u + 3 * 8);
 }
 
+// A header read from its own bytes alone (as for bitstreams in device memory) equals the header
+// read from the whole bitstream; lying tables are caught against the total size.
+TEST(Compressor, NativeHeaderReadsFromItsPrefix) {
+  const Compressor compressor =
+      make(CompressionAlgorithm::zstd, BitstreamKind::native, ChecksumPolicy::compute);
+  const Buffer encoded = compressor.compress(field_bytes(5000)).output;
+  const auto bytes = encoded.bytes();
+  const size_t header_size = native_header_size(bytes.first(kNativeFixedHeaderSize), bytes.size());
+  const NativeBitstreamHeader whole = read_native_header(bytes);
+  EXPECT_EQ(header_size, whole.header_size());
+  const NativeBitstreamHeader prefix = read_native_header(bytes.first(header_size), bytes.size());
+  EXPECT_EQ(prefix.compressed_sizes, whole.compressed_sizes);
+  EXPECT_EQ(prefix.uncompressed_crc32c, whole.uncompressed_crc32c);
+  EXPECT_NO_THROW(verify_native_header_checksum(prefix, bytes.first(header_size)));
+  // Too few header bytes for the tables: a caller error, not corrupt data.
+  EXPECT_THROW(read_native_header(bytes.first(header_size - 1), bytes.size()),
+               InvalidArgumentError);
+  // A total size that cannot hold the tables, or one byte short of the chunks: corrupt.
+  EXPECT_THROW(native_header_size(bytes.first(kNativeFixedHeaderSize), header_size - 1),
+               CorruptDataError);
+  EXPECT_THROW(read_native_header(bytes.first(header_size), bytes.size() - 1), CorruptDataError);
+  EXPECT_THROW(native_header_size(bytes.first(kNativeFixedHeaderSize - 1), bytes.size()),
+               CorruptDataError);
+}
+
 TEST(Compressor, RawWithSizeIsAnEightByteSizeThenRaw) {
   for (auto algorithm : algorithms()) {
     SCOPED_TRACE(name_of(algorithm));

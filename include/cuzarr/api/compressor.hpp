@@ -5,9 +5,12 @@
 // readable by the reference libraries) or raw with the uncompressed size in front.
 //
 // Memory: inputs may be host, pinned or device buffers; outputs are made in the input's kind
-// unless the call asks for another. Every algorithm runs on the host for now: device data is
-// copied to pinned memory, compressed there and copied back (the stats say so). Device memory
-// needs a CUDA build and a GPU, else UnsupportedError.
+// unless the call asks for another. Where an algorithm has a GPU implementation (lz4), device
+// data is compressed and decompressed on the GPU without leaving device memory (only native
+// headers, and the whole input of a raw bitstream whose stream ends must be found, are read on
+// the host). Other algorithms run on the host: device data is copied to pinned memory, processed
+// there and copied back. The stats say which happened. Device memory needs a CUDA build and a
+// GPU, else UnsupportedError.
 //
 // Thread safety: a Compressor is immutable; its calls may run concurrently.
 #pragma once

@@ -53,6 +53,15 @@ bool is_native_bitstream(std::span<const std::byte> bytes) noexcept;
 /// CorruptDataError naming the field at fault (also for another version); UnsupportedError for
 /// blosc in a build without c-blosc.
 NativeBitstreamHeader read_native_header(std::span<const std::byte> bytes);
+/// The same for a bitstream of `total_size` bytes of which `header_bytes` are the first ones, at
+/// least native_header_size(...) of them (InvalidArgumentError otherwise): for bitstreams in
+/// device memory, whose header alone is copied to the host.
+NativeBitstreamHeader read_native_header(std::span<const std::byte> header_bytes,
+                                         uint64_t total_size);
+/// The size of the header of a native bitstream of `total_size` bytes, from its first
+/// kNativeFixedHeaderSize bytes (`fixed_part`). CorruptDataError when the bitstream is shorter than
+/// the fixed part or its tables would run past `total_size`.
+size_t native_header_size(std::span<const std::byte> fixed_part, uint64_t total_size);
 
 /// Throws CorruptDataError when the header has checksums and its recorded header_crc32c differs
 /// from that of its bytes.

@@ -1,0 +1,12 @@
+// The GPU backends of the Compressor (CUDA builds only), one file each.
+#pragma once
+
+#include "api/compression_backend.hpp"
+
+namespace cuzarr {
+
+#if defined(CUZARR_HAVE_CUDA)
+const CompressionBackend& device_lz4_backend();
+#endif
+
+}  // namespace cuzarr

@@ -1,0 +1,97 @@
+// lz4 on the GPU: one raw LZ4 block per chunk, encoded and decoded by the batched kernels of
+// codec/cuda/lz4_kernels over chunks in device memory. The encoder is LZ4's fast greedy parser
+// (one level: options asking for LZ4-HC levels stay on the host); its blocks decode with liblz4,
+// and the decoder reads liblz4's blocks of every level.
+#include "api/device_compression_backends.hpp"
+
+#if defined(CUZARR_HAVE_CUDA)
+#include <fmt/format.h>
+
+#include <vector>
+
+#include "api/host_compression_backend.hpp"
+#include "codec/cuda/device_batch_tables.hpp"
+#include "codec/cuda/lz4_kernels.hpp"
+#include "cuzarr/core/error.hpp"
+
+namespace cuzarr {
+namespace {
+
+class DeviceLz4Backend final : public CompressionBackend {
+ public:
+  CompressionAlgorithm algorithm() const noexcept override { return CompressionAlgorithm::lz4; }
+  ExecutedOn executed_on() const noexcept override { return ExecutedOn::device; }
+  MemoryKind data_kind() const noexcept override { return MemoryKind::device; }
+
+  bool compresses_with(const CompressorOptions& options) const override {
+    return options.effective_level() <= 1;
+  }
+
+  size_t max_compressed_size(size_t chunk_size) const override {
+    return static_cast<size_t>(gpu::lz4_max_encoded_size(chunk_size));
+  }
+
+  void compress(std::span<CompressTask> tasks, const CompressorOptions&,
+                const Stream& stream) const override {
+    if (tasks.empty()) return;
+    std::vector<gpu::DeviceChunkRef> refs(tasks.size());
+    for (size_t i = 0; i < tasks.size(); ++i)
+      refs[i] = {tasks[i].input.data(), tasks[i].input.size(), tasks[i].output.data(),
+                 tasks[i].output.size()};
+    gpu::DeviceBatchTables tables(refs, stream);
+    Buffer temp = gpu::device_scratch(gpu::lz4_encode_temp_bytes(tasks.size()), stream);
+    gpu::lz4_encode_batch(tables.batch(), temp.data(), stream);
+    tables.fetch_results();
+    for (size_t i = 0; i < tasks.size(); ++i) {
+      if (tables.status(i) != gpu::DeviceChunkStatus::ok)
+        throw InvalidArgumentError(fmt::format("{}: lz4 (GPU): compression of {} bytes failed: {}",
+                                               tasks[i].label, tasks[i].input.size(),
+                                               gpu::device_chunk_status_message(tables.status(i))));
+      tasks[i].compressed_size = static_cast<size_t>(tables.output_size(i));
+    }
+  }
+
+  void decompress(std::span<const DecompressTask> tasks, const Stream& stream) const override {
+    if (tasks.empty()) return;
+    std::vector<gpu::DeviceChunkRef> refs(tasks.size());
+    for (size_t i = 0; i < tasks.size(); ++i)
+      refs[i] = {tasks[i].input.data(), tasks[i].input.size(), tasks[i].output.data(),
+                 tasks[i].output.size()};
+    gpu::DeviceBatchTables tables(refs, stream);
+    gpu::lz4_decode_batch(tables.batch(), stream);
+    tables.fetch_results();
+    for (size_t i = 0; i < tasks.size(); ++i) {
+      if (tables.status(i) != gpu::DeviceChunkStatus::ok)
+        throw CorruptDataError(fmt::format("{}: lz4 (GPU): block of {} bytes: {}", tasks[i].label,
+                                           tasks[i].input.size(),
+                                           gpu::device_chunk_status_message(tables.status(i))));
+      if (tables.output_size(i) != tasks[i].output.size())
+        throw CorruptDataError(fmt::format("{}: lz4 (GPU): block decodes to {} bytes, expected {}",
+                                           tasks[i].label, tables.output_size(i),
+                                           tasks[i].output.size()));
+    }
+  }
+
+  // Stream ends are found on the host, from the block's sequence headers (the same walk as the
+  // host backend's).
+  std::optional<size_t> find_stream_size(std::span<const std::byte> input,
+                                         size_t decoded_size) const override {
+    return host_lz4_backend().find_stream_size(input, decoded_size);
+  }
+
+  size_t decompress_prefix(std::span<const std::byte>, std::span<std::byte>,
+                           const std::string& label) const override {
+    throw UnsupportedError(
+        fmt::format("{}: lz4 (GPU): stream ends are found from the block, not by decoding", label));
+  }
+};
+
+}  // namespace
+
+const CompressionBackend& device_lz4_backend() {
+  static const DeviceLz4Backend backend;
+  return backend;
+}
+
+}  // namespace cuzarr
+#endif
