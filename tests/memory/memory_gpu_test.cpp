@@ -201,6 +201,13 @@ TEST_F(Gpu, PinnedPoolReusesBlocksOfTheSameSizeClass) {
   void* q = pool.allocate(900, 64);  // same 1 KiB class
   EXPECT_EQ(q, p);
   EXPECT_EQ(pool.cached_bytes(), 0u);
+  // Classes are eighths of the next power of two: 600 KiB takes 640 KiB.
+  void* mid = pool.allocate(600 << 10, 64);
+  pool.deallocate(mid, 600 << 10, 64);
+  EXPECT_EQ(pool.cached_bytes(), size_t{640} << 10);
+  EXPECT_EQ(pool.allocate(520 << 10, 64), mid);  // also the 640 KiB class
+  pool.deallocate(mid, 520 << 10, 64);
+  pool.release_cached();
   void* big = pool.allocate(size_t{2} << 20, 64);  // over the cache limit: not kept
   pool.deallocate(big, size_t{2} << 20, 64);
   EXPECT_EQ(pool.cached_bytes(), 0u);

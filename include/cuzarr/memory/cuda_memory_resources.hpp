@@ -14,13 +14,15 @@
 
 namespace cuzarr {
 
-/// Page-locked host memory from cudaMallocHost, cached by power-of-two size class. A freed block is
-/// handed out again only once the stream work queued before its release has finished (an event is
-/// recorded at release). Thread-safe. Constructors throw UnsupportedError without CUDA.
+/// Page-locked host memory from cudaMallocHost, cached by size class (eighths of powers of two). A
+/// freed block is handed out again only once the stream work queued before its release has finished
+/// (an event is recorded at release). Thread-safe. Constructors throw UnsupportedError without
+/// CUDA.
 class PinnedPoolMemoryResource final : public MemoryResource {
  public:
   /// Keeps at most `max_cached_bytes` of freed blocks for reuse; larger releases go back to CUDA.
-  explicit PinnedPoolMemoryResource(size_t max_cached_bytes = size_t{1} << 30);
+  /// The default holds the two staging batches in flight of a read into device memory.
+  explicit PinnedPoolMemoryResource(size_t max_cached_bytes = size_t{2} << 30);
   ~PinnedPoolMemoryResource() override;
 
   MemoryKind kind() const noexcept override { return MemoryKind::pinned; }
