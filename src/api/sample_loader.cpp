@@ -6,6 +6,7 @@
 #include <random>
 
 #include "cuzarr/core/error.hpp"
+#include "cuzarr/core/parallel.hpp"
 #include "selection_view.hpp"
 
 namespace cuzarr {
@@ -114,39 +115,57 @@ void SampleLoader::read_batch(size_t batch, Slot& slot) const {
   buffer.flush();
   slot.samples.assign(order_.begin() + static_cast<ptrdiff_t>(first),
                       order_.begin() + static_cast<ptrdiff_t>(last));
-  for (size_t i = first; i < last;) {
-    // The run of samples i..j-1 that follow each other in the array.
-    size_t j = i + 1;
-    if (along_first_axis_) {
-      while (j < last && order_[j] == order_[j - 1] + 1) ++j;
-    } else {
-      while (j < last && follows(selections_[static_cast<size_t>(order_[j - 1])],
-                                 selections_[static_cast<size_t>(order_[j])]))
-        ++j;
-    }
-    const auto run = static_cast<int64_t>(j - i);
-    const int64_t sample = order_[i];
-    buffer.append_in_place(static_cast<size_t>(run), [&](const NDBuffer& slots) {
-      if (along_first_axis_) {
-        array_.read_into({Slice{sample, sample + run}}, slots);
-        return;
-      }
-      const auto& selection = selections_[static_cast<size_t>(sample)];
-      if (run == 1) {
-        array_.read_into(to_selection(selection), slots.indexed(0, 0));
-        return;
-      }
-      // Consecutive one-position selections: one read of `run` positions along the first axis.
-      Selection merged = to_selection(selection);
-      merged[0] = Slice{selection.dims[0].start, selection.dims[0].start + run};
-      Shape shape{run};
-      const size_t kept = selection.dims[0].dropped ? 0 : 1;  // the sample's extent-1 first dim
-      shape.insert(shape.end(), sample_shape_.begin() + static_cast<ptrdiff_t>(kept),
-                   sample_shape_.end());
-      array_.read_into(merged, slots.reshaped(std::move(shape)));
-    });
-    i = j;
+  // The runs of samples that follow each other in the array: [runs[k], runs[k + 1]) relative to
+  // `first`.
+  std::vector<size_t> runs{0};
+  for (size_t j = first + 1; j <= last; ++j) {
+    const bool continues =
+        j < last && (along_first_axis_ ? order_[j] == order_[j - 1] + 1
+                                       : follows(selections_[static_cast<size_t>(order_[j - 1])],
+                                                 selections_[static_cast<size_t>(order_[j])]));
+    if (!continues) runs.push_back(j - first);
   }
+  const size_t run_count = runs.size() - 1;
+
+  // Reads run k into `slots` (the batch's slots, from the batch's first sample on).
+  const auto read_run = [&](size_t k, const NDBuffer& slots) {
+    const auto begin = static_cast<int64_t>(runs[k]);
+    const auto run = static_cast<int64_t>(runs[k + 1] - runs[k]);
+    const NDBuffer target = slots.sliced(0, begin, 1, run);
+    const int64_t sample = order_[first + runs[k]];
+    if (along_first_axis_) {
+      array_.read_into({Slice{sample, sample + run}}, target);
+      return;
+    }
+    const auto& selection = selections_[static_cast<size_t>(sample)];
+    if (run == 1) {
+      array_.read_into(to_selection(selection), target.indexed(0, 0));
+      return;
+    }
+    // Consecutive one-position selections: one read of `run` positions along the first axis.
+    Selection merged = to_selection(selection);
+    merged[0] = Slice{selection.dims[0].start, selection.dims[0].start + run};
+    Shape shape{run};
+    const size_t kept = selection.dims[0].dropped ? 0 : 1;  // the sample's extent-1 first dim
+    shape.insert(shape.end(), sample_shape_.begin() + static_cast<ptrdiff_t>(kept),
+                 sample_shape_.end());
+    array_.read_into(merged, target.reshaped(std::move(shape)));
+  };
+
+  // One append for the whole batch. Its runs are read concurrently (a shuffled batch is one run
+  // per sample, each decoding its own chunk). Into device memory, a batch of several runs is read
+  // into pinned memory first and copied in one transfer: many small reads into device memory
+  // would each wait for their own copy.
+  buffer.append_in_place(last - first, [&](const NDBuffer& slots) {
+    if (run_count == 1 || slots.kind() != MemoryKind::device) {
+      parallel_for(run_count, [&](size_t k) { read_run(k, slots); });
+      return;
+    }
+    const NDBuffer staging = NDBuffer::allocate(slots.dtype(), slots.shape(), MemoryKind::pinned);
+    parallel_for(run_count, [&](size_t k) { read_run(k, staging); });
+    slots.assign(staging, options_.stream);
+    options_.stream.synchronize();  // the staging buffer goes away with this scope
+  });
   buffer.synchronize();
 }
 

@@ -9,7 +9,10 @@
 // std::mt19937_64, whose sequence the C++ standard fixes, so a seed gives the same order with
 // every compiler). Samples that follow each other in the array (positions s, s+1, ... along the
 // first axis, or selections that differ only by consecutive first-axis positions) are read by one
-// read_into call. Batches hold capacity() samples; the last one may be partial.
+// read_into call; the reads of a batch run concurrently on cuzarr's threads (into pinned memory
+// and then one copy, for device batches of several reads). A batch is one
+// Bufferizer::append_in_place (on_append_multiple fires once per batch). Batches hold capacity()
+// samples; the last one may be partial.
 #pragma once
 
 #include <cstdint>
