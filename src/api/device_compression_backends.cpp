@@ -10,6 +10,9 @@ const CompressionBackend* device_compression_backend(CompressionAlgorithm algori
   switch (algorithm) {
     case CompressionAlgorithm::lz4:
       return &device_lz4_backend();
+    case CompressionAlgorithm::blosc:
+      // c-blosc is the CPU fallback of chunks the kernels do not decode.
+      return compression_algorithm_available(algorithm) ? &device_blosc_backend() : nullptr;
     default:
       return nullptr;
   }

@@ -7,6 +7,7 @@ namespace cuzarr {
 
 #if defined(CUZARR_HAVE_CUDA)
 const CompressionBackend& device_lz4_backend();
+const CompressionBackend& device_blosc_backend();
 #endif
 
 }  // namespace cuzarr

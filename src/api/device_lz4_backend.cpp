@@ -7,10 +7,8 @@
 #if defined(CUZARR_HAVE_CUDA)
 #include <fmt/format.h>
 
-#include <vector>
-
+#include "api/device_backend_batches.hpp"
 #include "api/host_compression_backend.hpp"
-#include "codec/cuda/device_batch_tables.hpp"
 #include "codec/cuda/lz4_kernels.hpp"
 #include "cuzarr/core/error.hpp"
 
@@ -34,42 +32,19 @@ class DeviceLz4Backend final : public CompressionBackend {
   void compress(std::span<CompressTask> tasks, const CompressorOptions&,
                 const Stream& stream) const override {
     if (tasks.empty()) return;
-    std::vector<gpu::DeviceChunkRef> refs(tasks.size());
-    for (size_t i = 0; i < tasks.size(); ++i)
-      refs[i] = {tasks[i].input.data(), tasks[i].input.size(), tasks[i].output.data(),
-                 tasks[i].output.size()};
-    gpu::DeviceBatchTables tables(refs, stream);
+    gpu::DeviceBatchTables tables(device_chunks_of(tasks), stream);
     Buffer temp = gpu::device_scratch(gpu::lz4_encode_temp_bytes(tasks.size()), stream);
     gpu::lz4_encode_batch(tables.batch(), temp.data(), stream);
     tables.fetch_results();
-    for (size_t i = 0; i < tasks.size(); ++i) {
-      if (tables.status(i) != gpu::DeviceChunkStatus::ok)
-        throw InvalidArgumentError(fmt::format("{}: lz4 (GPU): compression of {} bytes failed: {}",
-                                               tasks[i].label, tasks[i].input.size(),
-                                               gpu::device_chunk_status_message(tables.status(i))));
-      tasks[i].compressed_size = static_cast<size_t>(tables.output_size(i));
-    }
+    take_compressed_sizes(tables, tasks, "lz4");
   }
 
   void decompress(std::span<const DecompressTask> tasks, const Stream& stream) const override {
     if (tasks.empty()) return;
-    std::vector<gpu::DeviceChunkRef> refs(tasks.size());
-    for (size_t i = 0; i < tasks.size(); ++i)
-      refs[i] = {tasks[i].input.data(), tasks[i].input.size(), tasks[i].output.data(),
-                 tasks[i].output.size()};
-    gpu::DeviceBatchTables tables(refs, stream);
+    gpu::DeviceBatchTables tables(device_chunks_of(tasks), stream);
     gpu::lz4_decode_batch(tables.batch(), stream);
     tables.fetch_results();
-    for (size_t i = 0; i < tasks.size(); ++i) {
-      if (tables.status(i) != gpu::DeviceChunkStatus::ok)
-        throw CorruptDataError(fmt::format("{}: lz4 (GPU): block of {} bytes: {}", tasks[i].label,
-                                           tasks[i].input.size(),
-                                           gpu::device_chunk_status_message(tables.status(i))));
-      if (tables.output_size(i) != tasks[i].output.size())
-        throw CorruptDataError(fmt::format("{}: lz4 (GPU): block decodes to {} bytes, expected {}",
-                                           tasks[i].label, tables.output_size(i),
-                                           tasks[i].output.size()));
-    }
+    check_decoded(tables, tasks, "lz4");
   }
 
   // Stream ends are found on the host, from the block's sequence headers (the same walk as the

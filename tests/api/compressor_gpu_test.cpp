@@ -47,7 +47,8 @@ TEST_F(CompressorGpu, DeviceDataRoundTripsThroughTheHost) {
       options.bitstream = bitstream;
       options.checksum = ChecksumPolicy::compute_and_verify;
       const Compressor compressor(options);
-      const bool on_gpu = algorithm == CompressionAlgorithm::lz4;
+      const bool on_gpu =
+          algorithm == CompressionAlgorithm::lz4 || algorithm == CompressionAlgorithm::blosc;
       const CompressResult encoded = compressor.compress(device);
       EXPECT_EQ(encoded.output.kind(), MemoryKind::device);
       EXPECT_EQ(encoded.stats.executed_on, on_gpu ? ExecutedOn::device : ExecutedOn::host);
@@ -139,46 +140,75 @@ TEST_F(CompressorGpu, DeviceExecutionNeedsAGpuImplementation) {
   EXPECT_EQ(contents(decoded.output), contents(pattern(1000)));
 }
 
-// GPU lz4 against liblz4 (the host backend), both ways, over chunk sizes that leave a short last
-// chunk, an empty buffer and a one-byte buffer.
-TEST_F(CompressorGpu, GpuLz4StreamsAreLiblz4Streams) {
-  for (const size_t chunk_size : {size_t{4096}, size_t{65536}}) {
-    for (const size_t size : {size_t{0}, size_t{1}, size_t{4096}, size_t{1000003}}) {
-      for (auto bitstream :
-           {BitstreamKind::native, BitstreamKind::raw, BitstreamKind::raw_with_size}) {
-        SCOPED_TRACE(
-            fmt::format("chunk {} size {} {}", chunk_size, size, bitstream_kind_name(bitstream)));
-        CompressorOptions gpu;
-        gpu.algorithm = CompressionAlgorithm::lz4;
-        gpu.chunk_size = chunk_size;
-        gpu.bitstream = bitstream;
-        gpu.checksum = ChecksumPolicy::compute_and_verify;
-        gpu.execution = ExecutionTarget::device;
-        CompressorOptions cpu = gpu;
-        cpu.execution = ExecutionTarget::host;
-        const Buffer host = pattern(size);
-        DecompressCall call;
-        call.uncompressed_size = size;
+// GPU lz4 and blosc against liblz4 and c-blosc (the host backends), both ways, over chunk sizes
+// that leave a short last chunk, an empty buffer and a one-byte buffer.
+TEST_F(CompressorGpu, GpuStreamsAreReferenceLibraryStreams) {
+  std::vector<CompressionAlgorithm> algorithms{CompressionAlgorithm::lz4};
+  if (compression_algorithm_available(CompressionAlgorithm::blosc)) {
+    algorithms.push_back(CompressionAlgorithm::blosc);
+  } else {
+    std::cout << "NOTE: blosc rows skipped: this build has no c-blosc\n";
+  }
+  for (const auto algorithm : algorithms)
+    for (const size_t chunk_size : {size_t{4096}, size_t{65536}}) {
+      for (const size_t size : {size_t{0}, size_t{1}, size_t{4096}, size_t{1000003}}) {
+        for (auto bitstream :
+             {BitstreamKind::native, BitstreamKind::raw, BitstreamKind::raw_with_size}) {
+          SCOPED_TRACE(fmt::format("{} chunk {} size {} {}", compression_algorithm_name(algorithm),
+                                   chunk_size, size, bitstream_kind_name(bitstream)));
+          CompressorOptions gpu;
+          gpu.algorithm = algorithm;
+          gpu.blosc.typesize = 2;
+          gpu.chunk_size = chunk_size;
+          gpu.bitstream = bitstream;
+          gpu.checksum = ChecksumPolicy::compute_and_verify;
+          gpu.execution = ExecutionTarget::device;
+          CompressorOptions cpu = gpu;
+          cpu.execution = ExecutionTarget::host;
+          const Buffer host = pattern(size);
+          DecompressCall call;
+          call.uncompressed_size = size;
 
-        // Host data, device execution: copied to the device, compressed there, output on the host.
-        const CompressResult from_gpu = Compressor(gpu).compress(host);
-        EXPECT_EQ(from_gpu.stats.executed_on, ExecutedOn::device);
-        EXPECT_EQ(from_gpu.output.kind(), MemoryKind::host);
-        const DecompressResult by_liblz4 = Compressor(cpu).decompress(from_gpu.output, call);
-        EXPECT_EQ(by_liblz4.stats.executed_on, ExecutedOn::host);
-        EXPECT_EQ(contents(by_liblz4.output), contents(host));
+          // Host data, device execution: copied to the device, compressed there, output on the
+          // host.
+          const CompressResult from_gpu = Compressor(gpu).compress(host);
+          EXPECT_EQ(from_gpu.stats.executed_on, ExecutedOn::device);
+          EXPECT_EQ(from_gpu.output.kind(), MemoryKind::host);
+          const DecompressResult by_library = Compressor(cpu).decompress(from_gpu.output, call);
+          EXPECT_EQ(by_library.stats.executed_on, ExecutedOn::host);
+          EXPECT_EQ(contents(by_library.output), contents(host));
 
-        const CompressResult from_liblz4 = Compressor(cpu).compress(host);
-        DecompressCall to_device = call;
-        to_device.output_kind = MemoryKind::device;
-        const DecompressResult by_gpu =
-            Compressor(gpu).decompress(from_liblz4.output.copy_to(MemoryKind::device), to_device);
-        EXPECT_EQ(by_gpu.stats.executed_on, ExecutedOn::device);
-        EXPECT_FALSE(by_gpu.stats.staged_through_host);
-        EXPECT_EQ(contents(by_gpu.output), contents(host));
+          const CompressResult from_library = Compressor(cpu).compress(host);
+          DecompressCall to_device = call;
+          to_device.output_kind = MemoryKind::device;
+          const DecompressResult by_gpu = Compressor(gpu).decompress(
+              from_library.output.copy_to(MemoryKind::device), to_device);
+          EXPECT_EQ(by_gpu.stats.executed_on, ExecutedOn::device);
+          EXPECT_FALSE(by_gpu.stats.staged_through_host);
+          EXPECT_EQ(contents(by_gpu.output), contents(host));
+        }
       }
     }
-  }
+}
+
+// Blosc chunks whose blocks the kernels do not decode (zstd inside) still decode for device data:
+// on the CPU, chunk by chunk, within a GPU call. Options with such an inner codec compress on the
+// host.
+TEST_F(CompressorGpu, BloscWithZstdBlocksFallsBackPerChunk) {
+  if (!compression_algorithm_available(CompressionAlgorithm::blosc))
+    GTEST_SKIP() << "this build has no c-blosc";
+  CompressorOptions options;
+  options.algorithm = CompressionAlgorithm::blosc;
+  options.blosc.cname = "zstd";
+  options.chunk_size = 32768;
+  options.checksum = ChecksumPolicy::compute_and_verify;
+  const Buffer original = pattern(200000);
+  const Buffer device = original.copy_to(MemoryKind::device);
+  const CompressResult encoded = Compressor(options).compress(device);
+  EXPECT_EQ(encoded.stats.executed_on, ExecutedOn::host);
+  const DecompressResult decoded = Compressor(options).decompress(encoded.output);
+  EXPECT_EQ(decoded.stats.executed_on, ExecutedOn::device);
+  EXPECT_EQ(contents(decoded.output), contents(original));
 }
 
 TEST_F(CompressorGpu, GpuLz4BatchesSeveralBuffers) {
