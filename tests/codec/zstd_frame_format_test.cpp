@@ -194,6 +194,52 @@ Bytes with_dictionary_id(Bytes frame, unsigned char id) {
   return frame;
 }
 
+/// libzstd's decoder on `frame` (the reference for hand-made frames).
+Bytes libzstd_decode(const Bytes& frame, size_t capacity) {
+  Bytes out(capacity + 1);
+  const size_t n = ZSTD_decompress(out.data(), capacity, frame.data(), frame.size());
+  EXPECT_FALSE(ZSTD_isError(n)) << ZSTD_getErrorName(n);
+  out.resize(ZSTD_isError(n) ? 0 : n);
+  return out;
+}
+
+// Modes libzstd's encoder rarely picks, in hand-made frames that libzstd's decoder reads the same.
+TEST(ZstdFrameFormat, DecodesRareModesLikeLibzstd) {
+  // RLE literals (32512 x 'a'), a 3-byte sequence count (0x7F00 sequences), RLE code tables
+  // (literal length code 1, offset code 0 = repeat offset 1, match length code 0 = 3 bytes) and
+  // a bitstream of no bits: 32512 x (1 literal + a 3-byte match at distance 1).
+  const Bytes rle = {0x28, 0xB5, 0x2F, 0xFD, 0xA0, 0x00, 0xFC, 0x01, 0x00,  // FCS 130048
+                     0x65, 0x00, 0x00,                                      // compressed, 12 B
+                     0x0D, 0xF0, 0x07, 'a',                                 // RLE literals
+                     0xFF, 0x00, 0x00, 0x54, 0x01, 0x00, 0x00, 0x01};       // sequences
+  Bytes out;
+  auto r = decode(rle, 130048, out);
+  ASSERT_EQ(r.status, DeviceChunkStatus::ok);
+  EXPECT_EQ(out, Bytes(130048, 'a'));
+  EXPECT_EQ(out, libzstd_decode(rle, 130048));
+  // Huffman weights in the direct 4-bit representation (symbols 0 and 1, 1 bit each), one
+  // stream; then a treeless block that reuses the table.
+  const Bytes direct = {0x28, 0xB5, 0x2F, 0xFD, 0x20, 0x0C,              // single segment, FCS 12
+                        0x44, 0x00, 0x00,                                // compressed block, 8 B
+                        0x82, 0x00, 0x01, 0x80, 0x10, 0x69, 0x01, 0x00,  // 8 literals, 0 seqs
+                        0x2D, 0x00, 0x00,               // last compressed block, 5 B
+                        0x43, 0x40, 0x00, 0x1E, 0x00};  // 4 treeless literals, 0 seqs
+  const Bytes expected = {0, 1, 1, 0, 1, 0, 0, 1, 1, 1, 1, 0};
+  r = decode(direct, 12, out);
+  ASSERT_EQ(r.status, DeviceChunkStatus::ok);
+  EXPECT_EQ(out, expected);
+  EXPECT_EQ(out, libzstd_decode(direct, 12));
+  // Treeless literals in a frame's first compressed block have no table to reuse.
+  Bytes orphan = {0x28, 0xB5, 0x2F, 0xFD, 0x20, 0x04, 0x2D,
+                  0x00, 0x00, 0x43, 0x40, 0x00, 0x1E, 0x00};
+  EXPECT_EQ(decode(orphan, 12, out).status, DeviceChunkStatus::corrupt_input);
+  // Tables do not survive into the next frame: the same pair of blocks split over two frames.
+  Bytes split = {0x28, 0xB5, 0x2F, 0xFD, 0x20, 0x08, 0x45, 0x00, 0x00,
+                 0x82, 0x00, 0x01, 0x80, 0x10, 0x69, 0x01, 0x00};
+  split.insert(split.end(), orphan.begin(), orphan.end());
+  EXPECT_EQ(decode(split, 12, out).status, DeviceChunkStatus::corrupt_input);
+}
+
 TEST(ZstdFrameFormat, RefusesFramesNamingADictionary) {
   const Bytes input = test::runs_input(50000, 3);
   for (bool content_size : {false, true}) {
