@@ -34,14 +34,16 @@ struct ZstdWorkspace {
   ZstdSequenceTables sequences;
 };
 
-/// One copy step: `literal_length` bytes from `literals`, then `match_length` bytes from
-/// `match_distance` bytes back, written at out[op].
+/// One step: either decode the block's Huffman literal streams (`huffman_streams` > 0: call
+/// zstd_decode_literal_stream for each, in any order or at once), or copy `literal_length` bytes
+/// from `literals`, then `match_length` bytes from `match_distance` bytes back, at out[op].
 struct ZstdStep {
   const unsigned char* literals;
   uint64_t literal_length;
   uint64_t match_distance;
   uint64_t match_length;
   uint64_t op;
+  uint32_t huffman_streams;
 };
 
 /// The frame-level state machine. Call next() until it reports done or an error, executing each
@@ -187,7 +189,7 @@ struct ZstdFrameDecoder {
             if (size > in_size - ip) return DeviceChunkStatus::corrupt_input;
             const DeviceChunkStatus s = room_for(size);
             if (s != DeviceChunkStatus::ok) return s;
-            step = ZstdStep{in + ip, size, 0, 0, op};
+            step = ZstdStep{in + ip, size, 0, 0, op, 0};
             ip += size;
             op += size;
             phase = after;
@@ -198,7 +200,7 @@ struct ZstdFrameDecoder {
             if (in_size - ip < 1) return DeviceChunkStatus::corrupt_input;
             const DeviceChunkStatus s = room_for(size);
             if (s != DeviceChunkStatus::ok) return s;
-            step = ZstdStep{in + ip, size > 0 ? 1u : 0u, 1, size > 0 ? size - 1 : 0, op};
+            step = ZstdStep{in + ip, size > 0 ? 1u : 0u, 1, size > 0 ? size - 1 : 0, op, 0};
             ip += 1;
             op += size;
             phase = after;
@@ -218,6 +220,10 @@ struct ZstdFrameDecoder {
           ip = block_end;
           literal_pos = 0;
           phase = Phase::sequences;
+          if (workspace->literals.pending.count > 0) {  // the caller decodes them first
+            step = ZstdStep{nullptr, 0, 0, 0, op, workspace->literals.pending.count};
+            return DeviceChunkStatus::ok;
+          }
           continue;
         }
         case Phase::sequences: {
@@ -244,8 +250,8 @@ struct ZstdFrameDecoder {
           }
           s = room_for(seq.literal_length + seq.match_length);
           if (s != DeviceChunkStatus::ok) return s;
-          step = ZstdStep{literals.data + literal_pos, seq.literal_length, seq.offset,
-                          seq.match_length, op};
+          step = ZstdStep{
+              literals.data + literal_pos, seq.literal_length, seq.offset, seq.match_length, op, 0};
           literal_pos += seq.literal_length;
           op += seq.literal_length + seq.match_length;
           return DeviceChunkStatus::ok;
@@ -254,7 +260,7 @@ struct ZstdFrameDecoder {
           const uint64_t rest = literals.size - literal_pos;
           const DeviceChunkStatus s = room_for(rest);
           if (s != DeviceChunkStatus::ok) return s;
-          step = ZstdStep{literals.data + literal_pos, rest, 0, 0, op};
+          step = ZstdStep{literals.data + literal_pos, rest, 0, 0, op, 0};
           literal_pos = literals.size;
           op += rest;
           phase = last_block ? Phase::frame_end : Phase::block_start;
@@ -313,6 +319,10 @@ CUZARR_HOST_DEVICE inline DecodeResult zstd_decode_serial(const unsigned char* i
     const DeviceChunkStatus s = decoder.next(step, done);
     if (s != DeviceChunkStatus::ok) return {s, 0};
     if (done) return {DeviceChunkStatus::ok, decoder.op};
+    for (unsigned k = 0; k < step.huffman_streams; ++k) {
+      const DeviceChunkStatus h = zstd_decode_literal_stream(workspace.literals, k);
+      if (h != DeviceChunkStatus::ok) return {h, 0};
+    }
     zstd_execute_step_serial(step, out);
   }
 }

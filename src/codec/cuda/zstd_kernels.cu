@@ -20,15 +20,16 @@ __device__ inline uint64_t broadcast64(uint64_t v) {
   return static_cast<uint64_t>(__shfl_sync(kFullMask, static_cast<unsigned long long>(v), 0));
 }
 
-/// One chunk, one warp: lane 0 produces the copy steps (all checks in ZstdFrameDecoder), the
-/// warp executes them. All lanes return the same result.
+/// One chunk, one warp: lane 0 produces the steps (all checks in ZstdFrameDecoder), lanes 0..3
+/// decode the Huffman literal streams of a block, the warp executes the copies. All lanes return
+/// the same result.
 __device__ DecodeResult warp_zstd_decode(const unsigned char* in, uint64_t in_size,
                                          unsigned char* out, uint64_t capacity,
                                          ZstdWorkspace* workspace, bool verify, unsigned lane) {
   ZstdFrameDecoder decoder;
   if (lane == 0) decoder.init(in, in_size, out, capacity, workspace, verify);
   for (;;) {
-    ZstdStep step{nullptr, 0, 0, 0, 0};
+    ZstdStep step{nullptr, 0, 0, 0, 0, 0};
     DeviceChunkStatus status = DeviceChunkStatus::ok;
     bool done = false;
     if (lane == 0) status = decoder.next(step, done);
@@ -37,6 +38,17 @@ __device__ DecodeResult warp_zstd_decode(const unsigned char* in, uint64_t in_si
     done = __shfl_sync(kFullMask, static_cast<int>(done), 0) != 0;
     if (status != DeviceChunkStatus::ok) return {status, 0};
     if (done) return {DeviceChunkStatus::ok, broadcast64(decoder.op)};
+    // Huffman literals: lanes 0..3 decode one stream each (lane 0 wrote their locations into the
+    // workspace before the __syncwarp above).
+    const unsigned streams = __shfl_sync(kFullMask, step.huffman_streams, 0);
+    if (streams > 0) {
+      DeviceChunkStatus h = DeviceChunkStatus::ok;
+      if (lane < streams) h = zstd_decode_literal_stream(workspace->literals, lane);
+      const bool failed = __any_sync(kFullMask, h != DeviceChunkStatus::ok);
+      __syncwarp();  // the literals are visible to the whole warp
+      if (failed) return {DeviceChunkStatus::corrupt_input, 0};
+      continue;
+    }
     const auto* literals = reinterpret_cast<const unsigned char*>(
         broadcast64(reinterpret_cast<uintptr_t>(step.literals)));
     CopyStep copy;

@@ -1,7 +1,8 @@
 // Batched GPU Zstandard decoding (RFC 8878): each chunk is one or more zstd frames (skippable
 // frames allowed). One warp decodes one chunk: lane 0 runs the frame decoder of
-// zstd_frame_format.hpp (headers, Huffman literals, FSE sequences, every bounds check), the warp
-// copies each step's literals and match cooperatively. Hostile input yields a status, never an
+// zstd_frame_format.hpp (headers, FSE sequences, every bounds check), up to four lanes decode a
+// block's Huffman literal streams at once, the warp copies each step's literals and match
+// cooperatively. Hostile input yields a status, never an
 // access outside the chunk's input and output. CUDA builds only; the launcher queues work on
 // `stream` and throws CudaError when a launch fails.
 #pragma once

@@ -19,22 +19,45 @@ struct ZstdLiterals {
   uint64_t size = 0;
 };
 
+/// The Huffman streams of a literals section, checked and located but not decoded yet: each
+/// decodes independently (so up to four threads can share the work).
+struct ZstdHuffmanStreams {
+  uint32_t count;  ///< 0 (nothing to decode), 1 or 4
+  const unsigned char* data[4];
+  uint64_t size[4];
+  uint64_t offset[4];    ///< where in the literal buffer stream k's literals go
+  uint64_t literals[4];  ///< how many literals stream k decodes
+};
+
 /// What literal decoding keeps between blocks of a frame, and its buffer.
 struct ZstdLiteralState {
   unsigned char buffer[kZstdMaxBlockSize];
   ZstdHuffmanTable huffman;
   ZstdHuffmanScratch scratch;
-  bool huffman_valid;  ///< a previous block of the frame defined a Huffman table
+  ZstdHuffmanStreams pending;  ///< the current block's Huffman streams
+  bool huffman_valid;          ///< a previous block of the frame defined a Huffman table
 };
 
-/// Decodes the literals section at in[0, size) of a block of at most `block_max` decoded bytes.
-/// `consumed`: the section's size. corrupt_input for anything truncated or inconsistent, a
+/// Decodes Huffman stream k (< state.pending.count) of the current block into the literal
+/// buffer. corrupt_input when the stream is malformed or not consumed exactly.
+CUZARR_HOST_DEVICE inline DeviceChunkStatus zstd_decode_literal_stream(ZstdLiteralState& state,
+                                                                       unsigned k) {
+  const ZstdHuffmanStreams& p = state.pending;
+  return zstd_huffman_decode_stream(state.huffman, p.data[k], p.size[k], state.buffer + p.offset[k],
+                                    p.literals[k]);
+}
+
+/// Reads the literals section at in[0, size) of a block of at most `block_max` decoded bytes.
+/// `consumed`: the section's size. Raw and RLE literals are ready on return; Huffman-coded ones
+/// are left in state.pending, to be decoded with zstd_decode_literal_stream before use (every
+/// size is checked here already). corrupt_input for anything truncated or inconsistent, a
 /// treeless section without an earlier table, or more literals than `block_max`.
 CUZARR_HOST_DEVICE inline DeviceChunkStatus zstd_read_literals(const unsigned char* in,
                                                                uint64_t size, uint64_t block_max,
                                                                ZstdLiteralState& state,
                                                                ZstdLiterals& literals,
                                                                uint64_t& consumed) {
+  state.pending.count = 0;
   if (size < 1) return DeviceChunkStatus::corrupt_input;
   const unsigned b0 = in[0];
   const unsigned type = b0 & 3u, size_format = (b0 >> 2) & 3u;
@@ -90,30 +113,34 @@ CUZARR_HOST_DEVICE inline DeviceChunkStatus zstd_read_literals(const unsigned ch
     return DeviceChunkStatus::corrupt_input;  // treeless needs an earlier table in the frame
   }
   literals = {state.buffer, regenerated};
+  ZstdHuffmanStreams& p = state.pending;
   if (streams == 1) {
-    return zstd_huffman_decode_stream(state.huffman, payload, compressed, state.buffer,
-                                      regenerated);
+    p.data[0] = payload;
+    p.size[0] = compressed;
+    p.offset[0] = 0;
+    p.literals[0] = regenerated;
+    p.count = 1;
+    return DeviceChunkStatus::ok;
   }
   // Four streams: a jump table of three 2-byte sizes, then the streams; each of the first three
   // decodes (regenerated + 3) / 4 literals, the fourth the rest (RFC 8878, 3.1.1.3.1.6).
   if (compressed < 6) return DeviceChunkStatus::corrupt_input;
-  uint64_t sizes[4];
-  sizes[0] = uint64_t{payload[0]} | uint64_t{payload[1]} << 8;
-  sizes[1] = uint64_t{payload[2]} | uint64_t{payload[3]} << 8;
-  sizes[2] = uint64_t{payload[4]} | uint64_t{payload[5]} << 8;
-  const uint64_t total = sizes[0] + sizes[1] + sizes[2];
+  p.size[0] = uint64_t{payload[0]} | uint64_t{payload[1]} << 8;
+  p.size[1] = uint64_t{payload[2]} | uint64_t{payload[3]} << 8;
+  p.size[2] = uint64_t{payload[4]} | uint64_t{payload[5]} << 8;
+  const uint64_t total = p.size[0] + p.size[1] + p.size[2];
   if (total > compressed - 6) return DeviceChunkStatus::corrupt_input;
-  sizes[3] = compressed - 6 - total;
+  p.size[3] = compressed - 6 - total;
   const uint64_t segment = (regenerated + 3) / 4;
   if (3 * segment > regenerated) return DeviceChunkStatus::corrupt_input;
   const unsigned char* stream = payload + 6;
   for (unsigned k = 0; k < 4; ++k) {
-    const uint64_t count = k < 3 ? segment : regenerated - 3 * segment;
-    const DeviceChunkStatus s = zstd_huffman_decode_stream(state.huffman, stream, sizes[k],
-                                                           state.buffer + k * segment, count);
-    if (s != DeviceChunkStatus::ok) return s;
-    stream += sizes[k];
+    p.data[k] = stream;
+    p.offset[k] = k * segment;
+    p.literals[k] = k < 3 ? segment : regenerated - 3 * segment;
+    stream += p.size[k];
   }
+  p.count = 4;
   return DeviceChunkStatus::ok;
 }
 
