@@ -1,11 +1,13 @@
 // Throughput of cuzarr's batched GPU codec kernels on a batch of at least 1 GiB (decoded) of
 // realistic data: a smooth 2-D field plus noise, as uint16 and as float32, cut into chunks of
-// 64 KiB, 1 MiB and 4 MiB. For every codec: compression ratio, decode and encode GB/s (decoded
-// bytes per second, best of several runs, timed with CUDA events), and a check that the decoded
-// bytes equal the input. Compressed inputs come from cuzarr's own GPU encoders, so neither c-blosc
-// nor Google Benchmark is needed.
+// 64 KiB, 1 MiB and 4 MiB (zstd also 32 MiB). For every codec: compression ratio, decode and encode
+// GB/s (decoded bytes per second, best of several runs, timed with CUDA events), and a check that
+// the decoded bytes equal the input. Compressed inputs come from cuzarr's own GPU encoders (zstd:
+// libzstd on the CPU, levels 1 and 3; no encode figure), so neither c-blosc nor Google Benchmark is
+// needed.
 //   cuzarr_gpu_codec_throughput [total MiB per batch (default 1024)] [repetitions (default 5)]
 #include <cuda_runtime_api.h>
+#include <zstd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -15,6 +17,7 @@
 #include <functional>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "codec/cuda/blosc_kernels.hpp"
@@ -22,6 +25,7 @@
 #include "codec/cuda/delta_kernels.hpp"
 #include "codec/cuda/lz4_kernels.hpp"
 #include "codec/cuda/shuffle_kernels.hpp"
+#include "codec/cuda/zstd_kernels.hpp"
 
 namespace {
 
@@ -289,6 +293,57 @@ int main(int argc, char** argv) {
           crc32c_batch(b.inputs, b.input_sizes, count, static_cast<uint32_t*>(crcs.p), stream);
         });
         report("crc32c (compute only)", 0, compute, 0, true);
+      }
+    }
+  }
+  // zstd decode: chunks compressed by libzstd on the CPU (all cores), decoded on the GPU.
+  for (bool is_float : {false, true}) {
+    const std::string dtype = is_float ? "float32" : "uint16";
+    const uint32_t typesize = is_float ? 4 : 2;
+    const std::vector<unsigned char> pool = make_field(kPoolBytes, is_float, 1);
+    for (size_t chunk : {size_t{64} << 10, size_t{1} << 20, size_t{4} << 20, size_t{32} << 20}) {
+      const size_t count = std::max<size_t>((total_mib << 20) / chunk, 1);
+      const double gb = static_cast<double>(count * chunk) / 1e9;
+      std::vector<size_t> offsets(count);
+      for (size_t i = 0; i < count; ++i)
+        offsets[i] = (i * chunk * 7 / 3) % (kPoolBytes - chunk) / typesize * typesize;
+      Batch input(count, chunk, chunk);
+      for (size_t i = 0; i < count; ++i) {
+        CHECK(cudaMemcpy(input.data.bytes() + i * chunk, pool.data() + offsets[i], chunk,
+                         cudaMemcpyHostToDevice));
+      }
+      Batch decoded(count, chunk, chunk);
+      for (int level : {1, 3}) {
+        const size_t stride = ZSTD_compressBound(chunk);
+        std::vector<unsigned char> host(count * stride);
+        std::vector<uint64_t> sizes(count);
+        const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+        std::vector<std::thread> workers;
+        for (unsigned t = 0; t < threads; ++t) {
+          workers.emplace_back([&, t] {
+            ZSTD_CCtx* cctx = ZSTD_createCCtx();
+            ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, level);
+            for (size_t i = t; i < count; i += threads) {
+              const size_t n = ZSTD_compress2(cctx, host.data() + i * stride, stride,
+                                              pool.data() + offsets[i], chunk);
+              sizes[i] = ZSTD_isError(n) ? 0 : n;
+            }
+            ZSTD_freeCCtx(cctx);
+          });
+        }
+        for (auto& w : workers) w.join();
+        Batch encoded(count, chunk, stride);
+        CHECK(cudaMemcpy(encoded.data.p, host.data(), host.size(), cudaMemcpyHostToDevice));
+        upload(encoded.sizes, sizes);
+        double bytes = 0;
+        for (auto x : sizes) bytes += static_cast<double>(x);
+        Device temp(zstd_decode_temp_bytes(count));
+        const double dec = best_seconds(
+            repetitions, [&] { zstd_decode_batch(encoded.to(decoded), temp.p, stream); });
+        const bool ok = decoded.all_ok() && same_bytes(input, decoded);
+        all_ok = all_ok && ok;
+        print({"zstd level " + std::to_string(level) + " (CPU enc)", dtype, chunk, gb * 1e9 / bytes,
+               gb / dec, 0.0, ok});
       }
     }
   }

@@ -5,10 +5,12 @@
 #include "codec/cuda/crc32c_kernels.hpp"
 #include "codec/cuda/lz4_kernels.hpp"
 #include "codec/cuda/shuffle_kernels.hpp"
+#include "codec/cuda/zstd_kernels.hpp"
 #include "cuzarr/codec/blosc_codec.hpp"
 #include "cuzarr/codec/crc32c_codec.hpp"
 #include "cuzarr/codec/numcodecs_lz4_codec.hpp"
 #include "cuzarr/codec/numcodecs_shuffle_codec.hpp"
+#include "cuzarr/codec/zstd_codec.hpp"
 #endif
 
 namespace cuzarr::gpu {
@@ -33,6 +35,16 @@ class NumcodecsLz4DeviceDecoder final : public DeviceBytesDecoder {
   std::optional<uint64_t> decoded_size_from(uint64_t) const override { return std::nullopt; }
   void decode(const DeviceChunkBatch& batch, void*, uint64_t, Stream stream) const override {
     numcodecs_lz4_decode_batch(batch, stream);
+  }
+};
+
+// Zarr v3 "zstd" and numcodecs' "zstd" (both ZstdCodec): frames back to back, checksums verified.
+class ZstdDeviceDecoder final : public DeviceBytesDecoder {
+ public:
+  std::optional<uint64_t> decoded_size_from(uint64_t) const override { return std::nullopt; }
+  size_t temp_bytes(size_t count, uint64_t) const override { return zstd_decode_temp_bytes(count); }
+  void decode(const DeviceChunkBatch& batch, void* temp, uint64_t, Stream stream) const override {
+    zstd_decode_batch(batch, temp, stream);
   }
 };
 
@@ -70,6 +82,7 @@ std::unique_ptr<DeviceBytesDecoder> make_device_decoder(const BytesToBytesCodec&
   if (dynamic_cast<const NumcodecsLz4Codec*>(&codec))
     return std::make_unique<NumcodecsLz4DeviceDecoder>();
   if (dynamic_cast<const Crc32cCodec*>(&codec)) return std::make_unique<Crc32cDeviceDecoder>();
+  if (dynamic_cast<const ZstdCodec*>(&codec)) return std::make_unique<ZstdDeviceDecoder>();
   if (const auto* shuffle = dynamic_cast<const NumcodecsShuffleCodec*>(&codec)) {
     if (shuffle->elementsize() > 1 && shuffle->elementsize() < (int64_t{1} << 31))
       return std::make_unique<UnshuffleDeviceDecoder>(

@@ -1,0 +1,93 @@
+// The two bit orders of Zstandard (RFC 8878, 4.1): forward little-endian bit fields (FSE table
+// descriptions) and backward bitstreams (FSE and Huffman coded streams), which are written
+// forwards and read from the end, starting just below the highest set bit of the last byte.
+// Both readers only touch bytes inside the (pointer, size) they were given.
+#pragma once
+
+#include <cstdint>
+
+#include "codec/cuda/device_chunk_batch.hpp"
+#include "cuzarr/core/host_device.hpp"
+
+namespace cuzarr::gpu {
+
+/// Index of the highest set bit of v (v != 0).
+CUZARR_HOST_DEVICE inline unsigned zstd_highbit(uint64_t v) {
+  unsigned n = 0;
+  while (v >>= 1) ++n;
+  return n;
+}
+
+/// Up to 8 bytes at data[index, ...) as a little-endian integer; bytes at or past `size` read as 0.
+CUZARR_HOST_DEVICE inline uint64_t zstd_load_le64_bounded(const unsigned char* data, uint64_t size,
+                                                          uint64_t index) {
+  uint64_t v = 0;
+  if (index < size && size - index >= 8) {
+    for (int i = 7; i >= 0; --i) v = (v << 8) | data[index + i];
+    return v;
+  }
+  for (uint64_t i = 0; index + i < size && i < 8; ++i) v |= uint64_t{data[index + i]} << (8 * i);
+  return v;
+}
+
+/// Reads little-endian bit fields from the start of a buffer (bit 0 of byte 0 first).
+struct ZstdForwardBitReader {
+  const unsigned char* data = nullptr;
+  uint64_t size = 0;
+  uint64_t bit = 0;  ///< bits consumed
+
+  /// The next n (<= 32) bits; bits past the end read as 0 (check overran()).
+  CUZARR_HOST_DEVICE uint32_t peek(unsigned n) const {
+    const uint64_t v = zstd_load_le64_bounded(data, size, bit >> 3) >> (bit & 7);
+    return static_cast<uint32_t>(v & ((uint64_t{1} << n) - 1));
+  }
+  CUZARR_HOST_DEVICE void skip(unsigned n) { bit += n; }
+  CUZARR_HOST_DEVICE bool overran() const { return bit > size * 8; }
+  CUZARR_HOST_DEVICE uint64_t bytes_consumed() const { return (bit + 7) / 8; }
+};
+
+/// Reads a backward bitstream (RFC 8878, 4.1: "bitstreams are read backward"): the last byte's
+/// highest set bit is a marker, the bits below it are read first, most significant first.
+struct ZstdBackwardBitReader {
+  const unsigned char* data = nullptr;
+  uint64_t size = 0;
+  uint64_t remaining = 0;  ///< bits not read yet: bits [0, remaining) of the stream
+  bool overflow = false;   ///< a read asked for more bits than remained
+
+  /// corrupt_input for an empty stream or a last byte of 0 (no end marker).
+  CUZARR_HOST_DEVICE DeviceChunkStatus init(const unsigned char* d, uint64_t n) {
+    data = d;
+    size = n;
+    overflow = false;
+    if (n == 0 || d[n - 1] == 0) return DeviceChunkStatus::corrupt_input;
+    remaining = (n - 1) * 8 + zstd_highbit(d[n - 1]);
+    return DeviceChunkStatus::ok;
+  }
+
+  /// Bits [lo, lo + n) of the stream (n <= 56).
+  CUZARR_HOST_DEVICE uint64_t field(uint64_t lo, unsigned n) const {
+    const uint64_t v = zstd_load_le64_bounded(data, size, lo >> 3) >> (lo & 7);
+    return v & ((uint64_t{1} << n) - 1);
+  }
+
+  /// The next n (<= 56) bits without consuming them; missing bits below the start read as 0.
+  CUZARR_HOST_DEVICE uint64_t peek(unsigned n) const {
+    if (n <= remaining) return field(remaining - n, n);
+    return remaining == 0 ? 0 : field(0, static_cast<unsigned>(remaining)) << (n - remaining);
+  }
+
+  /// Reads n (<= 56) bits; reading past the start sets `overflow` (and yields zero bits).
+  CUZARR_HOST_DEVICE uint64_t read(unsigned n) {
+    if (n == 0) return 0;
+    const uint64_t v = peek(n);
+    if (n > remaining) {
+      overflow = true;
+      remaining = 0;
+    } else {
+      remaining -= n;
+    }
+    return v;
+  }
+};
+
+}  // namespace cuzarr::gpu

@@ -1,0 +1,149 @@
+// The GPU zstd decoder against libzstd and the serial CPU decoder, byte for byte: libzstd frames
+// of every input family at several levels (with and without checksum and content size, small
+// windows, frames back to back); hostile chunks (truncated, damaged, lying, a dictionary id)
+// must give the serial decoder's status and never fault (run under compute-sanitizer to check
+// the bounds).
+#include <gtest/gtest.h>
+#include <zstd.h>
+
+#include <memory>
+#include <random>
+
+#include "codec/cuda/zstd_frame_format.hpp"
+#include "codec/cuda/zstd_kernels.hpp"
+#include "gpu_batch_support.hpp"
+#include "gpu_codec_inputs.hpp"
+
+namespace cuzarr {
+namespace {
+
+using gpu::DeviceChunkStatus;
+using test::DeviceBatch;
+using Bytes = std::vector<unsigned char>;
+using Chunks = std::vector<Bytes>;
+
+class GpuZstd : public test::GpuCodecTest {};
+
+Bytes zstd_compress(const Bytes& in, int level, bool checksum, bool content_size,
+                    int window_log = 0) {
+  ZSTD_CCtx* cctx = ZSTD_createCCtx();
+  ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, level);
+  ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, checksum ? 1 : 0);
+  ZSTD_CCtx_setParameter(cctx, ZSTD_c_contentSizeFlag, content_size ? 1 : 0);
+  if (window_log > 0) ZSTD_CCtx_setParameter(cctx, ZSTD_c_windowLog, window_log);
+  Bytes out(ZSTD_compressBound(in.size()));
+  const size_t n = ZSTD_compress2(cctx, out.data(), out.size(), in.data(), in.size());
+  ZSTD_freeCCtx(cctx);
+  EXPECT_FALSE(ZSTD_isError(n));
+  out.resize(ZSTD_isError(n) ? 0 : n);
+  return out;
+}
+
+struct Decoded {
+  std::vector<DeviceChunkStatus> statuses;
+  std::vector<uint64_t> sizes;
+  Chunks outputs;
+};
+
+Decoded gpu_decode(const Chunks& frames, const std::vector<uint64_t>& capacities,
+                   size_t misalign = 0) {
+  DeviceBatch batch(frames, capacities, misalign);
+  test::DeviceMemory temp(gpu::zstd_decode_temp_bytes(frames.size()));
+  gpu::zstd_decode_batch(batch.batch(), temp.get(), Stream());
+  test::cuda_ok(cudaDeviceSynchronize());
+  Decoded d{batch.statuses(), batch.output_sizes(), {}};
+  for (size_t i = 0; i < frames.size(); ++i) d.outputs.push_back(batch.output(i));
+  return d;
+}
+
+TEST_F(GpuZstd, DecodesLibzstdFramesOfEveryFamily) {
+  auto sizes = test::small_sizes();
+  sizes.push_back(4 << 20);
+  Chunks inputs, frames;
+  int k = 0;
+  for (auto& input : test::input_families(sizes)) {
+    for (int level : {-5, 1, 3, 9, 19}) {
+      if (input.bytes.size() > (1 << 20) && level > 3) continue;
+      frames.push_back(zstd_compress(input.bytes, level, k % 2 == 0, k % 3 != 0));
+      inputs.push_back(input.bytes);
+      ++k;
+    }
+  }
+  for (size_t misalign : {size_t{0}, size_t{3}}) {
+    const Decoded d = gpu_decode(frames, test::sizes_of(inputs), misalign);
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      ASSERT_EQ(d.statuses[i], DeviceChunkStatus::ok) << i;
+      ASSERT_EQ(d.sizes[i], inputs[i].size()) << i;
+      ASSERT_TRUE(d.outputs[i] == inputs[i]) << "chunk " << i << " (" << inputs[i].size() << ")";
+    }
+  }
+}
+
+TEST_F(GpuZstd, DecodesSmallWindowsAndFramesBackToBack) {
+  Chunks inputs, frames;
+  for (auto& input : test::input_families({size_t{1} << 20})) {
+    frames.push_back(zstd_compress(input.bytes, 3, true, true, 10));
+    inputs.push_back(input.bytes);
+  }
+  Bytes joined, expected;
+  for (size_t i = 0; i < frames.size(); ++i) {
+    joined.insert(joined.end(), frames[i].begin(), frames[i].end());
+    expected.insert(expected.end(), inputs[i].begin(), inputs[i].end());
+    const Bytes skippable = {0x51, 0x2A, 0x4D, 0x18, 1, 0, 0, 0, 7};
+    joined.insert(joined.end(), skippable.begin(), skippable.end());
+  }
+  frames.push_back(joined);
+  inputs.push_back(expected);
+  const Decoded d = gpu_decode(frames, test::sizes_of(inputs));
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    ASSERT_EQ(d.statuses[i], DeviceChunkStatus::ok) << i;
+    ASSERT_TRUE(d.outputs[i] == inputs[i]) << i;
+  }
+}
+
+TEST_F(GpuZstd, HostileFramesGetTheSerialDecodersStatus) {
+  std::mt19937 rng(11);
+  Chunks frames;
+  std::vector<uint64_t> capacities;
+  int k = 0;
+  for (const auto& input : test::input_families({100, 3000, 70000})) {
+    const Bytes frame = zstd_compress(input.bytes, (k % 4) * 5 - 1, k % 2 == 0, true);
+    ++k;
+    for (int trial = 0; trial < 40; ++trial) {
+      Bytes damaged = frame;
+      if (trial % 3 == 0) {
+        damaged.resize(rng() % damaged.size());
+      } else {
+        for (int h = 0; h <= trial % 4; ++h)
+          damaged[rng() % damaged.size()] = static_cast<unsigned char>(rng());
+      }
+      frames.push_back(damaged);
+      capacities.push_back(input.bytes.size() - (trial % 5 == 0 ? rng() % 10 : 0));
+    }
+  }
+  Bytes dict = zstd_compress(test::runs_input(1000, 1), 3, false, true);
+  dict[4] |= 1;  // a dictionary id follows the window descriptor
+  dict.insert(dict.begin() + ((dict[4] & 0x20) ? 5 : 6), 9);
+  frames.push_back(dict);
+  capacities.push_back(1000);
+  frames.push_back({});
+  capacities.push_back(10);
+  const Decoded d = gpu_decode(frames, capacities);
+  auto workspace = std::make_unique<gpu::ZstdWorkspace>();
+  for (size_t i = 0; i < frames.size(); ++i) {
+    Bytes expected(capacities[i]);
+    const auto r = gpu::zstd_decode_serial(frames[i].data(), frames[i].size(), expected.data(),
+                                           capacities[i], *workspace);
+    ASSERT_EQ(d.statuses[i], r.status) << i;
+    if (r.status == DeviceChunkStatus::ok) {
+      ASSERT_EQ(d.sizes[i], r.size) << i;
+      expected.resize(r.size);
+      ASSERT_TRUE(d.outputs[i] == expected) << i;
+    }
+  }
+  EXPECT_EQ(d.statuses[frames.size() - 2], DeviceChunkStatus::unsupported);
+  EXPECT_EQ(d.statuses.back(), DeviceChunkStatus::corrupt_input);
+}
+
+}  // namespace
+}  // namespace cuzarr
