@@ -18,6 +18,7 @@
 #include "codec/cuda/adler32.hpp"
 #include "codec/cuda/crc32_table.hpp"
 #include "codec/cuda/deflate_huffman.hpp"
+#include "codec/cuda/inflate_sequences.hpp"
 #include "codec/cuda/zlib_gzip_wrappers.hpp"
 #include "gpu_codec_inputs.hpp"
 
@@ -67,7 +68,18 @@ struct Decoded {
   Bytes bytes;  // the first result.size bytes of the output
 };
 
-/// Our serial decoder with the input and output in heap buffers of exactly their sizes.
+/// inflate_serial's engine with the deflate data decoded through InflateBatch (the order of
+/// writes of the GPU kernel).
+struct BatchedEngine : gpu::SerialInflateEngine {
+  gpu::InflateBatch* batch = nullptr;
+  gpu::InflateResult deflate(const unsigned char* in, uint64_t size, uint64_t start,
+                             unsigned char* out, uint64_t capacity, uint64_t op) {
+    return gpu::inflate_run_batched_serial(in, size, start, out, capacity, op, *workspace, *batch);
+  }
+};
+
+/// Our serial decoder with the input and output in heap buffers of exactly their sizes, step by
+/// step and through batches: both must agree on the status, the size and the bytes.
 Decoded inflate_exact(const Bytes& stream, uint64_t capacity, DeflateWrapper w,
                       bool verify = true) {
   auto in = std::make_unique<unsigned char[]>(stream.size());
@@ -79,6 +91,21 @@ Decoded inflate_exact(const Bytes& stream, uint64_t capacity, DeflateWrapper w,
                                  crc_table());
   EXPECT_LE(d.result.size, capacity);
   d.bytes.assign(out.get(), out.get() + std::min<uint64_t>(d.result.size, capacity));
+
+  auto batched_out = std::make_unique<unsigned char[]>(capacity);
+  auto batch = std::make_unique<gpu::InflateBatch>();
+  BatchedEngine engine;
+  engine.workspace = ws.get();
+  engine.crc_table = crc_table();
+  engine.batch = batch.get();
+  const auto b =
+      gpu::inflate_wrapped(in.get(), stream.size(), batched_out.get(), capacity, w, verify, engine);
+  EXPECT_EQ(b.status, d.result.status);
+  if (b.status == DeviceChunkStatus::ok && d.result.status == DeviceChunkStatus::ok) {
+    EXPECT_EQ(b.size, d.result.size);
+    EXPECT_EQ(b.consumed, d.result.consumed);
+    EXPECT_TRUE(std::equal(d.bytes.begin(), d.bytes.end(), batched_out.get()));
+  }
   return d;
 }
 

@@ -173,15 +173,24 @@ CUZARR_HOST_DEVICE inline DeviceChunkStatus finish_stream(InflateStream& s, Infl
 
 }  // namespace detail
 
-/// Decodes up to the next copy: writes Huffman literals to out (never at or past `capacity`),
-/// then returns the next match or stored block as `step` (already checked: it fits the output,
-/// its distance stays within the stream's output, its bytes are in the input) and advances s.op
-/// past it. At the end of the stream returns a step with `end` set; afterwards s.bits.pos is the
-/// first byte after the stream. Status: corrupt_input for a malformed or truncated stream,
-/// output_too_small when the output would pass `capacity`.
-CUZARR_HOST_DEVICE inline DeviceChunkStatus inflate_next(InflateStream& s, InflateWorkspace& ws,
-                                                         unsigned char* out, uint64_t capacity,
-                                                         InflateStep& step) {
+/// Where inflate_next puts Huffman-coded literals: straight into the output.
+struct InflateOutputSink {
+  unsigned char* out;
+  CUZARR_HOST_DEVICE static constexpr bool full() { return false; }
+  CUZARR_HOST_DEVICE void put(uint64_t op, unsigned char byte) { out[op] = byte; }
+};
+
+/// Decodes up to the next copy: puts Huffman literals into `sink` (sink.put(op, byte), never at
+/// or past `capacity`), then returns the next match or stored block as `step` (already checked:
+/// it fits the output, its distance stays within the stream's output, its bytes are in the
+/// input) and advances s.op past it. Returns a step of length 0 (nothing to copy) when
+/// sink.full() before a literal. At the end of the stream returns a step with `end` set;
+/// afterwards s.bits.pos is the first byte after the stream. Status: corrupt_input for a
+/// malformed or truncated stream, output_too_small when the output would pass `capacity`.
+template <class Sink>
+CUZARR_HOST_DEVICE inline DeviceChunkStatus inflate_next_to(InflateStream& s, InflateWorkspace& ws,
+                                                            Sink& sink, uint64_t capacity,
+                                                            InflateStep& step) {
   DeflateBitReader& bits = s.bits;
   step.end = false;
   step.distance = 0;
@@ -229,12 +238,17 @@ CUZARR_HOST_DEVICE inline DeviceChunkStatus inflate_next(InflateStream& s, Infla
     }
     // 3.2.5: literal bytes, end of block, or <length, backward distance> pairs.
     for (;;) {
+      if (sink.full()) {
+        step.out_pos = s.op;
+        step.length = 0;
+        return DeviceChunkStatus::ok;
+      }
       bits.refill();  // >= 57 bits: a length code with its extra bits and a distance with its
       const int32_t symbol = huffman_decode(ws.litlen, bits);
       if (symbol < 0 || bits.overrun()) return DeviceChunkStatus::corrupt_input;
       if (symbol < 256) {
         if (s.op == capacity) return DeviceChunkStatus::output_too_small;
-        out[s.op++] = static_cast<unsigned char>(symbol);
+        sink.put(s.op++, static_cast<unsigned char>(symbol));
         continue;
       }
       if (symbol == kDeflateEndOfBlock) {
@@ -261,6 +275,14 @@ CUZARR_HOST_DEVICE inline DeviceChunkStatus inflate_next(InflateStream& s, Infla
       return DeviceChunkStatus::ok;
     }
   }
+}
+
+/// inflate_next_to writing literals straight to out.
+CUZARR_HOST_DEVICE inline DeviceChunkStatus inflate_next(InflateStream& s, InflateWorkspace& ws,
+                                                         unsigned char* out, uint64_t capacity,
+                                                         InflateStep& step) {
+  InflateOutputSink sink{out};
+  return inflate_next_to(s, ws, sink, capacity, step);
 }
 
 /// Executes a step serially (the GPU kernels run it with a warp).
