@@ -1,5 +1,6 @@
 #include "codec/cuda/deflate_kernels.hpp"
 #include "codec/cuda/inflate_format.hpp"
+#include "codec/cuda/inflate_sequences.hpp"
 #include "codec/cuda/kernel_support.cuh"
 #include "codec/cuda/zlib_gzip_wrappers.hpp"
 #include "memory/cuda_check.hpp"
@@ -10,59 +11,75 @@ namespace {
 using detail::kFullMask;
 using detail::kWarpSize;
 
-constexpr int kWarps = 4;  // chunks per thread block, each with its InflateWorkspace in shared
-                           // memory (4 x 8.3 KiB + 8 KiB of CRC-32 tables)
+constexpr int kWarps = 4;  // chunks per thread block
+static_assert(kInflateBatchMatches == kWarpSize, "phase 2 gives each lane one match");
+
+/// Shared memory of one warp: its decoding tables and the batch it writes.
+struct WarpShared {
+  InflateWorkspace workspace;
+  InflateBatch batch;
+};
+/// Shared memory of a thread block (about 50 KiB: dynamic shared memory).
+struct BlockShared {
+  Crc32Tables crc;
+  WarpShared warps[kWarps];
+};
 
 __device__ inline uint64_t broadcast64(uint64_t v) { return __shfl_sync(kFullMask, v, 0); }
 
-/// The warp executes a step: a stored block's bytes from the input, or a match (an overlapping
-/// one repeats the `distance` bytes before it, so every byte is read from output written before
-/// the match started and no lane waits for another).
-__device__ inline void warp_execute(const InflateStep& step, const unsigned char* in,
-                                    unsigned char* out, unsigned lane) {
-  unsigned char* dst = out + step.out_pos;
-  if (step.distance == 0) {
-    detail::cooperative_copy(dst, in + step.in_pos, step.length, lane, kWarpSize);
-    return;
-  }
-  const unsigned char* src = dst - step.distance;
-  if (step.distance >= step.length) {
-    for (uint64_t t = lane; t < step.length; t += kWarpSize) dst[t] = src[t];
-  } else {
-    for (uint64_t t = lane; t < step.length; t += kWarpSize) dst[t] = src[t % step.distance];
+/// The warp writes a batch in the phases of inflate_sequences.hpp: literals, the stored block and
+/// the independent matches (one per lane) at once, then the dependent matches in order, each
+/// copied by the whole warp (an overlapping one repeats the `distance` bytes before it, so every
+/// byte is read from output written before the match started and no lane waits for another).
+__device__ inline void warp_write_batch(const InflateBatch& b, const unsigned char* in,
+                                        unsigned char* out, unsigned lane) {
+  unsigned char* base = out + b.start;
+  for (uint32_t k = lane; k < b.literal_count; k += kWarpSize)
+    base[b.literal_offsets[k]] = b.literals[k];
+  if (b.stored_length > 0)
+    detail::cooperative_copy(base + b.stored_offset, in + b.stored_in, b.stored_length, lane,
+                             kWarpSize);
+  if (lane < b.match_count && inflate_match_independent(b, lane))
+    inflate_copy_match_serial(b, lane, out);
+  __syncwarp();
+  for (uint32_t m = 0; m < b.match_count; ++m) {
+    if (inflate_match_independent(b, m)) continue;
+    unsigned char* dst = base + b.match_offset[m];
+    const uint32_t distance = b.match_distance[m], length = b.match_length[m];
+    const unsigned char* src = dst - distance;
+    if (distance >= length) {
+      for (uint32_t t = lane; t < length; t += kWarpSize) dst[t] = src[t];
+    } else {
+      for (uint32_t t = lane; t < length; t += kWarpSize) dst[t] = src[t % distance];
+    }
+    __syncwarp();
   }
 }
 
 /// The engine of inflate_wrapped for a warp: every lane calls every member with the same
 /// arguments and gets the same result.
 struct WarpInflateEngine {
-  InflateWorkspace* workspace;
+  WarpShared* shared;
   const uint32_t (*crc_table)[256];
   unsigned lane;
 
   __device__ InflateResult deflate(const unsigned char* in, uint64_t size, uint64_t start,
                                    unsigned char* out, uint64_t capacity, uint64_t op) {
     InflateStream s;
-    if (lane == 0) inflate_begin(s, *workspace, in, size, start, op);
+    if (lane == 0) inflate_begin(s, shared->workspace, in, size, start, op);
     for (;;) {
-      InflateStep step;
+      // Lane 0 decodes a batch with every check; the warp writes it.
       DeviceChunkStatus status = DeviceChunkStatus::ok;
-      // Lane 0 decodes (and writes the literals) up to the next copy, with every check.
-      if (lane == 0) status = inflate_next(s, *workspace, out, capacity, step);
+      if (lane == 0) status = inflate_fill_batch(s, shared->workspace, capacity, shared->batch);
       status = static_cast<DeviceChunkStatus>(__shfl_sync(kFullMask, static_cast<int>(status), 0));
       if (status != DeviceChunkStatus::ok) {
         return {status, broadcast64(s.op), broadcast64(s.bits.consumed_bytes())};
       }
-      if (__shfl_sync(kFullMask, static_cast<int>(step.end), 0) != 0) {
-        return {DeviceChunkStatus::ok, broadcast64(s.op), broadcast64(s.bits.pos)};
-      }
-      step.out_pos = broadcast64(step.out_pos);
-      step.length = broadcast64(step.length);
-      step.in_pos = broadcast64(step.in_pos);
-      step.distance = __shfl_sync(kFullMask, step.distance, 0);
-      __syncwarp();  // lane 0's literals are visible to the lanes copying a match over them
-      warp_execute(step, in, out, lane);
-      __syncwarp();  // and the copy to lane 0's next literals / matches
+      __syncwarp();  // the batch is visible to the warp
+      warp_write_batch(shared->batch, in, out, lane);
+      const bool end = shared->batch.end_of_stream;
+      __syncwarp();  // the output is visible, and lane 0 may refill the batch
+      if (end) return {DeviceChunkStatus::ok, broadcast64(s.op), broadcast64(s.bits.pos)};
     }
   }
 
@@ -110,16 +127,16 @@ __device__ void build_crc_tables(Crc32Tables& t) {
 
 __global__ void __launch_bounds__(kWarps* kWarpSize)
     inflate_kernel(DeviceChunkBatch batch, DeflateWrapper wrapper, bool verify) {
-  __shared__ InflateWorkspace workspaces[kWarps];
-  __shared__ Crc32Tables crc_tables;
+  extern __shared__ __align__(16) unsigned char shared_bytes[];
+  auto& shared = *reinterpret_cast<BlockShared*>(shared_bytes);
   const bool needs_crc =
       verify && wrapper != DeflateWrapper::raw && wrapper != DeflateWrapper::zlib;
-  if (needs_crc) build_crc_tables(crc_tables);  // uniform over the block: barriers are safe
+  if (needs_crc) build_crc_tables(shared.crc);  // uniform over the block: barriers are safe
   const unsigned warp = threadIdx.x / kWarpSize;
   const size_t chunk = blockIdx.x * size_t{kWarps} + warp;
   if (chunk >= batch.count) return;
   const unsigned lane = threadIdx.x % kWarpSize;
-  WarpInflateEngine engine{&workspaces[warp], crc_tables.table, lane};
+  WarpInflateEngine engine{&shared.warps[warp], shared.crc.table, lane};
   const InflateResult r = inflate_wrapped(
       reinterpret_cast<const unsigned char*>(batch.inputs[chunk]), batch.input_sizes[chunk],
       reinterpret_cast<unsigned char*>(batch.outputs[chunk]), batch.output_capacities[chunk],
@@ -137,8 +154,11 @@ size_t inflate_temp_bytes(size_t) { return 0; }
 void inflate_batch(const DeviceChunkBatch& batch, DeflateWrapper wrapper, bool verify_checksums,
                    void*, Stream stream) {
   if (batch.count == 0) return;
+  constexpr int kSharedBytes = sizeof(BlockShared);
+  CUZARR_CUDA_CHECK(cudaFuncSetAttribute(
+      inflate_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSharedBytes));
   const auto blocks = static_cast<unsigned>((batch.count + kWarps - 1) / kWarps);
-  inflate_kernel<<<blocks, kWarps * kWarpSize, 0, detail::to_cuda(stream.native())>>>(
+  inflate_kernel<<<blocks, kWarps * kWarpSize, kSharedBytes, detail::to_cuda(stream.native())>>>(
       batch, wrapper, verify_checksums);
   CUZARR_CUDA_CHECK(cudaGetLastError());
 }
