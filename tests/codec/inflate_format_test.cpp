@@ -166,17 +166,16 @@ TEST(InflateFormat, DecodesSmallWindowsAndMemoryLevels) {
 }
 
 TEST(InflateFormat, DecodesLargeChunksUpTo32MiB) {
+  // Levels 1 and 6 in turn over the families (kept few: these tests also run under ASan).
+  int level = 1;
   for (const auto& input : test::input_families({4 << 20})) {
-    for (int level : {1, 6}) {
-      expect_decodes(compress(input.bytes, level, DeflateWrapper::gzip), input.bytes,
-                     DeflateWrapper::gzip, input.name + " level " + std::to_string(level));
-    }
+    expect_decodes(compress(input.bytes, level, DeflateWrapper::gzip), input.bytes,
+                   DeflateWrapper::gzip, input.name + " level " + std::to_string(level));
+    level = level == 1 ? 6 : 1;
   }
   const Bytes big = test::smooth_float32_input(32 << 20, 9);
-  for (int level : {1, 6}) {
-    expect_decodes(compress(big, level, DeflateWrapper::zlib), big, DeflateWrapper::zlib,
-                   "32 MiB float32 level " + std::to_string(level));
-  }
+  expect_decodes(compress(big, 6, DeflateWrapper::zlib), big, DeflateWrapper::zlib,
+                 "32 MiB float32 level 6");
 }
 
 /// Deflates in pieces, with `flush` after each and a level change every other piece: streams

@@ -173,6 +173,22 @@ TEST_F(GpuInflate, HostileChunksGetTheSerialStatus) {
   }
 }
 
+// Batches of 1024 chunks and more run with 8 warps per thread block (fewer: 1 per block).
+TEST_F(GpuInflate, LargeBatchesOfSmallChunks) {
+  std::mt19937 rng(41);
+  const Chunks inputs = family_chunks({0, 1, 100, 1000, 4096, 20000});
+  Chunks streams;
+  std::vector<uint64_t> capacities;
+  for (size_t i = 0; i < 2100; ++i) {
+    const Bytes& in = inputs[i % inputs.size()];
+    Bytes s = compress(in, static_cast<int>(i % 10), DeflateWrapper::gzip);
+    if (i % 7 == 3) s[rng() % s.size()] ^= static_cast<unsigned char>(1u << (rng() % 8));
+    streams.push_back(std::move(s));
+    capacities.push_back(in.size());
+  }
+  check_against_serial(streams, capacities, DeflateWrapper::gzip, true);
+}
+
 TEST_F(GpuInflate, ChecksumsAreVerifiedOnlyWhenAsked) {
   const Chunks inputs = family_chunks({1, 5000, 100000});
   Chunks gzip, zlib;

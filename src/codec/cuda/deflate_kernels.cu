@@ -11,7 +11,6 @@ namespace {
 using detail::kFullMask;
 using detail::kWarpSize;
 
-constexpr int kWarps = 4;  // chunks per thread block
 static_assert(kInflateBatchMatches == kWarpSize, "phase 2 gives each lane one match");
 
 /// Shared memory of one warp: its decoding tables and the batch it writes.
@@ -19,7 +18,9 @@ struct WarpShared {
   InflateWorkspace workspace;
   InflateBatch batch;
 };
-/// Shared memory of a thread block (about 50 KiB: dynamic shared memory).
+/// Shared memory of a thread block of kWarps warps (8 KiB + 7.8 KiB per warp: dynamic shared
+/// memory).
+template <int kWarps>
 struct BlockShared {
   Crc32Tables crc;
   WarpShared warps[kWarps];
@@ -125,10 +126,11 @@ __device__ void build_crc_tables(Crc32Tables& t) {
   }
 }
 
+template <int kWarps>
 __global__ void __launch_bounds__(kWarps* kWarpSize)
     inflate_kernel(DeviceChunkBatch batch, DeflateWrapper wrapper, bool verify) {
   extern __shared__ __align__(16) unsigned char shared_bytes[];
-  auto& shared = *reinterpret_cast<BlockShared*>(shared_bytes);
+  auto& shared = *reinterpret_cast<BlockShared<kWarps>*>(shared_bytes);
   const bool needs_crc =
       verify && wrapper != DeflateWrapper::raw && wrapper != DeflateWrapper::zlib;
   if (needs_crc) build_crc_tables(shared.crc);  // uniform over the block: barriers are safe
@@ -147,6 +149,18 @@ __global__ void __launch_bounds__(kWarps* kWarpSize)
   }
 }
 
+template <int kWarps>
+void launch(const DeviceChunkBatch& batch, DeflateWrapper wrapper, bool verify, Stream stream) {
+  constexpr int kSharedBytes = sizeof(BlockShared<kWarps>);
+  CUZARR_CUDA_CHECK(cudaFuncSetAttribute(
+      inflate_kernel<kWarps>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSharedBytes));
+  const auto blocks = static_cast<unsigned>((batch.count + kWarps - 1) / kWarps);
+  inflate_kernel<kWarps>
+      <<<blocks, kWarps * kWarpSize, kSharedBytes, detail::to_cuda(stream.native())>>>(
+          batch, wrapper, verify);
+  CUZARR_CUDA_CHECK(cudaGetLastError());
+}
+
 }  // namespace
 
 size_t inflate_temp_bytes(size_t) { return 0; }
@@ -154,13 +168,13 @@ size_t inflate_temp_bytes(size_t) { return 0; }
 void inflate_batch(const DeviceChunkBatch& batch, DeflateWrapper wrapper, bool verify_checksums,
                    void*, Stream stream) {
   if (batch.count == 0) return;
-  constexpr int kSharedBytes = sizeof(BlockShared);
-  CUZARR_CUDA_CHECK(cudaFuncSetAttribute(
-      inflate_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSharedBytes));
-  const auto blocks = static_cast<unsigned>((batch.count + kWarps - 1) / kWarps);
-  inflate_kernel<<<blocks, kWarps * kWarpSize, kSharedBytes, detail::to_cuda(stream.native())>>>(
-      batch, wrapper, verify_checksums);
-  CUZARR_CUDA_CHECK(cudaGetLastError());
+  // Few chunks: one warp per thread block, so that they spread over the SMs; many: 8 warps per
+  // block (about 70 KiB of shared memory, 3 blocks = 24 warps per SM on an H200).
+  if (batch.count < 1024) {
+    launch<1>(batch, wrapper, verify_checksums, stream);
+  } else {
+    launch<8>(batch, wrapper, verify_checksums, stream);
+  }
 }
 
 }  // namespace cuzarr::gpu

@@ -22,11 +22,16 @@ inline constexpr uint32_t kDeflateMaxLitLenCodes = 286;   ///< HLIT + 257 <= 286
 inline constexpr uint32_t kDeflateMaxDistanceCodes = 30;  ///< HDIST + 1 <= 30
 inline constexpr uint32_t kDeflateEndOfBlock = 256;
 
-/// Huffman tables and code lengths of the block being decoded (about 8.5 KiB).
+/// Huffman tables and code lengths of the block being decoded (about 5.8 KiB: small enough for
+/// GPU shared memory).
 struct InflateWorkspace {
   HuffmanTable litlen;
-  HuffmanTable distance;
-  HuffmanTable code_lengths;
+  /// The code length code is needed only while the code lengths are read, before the distance
+  /// code is built (RFC 1951 3.2.7), so both share the space.
+  union {
+    HuffmanTable distance;
+    HuffmanTable code_lengths;
+  };
   uint8_t lengths[288 + 32];  ///< HLIT + HDIST code lengths (fixed codes: 288 + 32)
   bool fixed_loaded;          ///< litlen / distance hold the fixed codes of RFC 1951 3.2.6
 };
@@ -107,6 +112,7 @@ CUZARR_HOST_DEVICE inline void load_fixed_codes(InflateWorkspace& ws) {
 CUZARR_HOST_DEVICE inline DeviceChunkStatus read_dynamic_codes(InflateStream& s,
                                                                InflateWorkspace& ws) {
   DeflateBitReader& bits = s.bits;
+  ws.fixed_loaded = false;  // the tables are about to change
   bits.refill();
   const uint32_t hlit = bits.bits(5) + 257;
   const uint32_t hdist = bits.bits(5) + 1;
