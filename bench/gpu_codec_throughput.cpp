@@ -1,12 +1,13 @@
 // Throughput of cuzarr's batched GPU codec kernels on a batch of at least 1 GiB (decoded) of
 // realistic data: a smooth 2-D field plus noise, as uint16 and as float32, cut into chunks of
-// 64 KiB, 1 MiB and 4 MiB (zstd also 32 MiB). For every codec: compression ratio, decode and encode
-// GB/s (decoded bytes per second, best of several runs, timed with CUDA events), and a check that
-// the decoded bytes equal the input. Compressed inputs come from cuzarr's own GPU encoders (zstd:
-// libzstd on the CPU, levels 1 and 3; no encode figure), so neither c-blosc nor Google Benchmark is
-// needed.
+// 64 KiB, 1 MiB and 4 MiB (zstd and deflate also 32 MiB). For every codec: compression ratio,
+// decode and encode GB/s (decoded bytes per second, best of several runs, timed with CUDA events),
+// and a check that the decoded bytes equal the input. Compressed inputs come from cuzarr's own GPU
+// encoders, so neither c-blosc nor Google Benchmark is needed; zstd (levels 1 and 3) and deflate
+// (gzip, levels 1 and 6) are decode only, compressed on the CPU by libzstd and zlib.
 //   cuzarr_gpu_codec_throughput [total MiB per batch (default 1024)] [repetitions (default 5)]
 #include <cuda_runtime_api.h>
+#include <zlib.h>
 #include <zstd.h>
 
 #include <algorithm>
@@ -22,6 +23,7 @@
 
 #include "codec/cuda/blosc_kernels.hpp"
 #include "codec/cuda/crc32c_kernels.hpp"
+#include "codec/cuda/deflate_kernels.hpp"
 #include "codec/cuda/delta_kernels.hpp"
 #include "codec/cuda/lz4_kernels.hpp"
 #include "codec/cuda/shuffle_kernels.hpp"
@@ -174,6 +176,73 @@ void print(const Row& r) {
   std::printf("%-26s %-8s %6zu KiB %7.2f %12.1f %12.1f   %s\n", r.codec.c_str(), r.dtype.c_str(),
               r.chunk / 1024, r.ratio, r.decode_gbs, r.encode_gbs, r.ok ? "ok" : "MISMATCH");
   std::fflush(stdout);
+}
+
+// One gzip member of `in` at `level`, written by zlib.
+std::vector<unsigned char> gzip_compress(const unsigned char* in, size_t n, int level) {
+  z_stream z{};
+  if (deflateInit2(&z, level, Z_DEFLATED, 31, 8, Z_DEFAULT_STRATEGY) != Z_OK) std::exit(2);
+  std::vector<unsigned char> out(deflateBound(&z, n) + 64);
+  z.next_in = const_cast<Bytef*>(in);
+  z.avail_in = static_cast<uInt>(n);
+  z.next_out = out.data();
+  z.avail_out = static_cast<uInt>(out.size());
+  if (deflate(&z, Z_FINISH) != Z_STREAM_END) std::exit(2);
+  out.resize(z.total_out);
+  deflateEnd(&z);
+  return out;
+}
+
+// gzip decode rows: levels 1 and 6, chunks of 64 KiB .. 32 MiB.
+bool deflate_rows(size_t total_mib, int repetitions, const Stream& stream) {
+  constexpr size_t kPoolBytes = 64u << 20, kDistinctBytes = 64u << 20;
+  bool all_ok = true;
+  for (bool is_float : {false, true}) {
+    const std::string dtype = is_float ? "float32" : "uint16";
+    const size_t typesize = is_float ? 4 : 2;
+    const std::vector<unsigned char> pool = make_field(kPoolBytes + (32u << 20), is_float, 2);
+    for (size_t chunk : {size_t{64} << 10, size_t{1} << 20, size_t{4} << 20, size_t{32} << 20}) {
+      const size_t count = std::max<size_t>(1, (total_mib << 20) / chunk);
+      const size_t distinct = std::min(count, std::max<size_t>(1, kDistinctBytes / chunk));
+      const double gb = static_cast<double>(count * chunk) / 1e9;
+      std::vector<size_t> offsets(distinct);
+      for (size_t i = 0; i < distinct; ++i)
+        offsets[i] = (i * chunk * 7 / 3) % kPoolBytes / typesize * typesize;
+      Batch input(count, chunk, chunk), decoded(count, chunk, chunk);
+      for (size_t i = 0; i < count; ++i) {
+        CHECK(cudaMemcpy(input.data.bytes() + i * chunk, pool.data() + offsets[i % distinct], chunk,
+                         cudaMemcpyHostToDevice));
+      }
+      for (int level : {1, 6}) {
+        std::vector<std::vector<unsigned char>> packed(distinct);
+        size_t stride = 0;
+        double packed_bytes = 0;
+        for (size_t i = 0; i < distinct; ++i) {
+          packed[i] = gzip_compress(pool.data() + offsets[i], chunk, level);
+          stride = std::max(stride, packed[i].size());
+          packed_bytes += static_cast<double>(packed[i].size());
+        }
+        Batch encoded(count, chunk, stride);
+        std::vector<uint64_t> sizes(count);
+        for (size_t i = 0; i < count; ++i) {
+          const auto& p = packed[i % distinct];
+          CHECK(cudaMemcpy(encoded.data.bytes() + i * stride, p.data(), p.size(),
+                           cudaMemcpyHostToDevice));
+          sizes[i] = p.size();
+        }
+        upload(encoded.sizes, sizes);
+        Device temp(inflate_temp_bytes(count));
+        const double dec = best_seconds(repetitions, [&] {
+          inflate_batch(encoded.to(decoded), DeflateWrapper::gzip, temp.p, stream);
+        });
+        const bool ok = decoded.all_ok() && same_bytes(input, decoded);
+        all_ok = all_ok && ok;
+        print({"gzip L" + std::to_string(level) + " (inflate)", dtype, chunk,
+               static_cast<double>(distinct * chunk) / packed_bytes, gb / dec, 0.0, ok});
+      }
+    }
+  }
+  return all_ok;
 }
 
 }  // namespace
@@ -347,6 +416,7 @@ int main(int argc, char** argv) {
       }
     }
   }
+  all_ok = deflate_rows(total_mib, repetitions, stream) && all_ok;
   std::printf(all_ok ? "all decoded bytes equal the input\n" : "SOME CHECKS FAILED\n");
   return all_ok ? 0 : 1;
 }

@@ -88,6 +88,8 @@ std::vector<ChainCase> chain_cases() {
        {},
        true},
       {"numcodecs_lz4_on_gpu", {little, {"numcodecs.lz4", {{"acceleration", 1}}}}, {}},
+      {"gzip_on_gpu", {little, {"gzip", {{"level", 6}}}}, {}},
+      {"numcodecs_zlib_on_gpu", {little, {"numcodecs.zlib", {{"level", 1}}}}, {}},
       {"numcodecs_shuffle_lz4_on_gpu",
        {little,
         {"numcodecs.shuffle", nlohmann::json::object()},

@@ -3,13 +3,17 @@
 #if defined(CUZARR_HAVE_CUDA)
 #include "codec/cuda/blosc_kernels.hpp"
 #include "codec/cuda/crc32c_kernels.hpp"
+#include "codec/cuda/deflate_kernels.hpp"
 #include "codec/cuda/lz4_kernels.hpp"
 #include "codec/cuda/shuffle_kernels.hpp"
 #include "codec/cuda/zstd_kernels.hpp"
 #include "cuzarr/codec/blosc_codec.hpp"
 #include "cuzarr/codec/crc32c_codec.hpp"
+#include "cuzarr/codec/gzip_codec.hpp"
+#include "cuzarr/codec/numcodecs_gzip_codec.hpp"
 #include "cuzarr/codec/numcodecs_lz4_codec.hpp"
 #include "cuzarr/codec/numcodecs_shuffle_codec.hpp"
+#include "cuzarr/codec/numcodecs_zlib_codec.hpp"
 #include "cuzarr/codec/zstd_codec.hpp"
 #endif
 
@@ -61,6 +65,21 @@ class Crc32cDeviceDecoder final : public DeviceBytesDecoder {
   }
 };
 
+/// gzip (Zarr v3 "gzip", numcodecs.gzip: gzip members, zlib streams accepted as the CPU codec
+/// does) and numcodecs.zlib (one zlib stream).
+class InflateDeviceDecoder final : public DeviceBytesDecoder {
+ public:
+  explicit InflateDeviceDecoder(DeflateWrapper wrapper) : wrapper_(wrapper) {}
+  std::optional<uint64_t> decoded_size_from(uint64_t) const override { return std::nullopt; }
+  size_t temp_bytes(size_t count, uint64_t) const override { return inflate_temp_bytes(count); }
+  void decode(const DeviceChunkBatch& batch, void* temp, uint64_t, Stream stream) const override {
+    inflate_batch(batch, wrapper_, temp, stream);
+  }
+
+ private:
+  DeflateWrapper wrapper_;
+};
+
 class UnshuffleDeviceDecoder final : public DeviceBytesDecoder {
  public:
   explicit UnshuffleDeviceDecoder(uint32_t element_size) : element_size_(element_size) {}
@@ -83,6 +102,10 @@ std::unique_ptr<DeviceBytesDecoder> make_device_decoder(const BytesToBytesCodec&
     return std::make_unique<NumcodecsLz4DeviceDecoder>();
   if (dynamic_cast<const Crc32cCodec*>(&codec)) return std::make_unique<Crc32cDeviceDecoder>();
   if (dynamic_cast<const ZstdCodec*>(&codec)) return std::make_unique<ZstdDeviceDecoder>();
+  if (dynamic_cast<const GzipCodec*>(&codec) || dynamic_cast<const NumcodecsGzipCodec*>(&codec))
+    return std::make_unique<InflateDeviceDecoder>(DeflateWrapper::gzip_or_zlib);
+  if (dynamic_cast<const NumcodecsZlibCodec*>(&codec))
+    return std::make_unique<InflateDeviceDecoder>(DeflateWrapper::zlib);
   if (const auto* shuffle = dynamic_cast<const NumcodecsShuffleCodec*>(&codec)) {
     if (shuffle->elementsize() > 1 && shuffle->elementsize() < (int64_t{1} << 31))
       return std::make_unique<UnshuffleDeviceDecoder>(

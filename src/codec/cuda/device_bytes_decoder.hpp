@@ -1,6 +1,6 @@
 // The GPU side of bytes -> bytes codecs: for each codec that has batched kernels, a decoder that
 // runs them over a DeviceChunkBatch. The chunk pipeline asks make_device_decoder for each codec
-// of a chain; codecs without one (gzip, ... for now) decode on the CPU.
+// of a chain; codecs without one (bz2, lzma, ...) decode on the CPU.
 #pragma once
 
 #include <cstddef>

@@ -1,0 +1,122 @@
+// Canonical Huffman codes of deflate (RFC 1951, section 3.2.2), for the CPU and the GPU: a
+// decoding table built from a list of code lengths, and symbol decoding from a
+// DeflateBitReader.
+//
+// Decoding is table-driven: the next kHuffmanFastBits bits of the stream index a primary table
+// that gives the symbol and the code length of every code of at most that many bits. Longer
+// codes (rare: they belong to rare symbols) fall back to a canonical search over the lengths
+// kHuffmanFastBits + 1 .. 15, using the first code and the symbol count of each length.
+#pragma once
+
+#include <cstdint>
+
+#include "codec/cuda/deflate_bit_reader.hpp"
+#include "cuzarr/core/host_device.hpp"
+
+namespace cuzarr::gpu {
+
+inline constexpr uint32_t kHuffmanMaxBits = 15;   ///< RFC 1951, 3.2.2: codes of 1..15 bits
+inline constexpr uint32_t kHuffmanFastBits = 10;  ///< bits resolved by the primary table
+inline constexpr uint32_t kHuffmanMaxSymbols = 288;
+
+/// What building a code from code lengths found.
+enum class HuffmanBuild : uint8_t {
+  ok,
+  over_subscribed,  ///< more codes of some lengths than the code space holds
+  incomplete,       ///< the code leaves bit patterns unused (and that is not allowed here)
+};
+
+/// A decoding table: no heap, fixed size (about 2.7 KiB), built in place by build_huffman.
+struct HuffmanTable {
+  /// fast[b]: (symbol << 4) | length for the code that the next kHuffmanFastBits stream bits b
+  /// start with; 0 when the code is longer (or no code starts that way).
+  uint16_t fast[1u << kHuffmanFastBits];
+  uint16_t count[kHuffmanMaxBits + 1];        ///< codes of each length
+  uint16_t first_code[kHuffmanMaxBits + 1];   ///< the canonical first code of each length
+  uint16_t first_index[kHuffmanMaxBits + 1];  ///< index in `symbols` of that length's first
+  uint16_t symbols[kHuffmanMaxSymbols];       ///< used symbols ordered by (length, value)
+};
+
+/// The low `n` bits of `code` in reverse order: Huffman codes are stored most significant bit
+/// first in a stream read least significant bit first (RFC 1951, 3.1.1).
+CUZARR_HOST_DEVICE inline uint32_t reverse_bits(uint32_t code, uint32_t n) {
+  uint32_t r = 0;
+  for (uint32_t k = 0; k < n; ++k) {
+    r = (r << 1) | (code & 1u);
+    code >>= 1;
+  }
+  return r;
+}
+
+/// Builds the canonical code of RFC 1951, 3.2.2 from lengths[0..n) (0 = symbol unused; every
+/// length must be <= 15, n <= 288). An over-subscribed set is always rejected. An incomplete set
+/// is accepted only when `allow_single_code` is set and the code is a single 1-bit code (a block
+/// with one distance code, RFC 1951 3.2.7), or when it is empty (then every decode fails); zlib
+/// accepts the same sets.
+CUZARR_HOST_DEVICE inline HuffmanBuild build_huffman(HuffmanTable& t, const uint8_t* lengths,
+                                                     uint32_t n, bool allow_single_code) {
+  for (uint32_t len = 0; len <= kHuffmanMaxBits; ++len) t.count[len] = 0;
+  for (uint32_t s = 0; s < n; ++s) ++t.count[lengths[s]];
+  t.count[0] = 0;
+  // Kraft: each length doubles the code space; the codes of that length take some of it.
+  int32_t left = 1;
+  uint32_t used = 0;
+  for (uint32_t len = 1; len <= kHuffmanMaxBits; ++len) {
+    left = 2 * left - t.count[len];
+    if (left < 0) return HuffmanBuild::over_subscribed;
+    used += t.count[len];
+  }
+  if (left > 0 && used > 0 && !(allow_single_code && used == 1 && t.count[1] == 1)) {
+    return HuffmanBuild::incomplete;
+  }
+  // Step 2 of 3.2.2: the first code of each length; and where each length's symbols start.
+  uint32_t code = 0, index = 0;
+  for (uint32_t len = 1; len <= kHuffmanMaxBits; ++len) {
+    code = (code + (len > 1 ? t.count[len - 1] : 0)) << 1;
+    t.first_code[len] = static_cast<uint16_t>(code);
+    t.first_index[len] = static_cast<uint16_t>(index);
+    index += t.count[len];
+  }
+  t.first_code[0] = 0;
+  t.first_index[0] = 0;
+  // Step 3: consecutive codes within a length, in symbol order.
+  uint16_t next[kHuffmanMaxBits + 1];
+  for (uint32_t len = 0; len <= kHuffmanMaxBits; ++len) next[len] = t.first_index[len];
+  for (uint32_t s = 0; s < n; ++s) {
+    if (lengths[s] != 0) t.symbols[next[lengths[s]]++] = static_cast<uint16_t>(s);
+  }
+  for (uint32_t b = 0; b < (1u << kHuffmanFastBits); ++b) t.fast[b] = 0;
+  for (uint32_t len = 1; len <= kHuffmanFastBits; ++len) {
+    for (uint32_t k = 0; k < t.count[len]; ++k) {
+      const uint32_t symbol = t.symbols[t.first_index[len] + k];
+      const auto entry = static_cast<uint16_t>(symbol << 4 | len);
+      for (uint32_t b = reverse_bits(t.first_code[len] + k, len); b < (1u << kHuffmanFastBits);
+           b += 1u << len) {
+        t.fast[b] = entry;
+      }
+    }
+  }
+  return HuffmanBuild::ok;
+}
+
+/// Decodes one symbol. The reader must hold at least 15 bits (refill first). Returns -1 when no
+/// code matches the stream (an incomplete or empty code), consuming nothing.
+CUZARR_HOST_DEVICE inline int32_t huffman_decode(const HuffmanTable& t, DeflateBitReader& bits) {
+  const uint32_t entry = t.fast[bits.peek(kHuffmanFastBits)];
+  if (entry != 0) {
+    bits.consume(entry & 15u);
+    return static_cast<int32_t>(entry >> 4);
+  }
+  const uint32_t code15 = reverse_bits(bits.peek(kHuffmanMaxBits), kHuffmanMaxBits);
+  for (uint32_t len = kHuffmanFastBits + 1; len <= kHuffmanMaxBits; ++len) {
+    const uint32_t code = code15 >> (kHuffmanMaxBits - len);
+    const uint32_t offset = code - t.first_code[len];  // wraps above count when code < first
+    if (offset < t.count[len]) {
+      bits.consume(len);
+      return t.symbols[t.first_index[len] + offset];
+    }
+  }
+  return -1;
+}
+
+}  // namespace cuzarr::gpu

@@ -1,0 +1,217 @@
+// The GPU inflate kernel against zlib and the serial CPU decoder, byte for byte: zlib's output at
+// several levels and strategies over every input family, in all wrappers (raw, zlib, gzip, gzip
+// or zlib members back to back), aligned and misaligned; and hostile chunks (truncated, damaged,
+// lying checksums, too small outputs), which must give the status of inflate_serial and never
+// fault (run under compute-sanitizer to check the bounds).
+#include <gtest/gtest.h>
+#include <zlib.h>
+
+#include <cstring>
+#include <random>
+#include <string>
+
+#include "codec/cuda/deflate_kernels.hpp"
+#include "codec/cuda/zlib_gzip_wrappers.hpp"
+#include "gpu_batch_support.hpp"
+#include "gpu_codec_inputs.hpp"
+
+namespace cuzarr {
+namespace {
+
+using gpu::DeflateWrapper;
+using gpu::DeviceChunkStatus;
+using test::DeviceBatch;
+using Bytes = std::vector<unsigned char>;
+using Chunks = std::vector<Bytes>;
+
+class GpuInflate : public test::GpuCodecTest {};
+
+constexpr DeflateWrapper kWrappers[] = {DeflateWrapper::raw, DeflateWrapper::zlib,
+                                        DeflateWrapper::gzip};
+
+int window_bits_of(DeflateWrapper w) {
+  return w == DeflateWrapper::raw ? -15 : w == DeflateWrapper::zlib ? 15 : 31;
+}
+
+Bytes compress(const Bytes& in, int level, DeflateWrapper w, int strategy = Z_DEFAULT_STRATEGY) {
+  z_stream z{};
+  EXPECT_EQ(deflateInit2(&z, level, Z_DEFLATED, window_bits_of(w), 8, strategy), Z_OK);
+  Bytes out(deflateBound(&z, in.size()) + 64);
+  z.next_in = const_cast<Bytef*>(in.data());
+  z.avail_in = static_cast<uInt>(in.size());
+  z.next_out = out.data();
+  z.avail_out = static_cast<uInt>(out.size());
+  EXPECT_EQ(deflate(&z, Z_FINISH), Z_STREAM_END);
+  out.resize(z.total_out);
+  deflateEnd(&z);
+  return out;
+}
+
+Chunks family_chunks(const std::vector<size_t>& sizes) {
+  Chunks chunks;
+  for (auto& input : test::input_families(sizes)) chunks.push_back(std::move(input.bytes));
+  return chunks;
+}
+
+std::vector<size_t> gpu_sizes() {
+  auto sizes = test::small_sizes();
+  sizes.push_back(4 << 20);
+  return sizes;
+}
+
+const uint32_t (*crc_table())[256] {
+  static const gpu::Crc32Tables tables = gpu::make_crc32_tables();
+  return tables.table;
+}
+
+/// Runs the kernel on `streams` and checks every chunk against inflate_serial: status, size and
+/// bytes (and, when `expected` is given, against those bytes too).
+void check_against_serial(const Chunks& streams, const std::vector<uint64_t>& capacities,
+                          DeflateWrapper w, bool verify, const Chunks* expected = nullptr,
+                          size_t misalign = 0) {
+  DeviceBatch batch(streams, capacities, misalign);
+  test::DeviceMemory temp(gpu::inflate_temp_bytes(streams.size()));
+  gpu::inflate_batch(batch.batch(), w, verify, temp.get(), Stream());
+  test::cuda_ok(cudaDeviceSynchronize());
+  const auto statuses = batch.statuses();
+  const auto sizes = batch.output_sizes();
+  auto ws = std::make_unique<gpu::InflateWorkspace>();
+  for (size_t i = 0; i < streams.size(); ++i) {
+    Bytes reference(capacities[i]);
+    const auto r = gpu::inflate_serial(streams[i].data(), streams[i].size(), reference.data(),
+                                       capacities[i], w, verify, *ws, crc_table());
+    ASSERT_EQ(statuses[i], r.status) << "chunk " << i;
+    if (expected) {
+      ASSERT_EQ(statuses[i], DeviceChunkStatus::ok) << "chunk " << i;
+    }
+    if (r.status != DeviceChunkStatus::ok) {
+      ASSERT_EQ(sizes[i], 0u) << "chunk " << i;
+      continue;
+    }
+    ASSERT_EQ(sizes[i], r.size) << "chunk " << i;
+    reference.resize(r.size);
+    const Bytes got = batch.output(i);
+    ASSERT_TRUE(got == reference) << "chunk " << i << " (" << r.size << " bytes)";
+    if (expected) {
+      ASSERT_TRUE(got == (*expected)[i]) << "chunk " << i;
+    }
+  }
+}
+
+TEST_F(GpuInflate, DecodesZlibOutputOfEveryFamilyInEveryWrapper) {
+  const Chunks inputs = family_chunks(gpu_sizes());
+  for (DeflateWrapper w : kWrappers) {
+    for (int level : {0, 1, 6, 9}) {
+      Chunks streams;
+      for (const auto& in : inputs) streams.push_back(compress(in, level, w));
+      SCOPED_TRACE("wrapper " + std::to_string(static_cast<int>(w)) + " level " +
+                   std::to_string(level));
+      check_against_serial(streams, test::sizes_of(inputs), w, true, &inputs);
+    }
+  }
+}
+
+TEST_F(GpuInflate, DecodesEveryStrategyMisaligned) {
+  const Chunks inputs = family_chunks(test::small_sizes());
+  for (int strategy : {Z_FILTERED, Z_HUFFMAN_ONLY, Z_RLE, Z_FIXED}) {
+    Chunks streams;
+    for (const auto& in : inputs)
+      streams.push_back(compress(in, 6, DeflateWrapper::gzip, strategy));
+    SCOPED_TRACE("strategy " + std::to_string(strategy));
+    check_against_serial(streams, test::sizes_of(inputs), DeflateWrapper::gzip, true, &inputs, 3);
+  }
+}
+
+TEST_F(GpuInflate, DecodesMembersBackToBack) {
+  const Chunks inputs = family_chunks({0, 1000, 70000});
+  Chunks streams, expected;
+  for (size_t i = 0; i + 1 < inputs.size(); ++i) {
+    Bytes s = compress(inputs[i], 6, DeflateWrapper::gzip);
+    const Bytes second =
+        compress(inputs[i + 1], 1, i % 2 ? DeflateWrapper::zlib : DeflateWrapper::gzip);
+    s.insert(s.end(), second.begin(), second.end());
+    streams.push_back(s);
+    Bytes e = inputs[i];
+    e.insert(e.end(), inputs[i + 1].begin(), inputs[i + 1].end());
+    expected.push_back(e);
+  }
+  check_against_serial(streams, test::sizes_of(expected), DeflateWrapper::gzip_or_zlib, true,
+                       &expected);
+  // As plain gzip, the members with a zlib stream fail like the serial decoder.
+  check_against_serial(streams, test::sizes_of(expected), DeflateWrapper::gzip, true);
+}
+
+TEST_F(GpuInflate, HostileChunksGetTheSerialStatus) {
+  std::mt19937 rng(31);
+  for (DeflateWrapper w : kWrappers) {
+    Chunks streams;
+    std::vector<uint64_t> capacities;
+    for (const auto& in : family_chunks({100, 1000, 30000})) {
+      const Bytes stream = compress(in, static_cast<int>(1 + streams.size() % 9), w);
+      for (int trial = 0; trial < 40; ++trial) {
+        Bytes damaged = stream;
+        if (trial % 4 == 0) {
+          damaged.resize(rng() % damaged.size());
+        } else if (trial % 4 == 3) {
+          damaged[damaged.size() - 1 - rng() % std::min<size_t>(8, damaged.size())] ^= 0x20;
+        } else {
+          for (int k = 0; k <= trial % 4; ++k)
+            damaged[rng() % damaged.size()] = static_cast<unsigned char>(rng());
+        }
+        streams.push_back(damaged);
+        capacities.push_back(in.size() + (trial % 7 == 0 ? 50 : 0) -
+                             (trial % 5 == 0 ? std::min<size_t>(in.size(), rng() % 10) : 0));
+      }
+    }
+    streams.push_back({});
+    capacities.push_back(10);
+    for (bool verify : {true, false}) {
+      SCOPED_TRACE("wrapper " + std::to_string(static_cast<int>(w)) + " verify " +
+                   std::to_string(verify));
+      check_against_serial(streams, capacities, w, verify);
+    }
+  }
+}
+
+// Batches of 1024 chunks and more run with 8 warps per thread block (fewer: 1 per block).
+TEST_F(GpuInflate, LargeBatchesOfSmallChunks) {
+  std::mt19937 rng(41);
+  const Chunks inputs = family_chunks({0, 1, 100, 1000, 4096, 20000});
+  Chunks streams;
+  std::vector<uint64_t> capacities;
+  for (size_t i = 0; i < 2100; ++i) {
+    const Bytes& in = inputs[i % inputs.size()];
+    Bytes s = compress(in, static_cast<int>(i % 10), DeflateWrapper::gzip);
+    if (i % 7 == 3) s[rng() % s.size()] ^= static_cast<unsigned char>(1u << (rng() % 8));
+    streams.push_back(std::move(s));
+    capacities.push_back(in.size());
+  }
+  check_against_serial(streams, capacities, DeflateWrapper::gzip, true);
+}
+
+TEST_F(GpuInflate, ChecksumsAreVerifiedOnlyWhenAsked) {
+  const Chunks inputs = family_chunks({1, 5000, 100000});
+  Chunks gzip, zlib;
+  for (const auto& in : inputs) {
+    gzip.push_back(compress(in, 6, DeflateWrapper::gzip));
+    gzip.back()[gzip.back().size() - 6] ^= 1;  // CRC-32
+    zlib.push_back(compress(in, 6, DeflateWrapper::zlib));
+    zlib.back()[zlib.back().size() - 1] ^= 1;  // Adler-32
+  }
+  for (const auto* streams : {&gzip, &zlib}) {
+    const DeflateWrapper w = streams == &gzip ? DeflateWrapper::gzip : DeflateWrapper::zlib;
+    DeviceBatch checked(*streams, test::sizes_of(inputs));
+    gpu::inflate_batch(checked.batch(), w, nullptr, Stream());
+    DeviceBatch unchecked(*streams, test::sizes_of(inputs));
+    gpu::inflate_batch(unchecked.batch(), w, false, nullptr, Stream());
+    test::cuda_ok(cudaDeviceSynchronize());
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      EXPECT_EQ(checked.statuses()[i], DeviceChunkStatus::checksum_mismatch) << i;
+      ASSERT_EQ(unchecked.statuses()[i], DeviceChunkStatus::ok) << i;
+      EXPECT_TRUE(unchecked.output(i) == inputs[i]) << i;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace cuzarr
