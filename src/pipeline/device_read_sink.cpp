@@ -123,7 +123,7 @@ const DeviceReadSink::ChainPlan& DeviceReadSink::plan_for(const CodecChain& chai
         static_cast<uint64_t>(chain.array_to_bytes_representation().nbytes());
     for (size_t j = 0; j < b2b.size(); ++j) {
       auto decoder = gpu::make_device_decoder(*b2b[j]);
-      if (!decoder) break;
+      if (!decoder || !gpu::decodes_on_gpu(*decoder, size)) break;
       // Step j's output capacity must be known: from the codecs before it, or from its input.
       if (j > 0 && !size && !decoder->decoded_size_from(4)) break;
       p->forward_size.push_back(size);
@@ -139,10 +139,15 @@ const DeviceReadSink::ChainPlan& DeviceReadSink::plan_for(const CodecChain& chai
   }
   const size_t first_cpu = p->array_bytes ? p->gpu_steps : 0;
   for (size_t j = first_cpu; j < b2b.size(); ++j) {
+    const auto decoder = gpu::make_device_decoder(*b2b[j]);
     log_once("device-read-cpu-codec-" + b2b[j]->name(),
-             fmt::format("codec \"{}\" has no GPU decoder yet: for reads into device memory it "
-                         "decodes on the CPU",
-                         b2b[j]->name()));
+             decoder ? fmt::format("codec \"{}\" decodes on the CPU for reads into device memory: "
+                                   "its GPU decoder is used automatically for chunks of up to {} "
+                                   "bytes, where it is faster (CUZARR_GPU_DECODE=gpu forces it)",
+                                   b2b[j]->name(), decoder->automatic_chunk_limit())
+                     : fmt::format("codec \"{}\" has no GPU decoder yet: for reads into device "
+                                   "memory it decodes on the CPU",
+                                   b2b[j]->name()));
   }
   plan = std::move(p);
   return *plan;

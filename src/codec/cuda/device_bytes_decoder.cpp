@@ -1,5 +1,10 @@
 #include "codec/cuda/device_bytes_decoder.hpp"
 
+#include <cstdlib>
+#include <string>
+
+#include "cuzarr/core/log.hpp"
+
 #if defined(CUZARR_HAVE_CUDA)
 #include "codec/cuda/blosc_kernels.hpp"
 #include "codec/cuda/crc32c_kernels.hpp"
@@ -18,6 +23,25 @@
 #endif
 
 namespace cuzarr::gpu {
+
+GpuDecodePlacement gpu_decode_placement() {
+  static const GpuDecodePlacement placement = [] {
+    const char* value = std::getenv("CUZARR_GPU_DECODE");
+    const std::string text = value ? value : "auto";
+    if (text == "auto" || text.empty()) return GpuDecodePlacement::automatic;
+    if (text == "gpu") return GpuDecodePlacement::gpu;
+    if (text == "cpu") return GpuDecodePlacement::cpu;
+    log_once("CUZARR_GPU_DECODE",
+             "cuzarr: CUZARR_GPU_DECODE=\"" + text + "\" is not auto, gpu or cpu: using auto");
+    return GpuDecodePlacement::automatic;
+  }();
+  return placement;
+}
+
+bool decodes_on_gpu(const DeviceBytesDecoder& decoder, std::optional<uint64_t> decoded_bytes) {
+  if (gpu_decode_placement() != GpuDecodePlacement::automatic || !decoded_bytes) return true;
+  return *decoded_bytes <= decoder.automatic_chunk_limit();
+}
 
 #if defined(CUZARR_HAVE_CUDA)
 namespace {
@@ -47,6 +71,7 @@ class ZstdDeviceDecoder final : public DeviceBytesDecoder {
  public:
   std::optional<uint64_t> decoded_size_from(uint64_t) const override { return std::nullopt; }
   size_t temp_bytes(size_t count, uint64_t) const override { return zstd_decode_temp_bytes(count); }
+  uint64_t automatic_chunk_limit() const override { return uint64_t{2} << 20; }
   void decode(const DeviceChunkBatch& batch, void* temp, uint64_t, Stream stream) const override {
     zstd_decode_batch(batch, temp, stream);
   }
@@ -72,6 +97,7 @@ class InflateDeviceDecoder final : public DeviceBytesDecoder {
   explicit InflateDeviceDecoder(DeflateWrapper wrapper) : wrapper_(wrapper) {}
   std::optional<uint64_t> decoded_size_from(uint64_t) const override { return std::nullopt; }
   size_t temp_bytes(size_t count, uint64_t) const override { return inflate_temp_bytes(count); }
+  uint64_t automatic_chunk_limit() const override { return uint64_t{2} << 20; }
   void decode(const DeviceChunkBatch& batch, void* temp, uint64_t, Stream stream) const override {
     inflate_batch(batch, wrapper_, temp, stream);
   }
@@ -97,6 +123,7 @@ class UnshuffleDeviceDecoder final : public DeviceBytesDecoder {
 }  // namespace
 
 std::unique_ptr<DeviceBytesDecoder> make_device_decoder(const BytesToBytesCodec& codec) {
+  if (gpu_decode_placement() == GpuDecodePlacement::cpu) return nullptr;
   if (dynamic_cast<const BloscCodec*>(&codec)) return std::make_unique<BloscDeviceDecoder>();
   if (dynamic_cast<const NumcodecsLz4Codec*>(&codec))
     return std::make_unique<NumcodecsLz4DeviceDecoder>();
