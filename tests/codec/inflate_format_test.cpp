@@ -326,8 +326,9 @@ TEST(InflateFormat, ZlibStreamIgnoresTrailingBytesAndRefusesPresetDictionaries) 
 /// most significant bit first (RFC 1951, 3.1.1).
 class BitWriter {
  public:
+  /// Writes n bits of value; bits past the 32nd are zero padding.
   BitWriter& bits(uint32_t value, uint32_t n) {
-    for (uint32_t k = 0; k < n; ++k) put((value >> k) & 1u);
+    for (uint32_t k = 0; k < n; ++k) put(k < 32 ? (value >> k) & 1u : 0u);
     return *this;
   }
   BitWriter& code(uint32_t value, uint32_t n) {
