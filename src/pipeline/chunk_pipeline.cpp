@@ -8,6 +8,7 @@
 #include <functional>
 #include <map>
 
+#include "codec/direct_chunk_encoder.hpp"
 #include "cuzarr/core/error.hpp"
 #include "cuzarr/core/parallel.hpp"
 #include "cuzarr/memory/variable_length_ndbuffer.hpp"
@@ -15,6 +16,7 @@
 #include "cuzarr/pipeline/chunk_plan.hpp"
 #include "pipeline/device_read_sink.hpp"
 #include "pipeline/planned_chunk_views.hpp"
+#include "pipeline/scratch_pool.hpp"
 
 namespace cuzarr {
 namespace {
@@ -403,6 +405,12 @@ void ChunkPipeline::write(const NormalizedSelection& selection, const NDBuffer& 
   const auto plan = this->plan(selection);
   const auto& rep = chain_->decoded_representation();
   const size_t per_batch = bounded_batch_size(options_.batch_bytes, rep.nbytes(), plan.size(), in);
+  // Whole shards, and chunks of [bytes, zstd or blosc] chains, are encoded into scratch memory
+  // reused from chunk to chunk and stored at once (see store_encoded below).
+  const auto direct =
+      metadata_->rectilinear_grid ? std::nullopt : DirectChunkEncoder::for_chain(*chain_);
+  ScratchPool<ShardingCodec::EncodeScratch> shard_scratch;
+  ScratchPool<Buffer> chunk_scratch;
   for (size_t first = 0; first < plan.size(); first += per_batch) {
     const size_t n = std::min(per_batch, plan.size() - first);
     std::vector<std::string> keys(n);
@@ -490,6 +498,41 @@ void ChunkPipeline::write(const NormalizedSelection& selection, const NDBuffer& 
       } else {
         store_->erase(keys[i]);
       }
+    }
+    if (sharding_ || direct) {
+      // Each shard (or chunk) is encoded and written by one task: no batch of encoded chunks is
+      // held, and the writes of some overlap the encoding of others.
+      parallel_for(to_store.size(), [&](size_t j) {
+        const std::string& key = keys[to_store[j]];
+        const auto encode_failure = [&](const Error& e) {
+          throw_error(e.code(), fmt::format("chunk \"{}\" (encode): {}", key, e.what()));
+        };
+        if (sharding_) {
+          const auto scratch = shard_scratch.take();
+          std::span<const std::byte> bytes;
+          try {
+            bytes = sharding_->encode_shard(to_encode[j], *scratch);
+          } catch (const Error& e) {
+            encode_failure(e);
+          }
+          // A shard whose inner chunks are all empty encodes to nothing: nothing to store.
+          if (bytes.empty())
+            store_->erase(key);
+          else
+            store_->set(key, bytes);
+          return;
+        }
+        const auto scratch = chunk_scratch.take();
+        if (scratch->size() < direct->bound()) *scratch = Buffer::allocate(direct->bound());
+        size_t size = 0;
+        try {
+          size = direct->encode(to_encode[j], scratch->bytes());
+        } catch (const Error& e) {
+          encode_failure(e);
+        }
+        store_->set(key, scratch->bytes().first(size));
+      });
+      continue;
     }
     std::vector<Buffer> encoded(to_encode.size());
     std::vector<ChunkStatus> status(to_encode.size());
