@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <cstring>
 #include <memory>
+#include <vector>
 
 #include "cuzarr/codec/bytes_codec.hpp"
 #include "cuzarr/core/error.hpp"
@@ -22,6 +24,63 @@ std::span<std::byte> gather_buffer(size_t size) {
     capacity = size;
   }
   return {bytes.get(), size};
+}
+
+// Copies `n` runs of `Run` bytes, `stride` bytes apart in the source, into consecutive bytes:
+// a fixed-size memcpy compiles to a few vector moves instead of a library call per run.
+template <size_t Run>
+std::byte* gather_runs(std::byte* dst, const std::byte* src, int64_t n, int64_t stride) {
+  for (int64_t i = 0; i < n; ++i, dst += Run) std::memcpy(dst, src + i * stride, Run);
+  return dst;
+}
+
+// Copies the innermost dimension (shape[ndim-1] runs of `run` bytes, stride[ndim-1] apart) of
+// every position of the outer dimensions, in C order, into consecutive bytes at `dst`.
+std::byte* gather(std::byte* dst, const std::byte* src, const int64_t* shape,
+                  const int64_t* strides, size_t ndim, size_t run) {
+  if (ndim > 1) {
+    for (int64_t i = 0; i < shape[0]; ++i)
+      dst = gather(dst, src + i * strides[0], shape + 1, strides + 1, ndim - 1, run);
+    return dst;
+  }
+  const int64_t n = ndim == 1 ? shape[0] : 1;
+  const int64_t stride = ndim == 1 ? strides[0] : 0;
+  switch (run) {  // the rows of small inner chunks (e.g. 32 uint16 elements: 64 bytes)
+    case 16:
+      return gather_runs<16>(dst, src, n, stride);
+    case 32:
+      return gather_runs<32>(dst, src, n, stride);
+    case 64:
+      return gather_runs<64>(dst, src, n, stride);
+    case 128:
+      return gather_runs<128>(dst, src, n, stride);
+    case 256:
+      return gather_runs<256>(dst, src, n, stride);
+    default:
+      for (int64_t i = 0; i < n; ++i, dst += run) std::memcpy(dst, src + i * stride, run);
+      return dst;
+  }
+}
+
+// The elements of `chunk` (host memory, any strides, no overlapping elements) in C order at
+// `dst`: unit dimensions dropped, trailing dimensions contiguous in the source merged into one
+// run.
+void gather_c_order(const NDBuffer& chunk, std::byte* dst) {
+  if (chunk.size() == 0) return;
+  Shape shape;
+  std::vector<int64_t> strides;
+  for (size_t d = 0; d < chunk.ndim(); ++d) {
+    if (chunk.shape()[d] == 1) continue;
+    shape.push_back(chunk.shape()[d]);
+    strides.push_back(chunk.byte_strides()[d]);
+  }
+  size_t run = chunk.dtype().size();
+  while (!shape.empty() && strides.back() == static_cast<int64_t>(run)) {
+    run *= static_cast<size_t>(shape.back());
+    shape.pop_back();
+    strides.pop_back();
+  }
+  gather(dst, chunk.data(), shape.data(), strides.data(), shape.size(), run);
 }
 
 }  // namespace
@@ -53,9 +112,7 @@ size_t DirectChunkEncoder::encode(const NDBuffer& chunk, std::span<std::byte> ou
     elements = {chunk.data(), size};
   } else {
     const std::span<std::byte> gathered = gather_buffer(size);
-    NDBuffer(Buffer::wrap(gathered.data(), size, MemoryKind::host, nullptr), rep.data_type,
-             rep.shape)
-        .assign(chunk);
+    gather_c_order(chunk, gathered.data());
     elements = gathered;
   }
   const auto written = codec_->encode_into(elements, out);
