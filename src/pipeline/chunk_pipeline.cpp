@@ -406,7 +406,7 @@ void ChunkPipeline::write(const NormalizedSelection& selection, const NDBuffer& 
   const auto& rep = chain_->decoded_representation();
   const size_t per_batch = bounded_batch_size(options_.batch_bytes, rep.nbytes(), plan.size(), in);
   // Whole shards, and chunks of [bytes, zstd or blosc] chains, are encoded into scratch memory
-  // reused from chunk to chunk and stored at once (see store_encoded below).
+  // reused from chunk to chunk and stored by the task that encoded them (below).
   const auto direct =
       metadata_->rectilinear_grid ? std::nullopt : DirectChunkEncoder::for_chain(*chain_);
   ScratchPool<ShardingCodec::EncodeScratch> shard_scratch;
