@@ -431,8 +431,8 @@ void ShardingCodec::encode(std::span<const NDBuffer> in, std::span<Buffer> out,
   });
 }
 
-std::span<const std::byte> ShardingCodec::encode_shard(const NDBuffer& in,
-                                                       EncodeScratch& scratch) const {
+std::span<const std::span<const std::byte>> ShardingCodec::encode_shard(
+    const NDBuffer& in, EncodeScratch& scratch) const {
   if (in.shape() != shard_.shape || in.dtype() != shard_.data_type) {
     throw InvalidArgumentError(
         fmt::format("sharding_indexed: shard array of shape {} and type {}, expected {} {}",
@@ -464,7 +464,8 @@ std::span<const std::byte> ShardingCodec::encode_shard(const NDBuffer& in,
   // 2. Encode them: straight into fixed-size slots of scratch.inner_chunks when the inner chain
   //    allows it, else through the inner chain's batched encode.
   std::vector<std::span<const std::byte>> pieces(stored.size());
-  std::vector<Buffer> encoded;
+  std::vector<Buffer>& encoded = scratch.encoded;
+  encoded.clear();
   if (const auto direct = DirectChunkEncoder::for_chain(*inner_)) {
     const size_t slot = direct->bound();
     reserve_bytes(scratch.inner_chunks, slot * stored.size());
@@ -506,7 +507,6 @@ std::span<const std::byte> ShardingCodec::encode_shard(const NDBuffer& in,
     entries[2 * stored[b] + 1] = pieces[b].size();
     offset += pieces[b].size();
   }
-  const uint64_t total = offset + (location_ == IndexLocation::end ? index_size : 0);
   const NDBuffer index_in[1] = {index};
   Buffer index_out[1];
   ChunkStatus index_status[1];
@@ -522,17 +522,14 @@ std::span<const std::byte> ShardingCodec::encode_shard(const NDBuffer& in,
                     index_out[0].size(), index_size));
   }
 
-  // 4. Assemble: [index] chunks... [index].
-  reserve_bytes(scratch.shard, static_cast<size_t>(total));
-  std::byte* cursor = scratch.shard.data();
-  const auto append = [&](std::span<const std::byte> bytes) {
-    if (!bytes.empty()) std::memcpy(cursor, bytes.data(), bytes.size());
-    cursor += bytes.size();
-  };
-  if (location_ == IndexLocation::start) append(index_out[0].bytes());
-  for (const auto& piece : pieces) append(piece);
-  if (location_ == IndexLocation::end) append(index_out[0].bytes());
-  return {scratch.shard.data(), static_cast<size_t>(total)};
+  // 4. The parts in order: [index] chunks... [index].
+  scratch.index = std::move(index_out[0]);
+  auto& parts = scratch.parts;
+  parts.clear();
+  if (location_ == IndexLocation::start) parts.push_back(scratch.index.bytes());
+  parts.insert(parts.end(), pieces.begin(), pieces.end());
+  if (location_ == IndexLocation::end) parts.push_back(scratch.index.bytes());
+  return parts;
 }
 
 void ShardingCodec::decode(std::span<const Buffer> in, std::span<NDBuffer> out,

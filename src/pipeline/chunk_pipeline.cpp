@@ -509,17 +509,17 @@ void ChunkPipeline::write(const NormalizedSelection& selection, const NDBuffer& 
         };
         if (sharding_) {
           const auto scratch = shard_scratch.take();
-          std::span<const std::byte> bytes;
+          std::span<const std::span<const std::byte>> parts;
           try {
-            bytes = sharding_->encode_shard(to_encode[j], *scratch);
+            parts = sharding_->encode_shard(to_encode[j], *scratch);
           } catch (const Error& e) {
             encode_failure(e);
           }
           // A shard whose inner chunks are all empty encodes to nothing: nothing to store.
-          if (bytes.empty())
+          if (parts.empty())
             store_->erase(key);
           else
-            store_->set(key, bytes);
+            store_->set_parts(key, parts);
           return;
         }
         const auto scratch = chunk_scratch.take();

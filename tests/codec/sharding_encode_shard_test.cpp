@@ -29,6 +29,13 @@ std::vector<std::byte> bytes_of(std::span<const std::byte> bytes) {
   return std::vector<std::byte>(bytes.begin(), bytes.end());
 }
 
+// The stored shard: the parts joined.
+std::vector<std::byte> bytes_of(std::span<const std::span<const std::byte>> parts) {
+  std::vector<std::byte> joined;
+  for (const auto& part : parts) joined.insert(joined.end(), part.begin(), part.end());
+  return joined;
+}
+
 std::vector<std::byte> batched_encode(const ShardingCodec& codec, const NDBuffer& shard) {
   const NDBuffer in[1] = {shard};
   Buffer out[1];
