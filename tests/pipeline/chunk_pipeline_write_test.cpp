@@ -117,9 +117,11 @@ class PipelineWrite : public ::testing::TestWithParam<json> {
   }
 };
 
-TEST_P(PipelineWrite, StoresWhatTheChainEncodesForWholeAndPartialWrites) {
+// Whole, partial and fill-value writes of the array; every stored chunk checked against the
+// chain's own encoding after each.
+void write_and_check(const json& codecs, PipelineOptions options) {
   auto store = std::make_shared<MemoryStore>();
-  const ChunkPipeline pipeline(store, "a", metadata_with(GetParam()));
+  const ChunkPipeline pipeline(store, "a", metadata_with(codecs), options);
   const Shape shape = {20, 30};
 
   // 1. The whole array from a strided view.
@@ -151,6 +153,18 @@ TEST_P(PipelineWrite, StoresWhatTheChainEncodesForWholeAndPartialWrites) {
   NDBuffer back = NDBuffer::allocate(DataType(DataTypeKind::uint16), shape);
   pipeline.read(full_selection(shape), back);
   EXPECT_EQ(std::memcmp(back.data(), model.data(), static_cast<size_t>(model.nbytes())), 0);
+}
+
+TEST_P(PipelineWrite, StoresWhatTheChainEncodesForWholeAndPartialWrites) {
+  write_and_check(GetParam(), {});
+}
+
+TEST_P(PipelineWrite, StoresTheSameInBatchesOfOneChunk) {
+  // A batch of at most one chunk (at most one chunk read before a partial write on the path
+  // that encodes and stores in one task).
+  PipelineOptions options;
+  options.batch_bytes = 1;
+  write_and_check(GetParam(), options);
 }
 
 INSTANTIATE_TEST_SUITE_P(Chains, PipelineWrite,
