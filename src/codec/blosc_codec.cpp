@@ -57,6 +57,14 @@ bool compressor_available(std::string_view cname) {
   return false;
 }
 
+void check_input_size(size_t size) {
+  if (size > static_cast<size_t>(BLOSC_MAX_BUFFERSIZE)) {
+    throw InvalidArgumentError(
+        fmt::format("codec \"blosc\": a chunk of {} bytes exceeds c-blosc's limit of {} bytes",
+                    size, BLOSC_MAX_BUFFERSIZE));
+  }
+}
+
 }  // namespace
 
 bool BloscCodec::available() noexcept { return true; }
@@ -135,11 +143,7 @@ std::optional<size_t> BloscCodec::encode_into_bound(size_t decoded_size) const {
 
 std::optional<size_t> BloscCodec::encode_into(std::span<const std::byte> in,
                                               std::span<std::byte> out) const {
-  if (in.size() > static_cast<size_t>(BLOSC_MAX_BUFFERSIZE)) {
-    throw InvalidArgumentError(
-        fmt::format("codec \"blosc\": a chunk of {} bytes exceeds c-blosc's limit of {} bytes",
-                    in.size(), BLOSC_MAX_BUFFERSIZE));
-  }
+  check_input_size(in.size());
   if (out.size() < in.size() + BLOSC_MAX_OVERHEAD) {
     throw InvalidArgumentError(
         fmt::format("codec \"blosc\": {} output bytes are too few for a chunk of {} bytes",
@@ -159,6 +163,7 @@ void BloscCodec::encode(std::span<const Buffer> in, std::span<Buffer> out,
   check_batch(in.size(), out.size(), status.size());
   for_each_chunk(status, [&](size_t i) {
     auto data = in[i].bytes();
+    check_input_size(data.size());
     Buffer result = Buffer::allocate(data.size() + BLOSC_MAX_OVERHEAD);
     out[i] = result.slice(0, *encode_into(data, result.bytes()));
   });
