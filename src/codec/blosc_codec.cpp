@@ -57,6 +57,14 @@ bool compressor_available(std::string_view cname) {
   return false;
 }
 
+void check_input_size(size_t size) {
+  if (size > static_cast<size_t>(BLOSC_MAX_BUFFERSIZE)) {
+    throw InvalidArgumentError(
+        fmt::format("codec \"blosc\": a chunk of {} bytes exceeds c-blosc's limit of {} bytes",
+                    size, BLOSC_MAX_BUFFERSIZE));
+  }
+}
+
 }  // namespace
 
 bool BloscCodec::available() noexcept { return true; }
@@ -129,23 +137,35 @@ nlohmann::json BloscCodec::to_json() const {
             {"blocksize", blocksize_}}}};
 }
 
+std::optional<size_t> BloscCodec::encode_into_bound(size_t decoded_size) const {
+  return decoded_size + BLOSC_MAX_OVERHEAD;
+}
+
+std::optional<size_t> BloscCodec::encode_into(std::span<const std::byte> in,
+                                              std::span<std::byte> out) const {
+  check_input_size(in.size());
+  if (out.size() < in.size() + BLOSC_MAX_OVERHEAD) {
+    throw InvalidArgumentError(
+        fmt::format("codec \"blosc\": {} output bytes are too few for a chunk of {} bytes",
+                    out.size(), in.size()));
+  }
+  // One internal thread: the callers already run chunks in parallel.
+  const int written = blosc_compress_ctx(
+      clevel_, shuffle_flag(shuffle_), static_cast<size_t>(typesize_), in.size(), in.data(),
+      out.data(), out.size(), cname_.c_str(), static_cast<size_t>(blocksize_), 1);
+  if (written <= 0)
+    throw InvalidArgumentError(fmt::format("codec \"blosc\": compression failed ({})", written));
+  return static_cast<size_t>(written);
+}
+
 void BloscCodec::encode(std::span<const Buffer> in, std::span<Buffer> out,
                         const ChunkRepresentation&, std::span<ChunkStatus> status) const {
   check_batch(in.size(), out.size(), status.size());
   for_each_chunk(status, [&](size_t i) {
     auto data = in[i].bytes();
-    if (data.size() > static_cast<size_t>(BLOSC_MAX_BUFFERSIZE)) {
-      throw InvalidArgumentError(
-          fmt::format("codec \"blosc\": a chunk of {} bytes exceeds c-blosc's limit of {} bytes",
-                      data.size(), BLOSC_MAX_BUFFERSIZE));
-    }
+    check_input_size(data.size());
     Buffer result = Buffer::allocate(data.size() + BLOSC_MAX_OVERHEAD);
-    const int written = blosc_compress_ctx(
-        clevel_, shuffle_flag(shuffle_), static_cast<size_t>(typesize_), data.size(), data.data(),
-        result.data(), result.size(), cname_.c_str(), static_cast<size_t>(blocksize_), 1);
-    if (written <= 0)
-      throw InvalidArgumentError(fmt::format("codec \"blosc\": compression failed ({})", written));
-    out[i] = result.slice(0, static_cast<size_t>(written));
+    out[i] = result.slice(0, *encode_into(data, result.bytes()));
   });
 }
 

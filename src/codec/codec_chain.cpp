@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "codec/direct_chunk_encoder.hpp"
 #include "codec/strided_byte_writer.hpp"
 #include "cuzarr/codec/bytes_codec.hpp"
 #include "cuzarr/codec/codec_registry.hpp"
@@ -178,6 +179,17 @@ void CodecChain::encode(std::span<const NDBuffer> in, std::span<Buffer> out,
              status.subspan(first, count));
     }
     return;
+  }
+  if (decoded.shape == decoded_.shape && decoded.data_type == decoded_.data_type) {
+    if (const auto direct = DirectChunkEncoder::for_chain(*this)) {
+      // [bytes, one compressor]: each chunk is compressed from the caller's array (gathered
+      // into a per-thread buffer when strided), with no intermediate chunk-sized buffer.
+      for_each_chunk(status, [&](size_t i) {
+        Buffer bytes = Buffer::allocate(direct->bound());
+        out[i] = bytes.slice(0, direct->encode(in[i], bytes.bytes()));
+      });
+      return;
+    }
   }
   const auto reps = stage_representations(a2a_, decoded);
 

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <string_view>
 
+#include "codec/direct_chunk_encoder.hpp"
 #include "cuzarr/core/error.hpp"
 #include "cuzarr/core/parallel.hpp"
 #include "cuzarr/memory/variable_length_ndbuffer.hpp"
@@ -160,6 +161,26 @@ ShardIndex read_index(const NDBuffer& decoded, const Shape& grid, std::string_vi
   return index;
 }
 
+// True when inner chunk `view` holds anything but the fill value (compared bytewise; for
+// variable-length types, by value). `row` is repeated_fill(fill).
+bool holds_data(const NDBuffer& view, const std::vector<std::byte>& fill,
+                const std::vector<std::byte>& row) {
+  if (view.dtype().is_variable_length()) {  // compare the values, not their addresses
+    VariableLengthValue value;
+    std::memcpy(&value, fill.data(), sizeof value);
+    return !variable_length_holds_only(view, value.view());
+  }
+  return !region_is_fill(view.data(), view, 0, row);
+}
+
+// `buffer` with room for at least `size` bytes (a new one when it is smaller).
+void reserve_bytes(Buffer& buffer, size_t size) {
+  if (buffer.size() < size) {
+    buffer = Buffer();  // the old one goes first: peak memory holds one of them
+    buffer = Buffer::allocate(size);
+  }
+}
+
 bool is_usable_output(const NDBuffer& out, const ChunkRepresentation& shard) {
   return out.shape() == shard.shape && out.dtype() == shard.data_type &&
          is_host_accessible(out.kind()) && (out.size() == 0 || out.buffer().data() != nullptr);
@@ -302,13 +323,7 @@ void ShardingCodec::encode(std::span<const NDBuffer> in, std::span<Buffer> out,
     const size_t s = k / per_shard;
     if (!status[s].ok) return;
     const NDBuffer view = inner_chunk_view(in[s], inner_shape_, layout.chunk_coords(k % per_shard));
-    if (view.dtype().is_variable_length()) {  // compare the values, not their addresses
-      VariableLengthValue fill;
-      std::memcpy(&fill, shard_.fill_value.data(), sizeof fill);
-      present[k] = variable_length_holds_only(view, fill.view()) ? 0 : 1;
-    } else {
-      present[k] = region_is_fill(view.data(), view, 0, row) ? 0 : 1;
-    }
+    present[k] = holds_data(view, shard_.fill_value, row) ? 1 : 0;
   });
 
   // 2. Encode every stored inner chunk of every shard in one batched call.
@@ -414,6 +429,107 @@ void ShardingCodec::encode(std::span<const NDBuffer> in, std::span<Buffer> out,
     }
     out[s] = std::move(shard);
   });
+}
+
+std::span<const std::span<const std::byte>> ShardingCodec::encode_shard(
+    const NDBuffer& in, EncodeScratch& scratch) const {
+  if (in.shape() != shard_.shape || in.dtype() != shard_.data_type) {
+    throw InvalidArgumentError(
+        fmt::format("sharding_indexed: shard array of shape {} and type {}, expected {} {}",
+                    shape_to_string(in.shape()), in.dtype().name(), shape_to_string(shard_.shape),
+                    shard_.data_type.name()));
+  }
+  if (!is_host_accessible(in.kind()))
+    throw UnsupportedError("sharding_indexed: encoding shards from device memory is not supported");
+  const size_t per_shard = static_cast<size_t>(element_count(grid_));
+  const ShardIndex layout = ShardIndex::empty(grid_);  // only for chunk coordinates
+  const auto view_of = [&](size_t j) {
+    return inner_chunk_view(in, inner_shape_, layout.chunk_coords(j));
+  };
+  const auto inner_failure = [&](size_t j, const Error& e) {
+    throw_error(e.code(), fmt::format("sharding_indexed: inner chunk {}: {}",
+                                      shape_to_string(layout.chunk_coords(j)), e.what()));
+  };
+
+  // 1. The inner chunks to store: those holding anything but the fill value (as encode()).
+  const auto row = repeated_fill(shard_.fill_value);
+  std::vector<uint8_t> present(per_shard, 0);
+  parallel_for(per_shard,
+               [&](size_t j) { present[j] = holds_data(view_of(j), shard_.fill_value, row); });
+  std::vector<size_t> stored;
+  for (size_t j = 0; j < per_shard; ++j)
+    if (present[j]) stored.push_back(j);
+  if (stored.empty()) return {};
+
+  // 2. Encode them: straight into fixed-size slots of scratch.inner_chunks when the inner chain
+  //    allows it, else through the inner chain's batched encode.
+  std::vector<std::span<const std::byte>> pieces(stored.size());
+  std::vector<Buffer>& encoded = scratch.encoded;
+  encoded.clear();
+  if (const auto direct = DirectChunkEncoder::for_chain(*inner_)) {
+    const size_t slot = direct->bound();
+    reserve_bytes(scratch.inner_chunks, slot * stored.size());
+    std::byte* slots = scratch.inner_chunks.data();
+    parallel_for(stored.size(), [&](size_t b) {
+      try {
+        const size_t n = direct->encode(view_of(stored[b]), std::span(slots + b * slot, slot));
+        pieces[b] = std::span<const std::byte>(slots + b * slot, n);
+      } catch (const Error& e) {
+        inner_failure(stored[b], e);
+      }
+    });
+  } else {
+    std::vector<NDBuffer> views;
+    for (size_t j : stored) views.push_back(view_of(j));
+    encoded.resize(stored.size());
+    std::vector<ChunkStatus> status(stored.size());
+    inner_->encode(views, encoded, status);
+    for (size_t b = 0; b < stored.size(); ++b) {
+      if (!status[b].ok) {
+        throw_error(status[b].code, fmt::format("sharding_indexed: inner chunk {}: {}",
+                                                shape_to_string(layout.chunk_coords(stored[b])),
+                                                status[b].message));
+      }
+      pieces[b] = encoded[b].bytes();
+    }
+  }
+
+  // 3. The index: inner chunks laid out contiguously in C order of the grid, after the index
+  //    when it is at the start (sharding spec, "Binary shard format").
+  const auto index_size = static_cast<uint64_t>(index_size_);
+  NDBuffer index =
+      NDBuffer::allocate(DataType(DataTypeKind::uint64), index_representation(grid_).shape);
+  auto* entries = index.data_as<uint64_t>();
+  std::fill(entries, entries + 2 * per_shard, ShardIndex::kEmpty);
+  uint64_t offset = location_ == IndexLocation::start ? index_size : 0;
+  for (size_t b = 0; b < stored.size(); ++b) {
+    entries[2 * stored[b]] = offset;
+    entries[2 * stored[b] + 1] = pieces[b].size();
+    offset += pieces[b].size();
+  }
+  const NDBuffer index_in[1] = {index};
+  Buffer index_out[1];
+  ChunkStatus index_status[1];
+  index_->encode(index_in, index_out, index_status);
+  if (!index_status[0].ok) {
+    throw_error(
+        index_status[0].code,
+        fmt::format("sharding_indexed: shard index does not encode: {}", index_status[0].message));
+  }
+  if (index_out[0].size() != index_size) {
+    throw CorruptDataError(
+        fmt::format("sharding_indexed: index chain produced {} bytes, expected {}",
+                    index_out[0].size(), index_size));
+  }
+
+  // 4. The parts in order: [index] chunks... [index].
+  scratch.index = std::move(index_out[0]);
+  auto& parts = scratch.parts;
+  parts.clear();
+  if (location_ == IndexLocation::start) parts.push_back(scratch.index.bytes());
+  parts.insert(parts.end(), pieces.begin(), pieces.end());
+  if (location_ == IndexLocation::end) parts.push_back(scratch.index.bytes());
+  return parts;
 }
 
 void ShardingCodec::decode(std::span<const Buffer> in, std::span<NDBuffer> out,

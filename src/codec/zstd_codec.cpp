@@ -26,7 +26,10 @@ void check_zstd(size_t rc, const char* what) {
     throw CorruptDataError(fmt::format("codec \"zstd\": {}: {}", what, ZSTD_getErrorName(rc)));
 }
 
-Buffer zstd_compress(std::span<const std::byte> data, int level, bool checksum) {
+// Compresses `data` into `out` (at least ZSTD_compressBound(data.size()) bytes); returns the
+// frame's size.
+size_t zstd_compress_into(std::span<const std::byte> data, std::span<std::byte> out, int level,
+                          bool checksum) {
   ZSTD_CCtx* cctx = zstd_thread_compression_context();
   auto setup = [&](size_t rc) {
     if (ZSTD_isError(rc)) {
@@ -37,13 +40,17 @@ Buffer zstd_compress(std::span<const std::byte> data, int level, bool checksum) 
   setup(ZSTD_CCtx_reset(cctx, ZSTD_reset_session_and_parameters));
   setup(ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, level));
   setup(ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, checksum ? 1 : 0));
-  Buffer out = Buffer::allocate(ZSTD_compressBound(data.size()));
   const size_t written = ZSTD_compress2(cctx, out.data(), out.size(), data.data(), data.size());
   if (ZSTD_isError(written)) {
     throw InvalidArgumentError(
         fmt::format("codec \"zstd\": compression failed: {}", ZSTD_getErrorName(written)));
   }
-  return out.slice(0, written);
+  return written;
+}
+
+Buffer zstd_compress(std::span<const std::byte> data, int level, bool checksum) {
+  Buffer out = Buffer::allocate(ZSTD_compressBound(data.size()));
+  return out.slice(0, zstd_compress_into(data, out.bytes(), level, checksum));
 }
 
 // Frames without a content size (streaming writers) or too large to trust: decode as a stream,
@@ -144,6 +151,15 @@ void ZstdCodec::encode(std::span<const Buffer> in, std::span<Buffer> out,
   check_batch(in.size(), out.size(), status.size());
   for_each_chunk(status,
                  [&](size_t i) { out[i] = zstd_compress(in[i].bytes(), level_, checksum_); });
+}
+
+std::optional<size_t> ZstdCodec::encode_into_bound(size_t decoded_size) const {
+  return ZSTD_compressBound(decoded_size);
+}
+
+std::optional<size_t> ZstdCodec::encode_into(std::span<const std::byte> in,
+                                             std::span<std::byte> out) const {
+  return zstd_compress_into(in, out, level_, checksum_);
 }
 
 void ZstdCodec::decode(std::span<const Buffer> in, std::span<Buffer> out,

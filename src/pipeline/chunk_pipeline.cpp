@@ -8,6 +8,7 @@
 #include <functional>
 #include <map>
 
+#include "codec/direct_chunk_encoder.hpp"
 #include "cuzarr/core/error.hpp"
 #include "cuzarr/core/parallel.hpp"
 #include "cuzarr/memory/variable_length_ndbuffer.hpp"
@@ -15,6 +16,7 @@
 #include "cuzarr/pipeline/chunk_plan.hpp"
 #include "pipeline/device_read_sink.hpp"
 #include "pipeline/planned_chunk_views.hpp"
+#include "pipeline/scratch_pool.hpp"
 
 namespace cuzarr {
 namespace {
@@ -407,8 +409,58 @@ void ChunkPipeline::write(const NormalizedSelection& selection, const NDBuffer& 
   const auto plan = this->plan(selection);
   const auto& rep = chain_->decoded_representation();
   const size_t per_batch = bounded_batch_size(options_.batch_bytes, rep.nbytes(), plan.size(), in);
-  for (size_t first = 0; first < plan.size(); first += per_batch) {
-    const size_t n = std::min(per_batch, plan.size() - first);
+  // Whole shards, and chunks of [bytes, zstd or blosc] chains, are encoded into scratch memory
+  // reused from chunk to chunk and stored by the task that encoded them (below).
+  const auto direct =
+      metadata_->rectilinear_grid ? std::nullopt : DirectChunkEncoder::for_chain(*chain_);
+  ScratchPool<ShardingCodec::EncodeScratch> shard_scratch;
+  ScratchPool<Buffer> chunk_scratch;
+  const bool fused = sharding_ || direct;
+  // Encodes one chunk (or shard) of the fused path into scratch memory and stores it.
+  const auto encode_and_store = [&](const std::string& key, const NDBuffer& chunk) {
+    const auto encode_failure = [&](const Error& e) {
+      throw_error(e.code(), fmt::format("chunk \"{}\" (encode): {}", key, e.what()));
+    };
+    if (sharding_) {
+      const auto scratch = shard_scratch.take();
+      std::span<const std::span<const std::byte>> parts;
+      try {
+        parts = sharding_->encode_shard(chunk, *scratch);
+      } catch (const Error& e) {
+        encode_failure(e);
+      }
+      // A shard whose inner chunks are all empty encodes to nothing: nothing to store.
+      if (parts.empty())
+        store_->erase(key);
+      else
+        store_->set_parts(key, parts);
+      return;
+    }
+    const auto scratch = chunk_scratch.take();
+    if (scratch->size() < direct->bound()) *scratch = Buffer::allocate(direct->bound());
+    size_t size = 0;
+    try {
+      size = direct->encode(chunk, scratch->bytes());
+    } catch (const Error& e) {
+      encode_failure(e);
+    }
+    store_->set(key, scratch->bytes().first(size));
+  };
+  // On that path a chunk's copy (when it needs one) lives only while its task runs, so a batch
+  // of host data may hold more chunks: fewer waits for a batch's last chunk. Its bound is then
+  // the chunks read before a partial write (held for the whole batch), and 16 per thread.
+  const auto batch_length = [&](size_t first) -> size_t {
+    const size_t rest = plan.size() - first;
+    if (!fused || !is_host_accessible(in.kind())) return std::min(per_batch, rest);
+    const size_t limit = std::min(rest, std::max(per_batch, 16 * cpu_threads()));
+    size_t length = 0, partial = 0;
+    for (; length < limit; ++length) {
+      if (!plan[first + length].covers_valid_region && ++partial > per_batch) break;
+    }
+    return std::max<size_t>(1, length);
+  };
+  for (size_t first = 0, n = 0; first < plan.size(); first += n) {
+    n = batch_length(first);
     std::vector<std::string> keys(n);
     for (size_t i = 0; i < n; ++i) keys[i] = chunk_key(plan[first + i].coords);
 
@@ -463,7 +515,7 @@ void ChunkPipeline::write(const NormalizedSelection& selection, const NDBuffer& 
     const bool encode_views =
         chain_->array_to_array().empty() && !rep.data_type.is_variable_length();
     const std::span<const std::byte> fill = rep.fill_value;
-    parallel_for(n, [&](size_t i) {
+    const auto prepare = [&](size_t i) {
       const auto& p = plan[first + i];
       if (encode_views && p.covers_whole_chunk) {
         NDBuffer view = input_part(i);  // host-accessible (device data was staged)
@@ -481,7 +533,23 @@ void ChunkPipeline::write(const NormalizedSelection& selection, const NDBuffer& 
       chunk_view(chunk, p).assign(input_part(i));
       chunks[i] = chunk;
       keep[i] = options_.write_empty_chunks || !holds_only(chunk, rep.fill_value);
-    });
+    };
+
+    if (fused) {
+      // Each chunk (or shard) is prepared, encoded into scratch memory and written by one task:
+      // no batch of encoded chunks is held, and the writes of some overlap the encoding of
+      // others.
+      parallel_for(n, [&](size_t i) {
+        prepare(i);
+        const NDBuffer chunk = std::move(chunks[i]);  // freed when the task ends
+        if (keep[i])
+          encode_and_store(keys[i], chunk);
+        else
+          store_->erase(keys[i]);
+      });
+      continue;
+    }
+    parallel_for(n, prepare);
 
     std::vector<size_t> to_store;
     std::vector<Index> to_store_coords;

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -12,6 +13,7 @@
 #include <mutex>
 #include <random>
 #include <system_error>
+#include <vector>
 
 #include "cuzarr/core/error.hpp"
 #include "cuzarr/core/parallel.hpp"
@@ -84,6 +86,33 @@ int write_fully(int fd, const std::byte* data, size_t size) {
     }
     data += n;
     size -= static_cast<size_t>(n);
+  }
+  return 0;
+}
+
+// Writes every part, in order, with as few writev calls as the system's iovec limit allows;
+// 0 or the errno of the failure.
+int write_parts_fully(int fd, std::span<const std::span<const std::byte>> parts) {
+  std::vector<iovec> pending;
+  pending.reserve(parts.size());
+  for (const auto& part : parts)
+    if (!part.empty()) pending.push_back({const_cast<std::byte*>(part.data()), part.size()});
+  const size_t max_iov = static_cast<size_t>(std::max<long>(1, ::sysconf(_SC_IOV_MAX)));
+  size_t first = 0;
+  while (first < pending.size()) {
+    const size_t count = std::min(max_iov, pending.size() - first);
+    const ssize_t n = ::writev(fd, pending.data() + first, static_cast<int>(count));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return errno;
+    }
+    // Skip what was written; a partly written part continues where it stopped.
+    auto written = static_cast<size_t>(n);
+    while (written > 0 && written >= pending[first].iov_len) written -= pending[first++].iov_len;
+    if (written > 0) {
+      pending[first].iov_base = static_cast<std::byte*>(pending[first].iov_base) + written;
+      pending[first].iov_len -= written;
+    }
   }
   return 0;
 }
@@ -319,6 +348,11 @@ std::optional<uint64_t> FileStore::size(std::string_view key) const {
 }
 
 void FileStore::set(std::string_view key, std::span<const std::byte> value) {
+  const std::span<const std::byte> parts[1] = {value};
+  set_parts(key, parts);
+}
+
+void FileStore::set_parts(std::string_view key, std::span<const std::span<const std::byte>> parts) {
   const fs::path path = path_of(key);
   const fs::path directory = path.parent_path();
   auto fail = [&](const fs::path& file, const std::string& what, const std::string& why) {
@@ -350,8 +384,9 @@ void FileStore::set(std::string_view key, std::span<const std::byte> value) {
     ::unlink(temp.c_str());
     fail(file, what, errno_text(error));
   };
-  if (const int error = write_fully(fd.get(), value.data(), value.size()))
-    fail_and_clean(temp, "cannot write", error);
+  const int written = parts.size() == 1 ? write_fully(fd.get(), parts[0].data(), parts[0].size())
+                                        : write_parts_fully(fd.get(), parts);
+  if (const int error = written) fail_and_clean(temp, "cannot write", error);
   if (const int error = fd.close()) fail_and_clean(temp, "cannot close", error);
   // rename() replaces the old file atomically: readers see the old or the new value (POSIX rename).
   if (::rename(temp.c_str(), path.c_str()) != 0)

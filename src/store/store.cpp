@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstring>
 
 #include "cuzarr/core/error.hpp"
 
@@ -41,6 +42,22 @@ std::vector<std::optional<Buffer>> Store::get_many(std::span<const KeyRange> req
 
 void Store::set(std::string_view key, std::string_view text) {
   set(key, std::as_bytes(std::span(text.data(), text.size())));
+}
+
+void Store::set_parts(std::string_view key, std::span<const std::span<const std::byte>> parts) {
+  if (parts.size() == 1) {
+    set(key, parts[0]);
+    return;
+  }
+  size_t size = 0;
+  for (const auto& part : parts) size += part.size();
+  Buffer joined = Buffer::allocate(size);
+  std::byte* cursor = joined.data();
+  for (const auto& part : parts) {
+    if (!part.empty()) std::memcpy(cursor, part.data(), part.size());
+    cursor += part.size();
+  }
+  set(key, joined.bytes());
 }
 
 void Store::erase_prefix(std::string_view prefix) {

@@ -31,6 +31,11 @@ class BloscCodec final : public BytesToBytesCodec {
   /// parallel). invalid_argument for inputs larger than blosc's 2 GB limit.
   void encode(std::span<const Buffer> in, std::span<Buffer> out, const ChunkRepresentation& decoded,
               std::span<ChunkStatus> status) const override;
+  /// decoded_size + BLOSC_MAX_OVERHEAD.
+  std::optional<size_t> encode_into_bound(size_t decoded_size) const override;
+  /// Compresses one chunk into `out` (what encode() produces), one blosc thread.
+  std::optional<size_t> encode_into(std::span<const std::byte> in,
+                                    std::span<std::byte> out) const override;
   /// Validates each header against the input size before decompressing; corrupt_data for
   /// malformed input or a decoded size over decoded_size_limit(decoded). A batch of fewer chunks
   /// than cpu_threads() shares the spare threads among its chunks (blosc's internal threads).

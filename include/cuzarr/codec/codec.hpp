@@ -87,6 +87,21 @@ class BytesToBytesCodec : public Codec {
     (void)in, (void)out, (void)decoded, (void)threads;
     return false;
   }
+  /// The most bytes encode_into() writes for `decoded_size` input bytes when this codec can
+  /// encode one chunk into caller-provided memory; nullopt (the default) when it cannot.
+  virtual std::optional<size_t> encode_into_bound(size_t decoded_size) const {
+    (void)decoded_size;
+    return std::nullopt;
+  }
+  /// Encodes one chunk `in` into `out` (at least encode_into_bound(in.size()) bytes, host
+  /// memory) and returns the bytes written: exactly what encode() produces for `in`, with no
+  /// intermediate buffer. Only for codecs whose encode_into_bound() has a value; the default
+  /// returns nullopt. Throws what encode() reports as a failure (e.g. InvalidArgumentError).
+  virtual std::optional<size_t> encode_into(std::span<const std::byte> in,
+                                            std::span<std::byte> out) const {
+    (void)in, (void)out;
+    return std::nullopt;
+  }
   /// Receives a chunk's decoded bytes in order, piece by piece.
   using DecodedBytesSink = std::function<void(std::span<const std::byte>)>;
   /// Decodes one chunk into `sink` in pieces of bounded size, with no chunk-sized buffer, when

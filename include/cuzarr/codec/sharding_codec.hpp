@@ -5,6 +5,8 @@
 #pragma once
 
 #include <memory>
+#include <span>
+#include <vector>
 
 #include "cuzarr/codec/codec_chain.hpp"
 #include "cuzarr/codec/shard_index.hpp"
@@ -30,6 +32,23 @@ class ShardingCodec final : public ArrayToBytesCodec {
   /// shard whose inner chunks are all empty encodes to an empty Buffer (nothing to store).
   void encode(std::span<const NDBuffer> in, std::span<Buffer> out,
               const ChunkRepresentation& decoded, std::span<ChunkStatus> status) const override;
+  /// Memory encode_shard() reuses from one shard to the next (grown as needed).
+  struct EncodeScratch {
+    Buffer inner_chunks;          ///< the encoded inner chunks, one slot each
+    std::vector<Buffer> encoded;  ///< inner chunks of chains without a direct encoder
+    Buffer index;                 ///< the encoded index
+    std::vector<std::span<const std::byte>> parts;  ///< what encode_shard() returns
+  };
+  /// Encodes one whole shard (host memory, any strides) into `scratch` and returns the stored
+  /// shard as parts in order (views of `scratch`, valid until its next use) whose concatenation
+  /// is the bytes encode() produces: no assembled copy, for a store's gathered write. Empty when
+  /// every inner chunk holds only the fill value (nothing to store). Inner chunks are encoded in
+  /// parallel; with [bytes, zstd or blosc] inner codecs each is compressed straight into its
+  /// slot of scratch.inner_chunks. Throws InvalidArgumentError for a shard of another shape or
+  /// type, UnsupportedError for device memory, and what the inner codecs throw (naming the
+  /// inner chunk).
+  std::span<const std::span<const std::byte>> encode_shard(const NDBuffer& shard,
+                                                           EncodeScratch& scratch) const;
   /// Decodes whole shards; an empty Buffer decodes to a shard of fill value. A corrupt index or
   /// inner chunk marks the shard's status (corrupt_data, naming the inner chunk).
   void decode(std::span<const Buffer> in, std::span<NDBuffer> out,

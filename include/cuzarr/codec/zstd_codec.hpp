@@ -24,6 +24,11 @@ class ZstdCodec final : public BytesToBytesCodec {
   /// decoded_size_limit(decoded).
   void decode(std::span<const Buffer> in, std::span<Buffer> out, const ChunkRepresentation& decoded,
               std::span<ChunkStatus> status) const override;
+  /// ZSTD_compressBound(decoded_size).
+  std::optional<size_t> encode_into_bound(size_t decoded_size) const override;
+  /// Compresses one chunk into `out` (the frame encode() produces).
+  std::optional<size_t> encode_into(std::span<const std::byte> in,
+                                    std::span<std::byte> out) const override;
   /// Decodes into `out` when the frame headers record a total content size of out.size() (on the
   /// calling thread: a zstd frame decodes sequentially).
   bool decode_into(std::span<const std::byte> in, std::span<std::byte> out,

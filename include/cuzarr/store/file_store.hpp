@@ -33,6 +33,8 @@ class FileStore final : public Store {
                                               MemoryKind kind = MemoryKind::host) const override;
   std::optional<uint64_t> size(std::string_view key) const override;
   void set(std::string_view key, std::span<const std::byte> value) override;
+  /// Writes the parts with gathered writes (writev), without joining them first.
+  void set_parts(std::string_view key, std::span<const std::span<const std::byte>> parts) override;
   using Store::set;
   void erase(std::string_view key) override;
   void erase_prefix(std::string_view prefix) override;

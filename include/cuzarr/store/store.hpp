@@ -47,6 +47,10 @@ class Store {
   /// Stores `value` at `key`, replacing any old value atomically (a reader sees old or new).
   virtual void set(std::string_view key, std::span<const std::byte> value) = 0;
   void set(std::string_view key, std::string_view text);
+  /// Stores the concatenation of `parts` at `key`, as set() stores one value. The default joins
+  /// them into one buffer and calls set(); a store that can write the parts where they lie (the
+  /// file store: one gathered write) overrides it. Throws what set() throws.
+  virtual void set_parts(std::string_view key, std::span<const std::span<const std::byte>> parts);
   /// Removes `key`; absent keys are not an error.
   virtual void erase(std::string_view key) = 0;
   /// Removes every key under `prefix` ("" = everything).
