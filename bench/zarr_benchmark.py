@@ -374,6 +374,12 @@ def machine_text() -> str:
     return f"{cpu}, {os.cpu_count()} logical CPUs, {mem:.0f} GiB RAM, {platform.platform()}"
 
 
+def write_json(path: str, results: dict) -> None:
+    Path(path).write_text(json.dumps(
+        [{"dataset": d, "operation": o, "implementation": i, **c} for (d, o, i), c in results.items()],
+        indent=1))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--data", default="bench-data", help="where the datasets are generated (reused)")
@@ -435,6 +441,8 @@ def main() -> None:
                 results[(ds, op, impl)] = cell
                 shown = cell.get("error") or f"{min(cell['seconds']):.3f} s, {fmt_rss(cell)} MiB"
                 print(f"  {op:20s} {impl:12s} {shown}", file=sys.stderr)
+                if args.json:  # after every cell, so that an interrupted run keeps what it measured
+                    write_json(args.json, results)
 
     cache = "warm: every file of a dataset was read once before each cell" + (
         "" if can_drop_page_cache() else " (dropping the page cache needs root here)")
@@ -458,9 +466,7 @@ def main() -> None:
     if args.markdown:
         Path(args.markdown).write_text(text)
     if args.json:
-        Path(args.json).write_text(json.dumps(
-            [{"dataset": d, "operation": o, "implementation": i, **c} for (d, o, i), c in results.items()],
-            indent=1))
+        write_json(args.json, results)
 
 
 if __name__ == "__main__":
