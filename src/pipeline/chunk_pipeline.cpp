@@ -51,18 +51,21 @@ std::string join_key(const std::string& prefix, const std::string& key) {
 // Chunks (or shards) per batch of a read or write. A batch holds all its encoded chunks at once,
 // so besides `batch_bytes` (decoded bytes) a batch in host memory is bounded by an eighth of the
 // caller's array `out` (read into or written from): peak memory stays near the size of that
-// array. Within `batch_bytes` it holds at least one chunk per thread, so that the threads stay
-// busy. A batch for device memory is staged in pinned memory, not in `out`: it holds one chunk
-// per thread even beyond `batch_bytes` (up to 4x), so that every core decodes large chunks (the
-// pinned pool caches the two batches in flight).
+// array. It holds at least one chunk per thread, so that every thread decodes (or encodes), even
+// beyond `batch_bytes` as long as that stays within a quarter of `out`. A batch for device memory
+// is staged in pinned memory, not in `out`: it holds one chunk per thread even beyond `batch_bytes`
+// (up to 4x), so that every core decodes large chunks (the pinned pool caches the two batches in
+// flight).
 size_t bounded_batch_size(uint64_t batch_bytes, int64_t chunk_bytes, size_t chunks,
                           const NDBuffer& out) {
   const uint64_t per_chunk = std::max<uint64_t>(1, static_cast<uint64_t>(chunk_bytes));
   const uint64_t out_bytes = static_cast<uint64_t>(out.size()) * out.dtype().size();
   const uint64_t one_per_thread = cpu_threads() * per_chunk;
-  const uint64_t budget = out.kind() == MemoryKind::device
-                              ? std::max(batch_bytes, std::min(one_per_thread, 4 * batch_bytes))
-                              : std::min(batch_bytes, std::max(out_bytes / 8, one_per_thread));
+  const uint64_t budget =
+      out.kind() == MemoryKind::device
+          ? std::max(batch_bytes, std::min(one_per_thread, 4 * batch_bytes))
+          : std::max(std::min(batch_bytes, std::max(out_bytes / 8, one_per_thread)),
+                     std::min(one_per_thread, out_bytes / 4));
   return std::clamp<size_t>(static_cast<size_t>(budget / per_chunk), 1,
                             std::max<size_t>(1, chunks));
 }
