@@ -75,6 +75,7 @@ ChunkPipeline::ChunkPipeline(std::shared_ptr<Store> store, std::string key_prefi
       prefix_(std::move(key_prefix)),
       metadata_(std::move(metadata)),
       options_(options) {
+  if (options_.codec_placement) options_.codec_placement->validate();
   ChunkRepresentation rep{metadata_->chunk_shape, metadata_->data_type, metadata_->fill_value};
   chain_ = CodecChain::create(metadata_->codecs, rep);
   if (chain_->array_to_array().empty() && chain_->bytes_to_bytes().empty()) {
@@ -194,7 +195,8 @@ void ChunkPipeline::read(const NormalizedSelection& selection, const NDBuffer& o
   }
   // Device output: chunks whose codecs leave nothing to decode on the CPU are read straight into
   // pinned memory (or device memory, when the store reads there itself).
-  DeviceReadSink device(out, metadata_->fill_value, Stream::create());
+  DeviceReadSink device(out, metadata_->fill_value, Stream::create(),
+                        options_.effective_codec_placement());
   MemoryKind fetch_kind = MemoryKind::host;
   if (DeviceReadSink::stages_array_bytes(chunk_chain) && chunk_chain.bytes_to_bytes().empty() &&
       !metadata_->rectilinear_grid) {
