@@ -92,6 +92,8 @@ TEST(CodecPlacementTest, ErrorsNameTheEntry) {
   EXPECT_NE(m.find("\"fast\""), std::string::npos) << m;
 
   EXPECT_EQ(parse_error("zstd=gpu,blosc=cpu"), "");
+  // Every codec with a GPU decoder, and others, by their short names.
+  EXPECT_EQ(parse_error("bz2=gpu,lz4=cpu,shuffle=gpu,zlib=cpu,gzip=auto,crc32c=cpu,delta=gpu"), "");
 }
 
 TEST(CodecPlacementTest, TextFormRoundTrips) {
