@@ -113,8 +113,8 @@ class Array {
   bool write_empty_chunks() const { return write_empty_chunks_; }
   /// Where codecs run when this array is read into or written from device memory: a default and
   /// per-codec overrides (see CodecPlacement); nullopt (the default) means what the environment
-  /// variable CUZARR_GPU_DECODE says. Throws InvalidArgumentError naming the entry when a codec
-  /// name is not a registered codec's.
+  /// variable CUZARR_GPU_DECODE says for reads, and auto for writes. Throws InvalidArgumentError
+  /// naming the entry when a codec name is not a registered codec's.
   void set_codec_placement(std::optional<CodecPlacement> placement);
   const std::optional<CodecPlacement>& codec_placement() const { return codec_placement_; }
 

@@ -31,10 +31,11 @@ struct PipelineOptions {
   uint64_t coalesce_gap_bytes = uint64_t{64} << 10;
   /// Store chunks that hold only the fill value (default: erase them).
   bool write_empty_chunks = false;
-  /// Where the codecs run for data in device memory (reads into and writes from it); nullopt:
-  /// as the environment variable CUZARR_GPU_DECODE says (default auto). See CodecPlacement.
+  /// Where the codecs run for data in device memory (reads into and writes from it). nullopt:
+  /// reads decode as the environment variable CUZARR_GPU_DECODE says (default auto), writes
+  /// encode as auto (on the CPU). See CodecPlacement and docs/gpu_codecs.md.
   std::optional<CodecPlacement> codec_placement;
-  /// codec_placement, or the environment's when it is not set.
+  /// The placement of decoders: codec_placement, or the environment's when it is not set.
   const CodecPlacement& effective_codec_placement() const {
     return codec_placement ? *codec_placement : codec_placement_from_environment();
   }
