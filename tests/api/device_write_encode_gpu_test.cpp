@@ -49,7 +49,7 @@ NDBuffer compressible(DataType type, const Shape& shape, uint32_t seed) {
     std::memcpy(p + i * size, &value, std::min<size_t>(size, sizeof value));
   }
   // Rows [0, 8) of columns [16, 32): whole chunks of 8 x 16 elements of zeros.
-  for (int64_t r = 0; r < 8 && r < shape[0]; ++r)
+  for (int64_t r = 0; r < 8 && r < shape[0] && shape[1] >= 32; ++r)
     std::memset(p + (r * shape[1] + 16) * static_cast<int64_t>(size), 0, 16 * size);
   return a;
 }
