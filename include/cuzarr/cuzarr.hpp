@@ -8,6 +8,7 @@
 #include "cuzarr/api/copy.hpp"
 #include "cuzarr/api/group.hpp"
 #include "cuzarr/api/native_bitstream.hpp"
+#include "cuzarr/codec/codec_placement.hpp"
 #include "cuzarr/core/bfloat16.hpp"
 #include "cuzarr/core/data_type.hpp"
 #include "cuzarr/core/error.hpp"

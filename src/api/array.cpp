@@ -182,7 +182,9 @@ void Array::write_metadata() const { write_array_metadata(*store_, path_, *metad
 NDBuffer Array::read(const Selection& selection, MemoryKind kind) const {
   const auto normalized = normalize_selection(selection, metadata_->shape);
   NDBuffer out = NDBuffer::allocate(metadata_->data_type, normalized.result_shape(), kind);
-  ChunkPipeline(store_, path_, metadata_)
+  PipelineOptions options;
+  options.codec_placement = codec_placement_;
+  ChunkPipeline(store_, path_, metadata_, options)
       .read(normalized, with_dropped_dimensions(out, normalized));
   return out;
 }
@@ -199,7 +201,9 @@ void Array::read_into(const Selection& selection, const NDBuffer& out) const {
     throw UnsupportedError("reading into device memory needs CUDA support in this build");
   }
 #endif
-  ChunkPipeline(store_, path_, metadata_)
+  PipelineOptions options;
+  options.codec_placement = codec_placement_;
+  ChunkPipeline(store_, path_, metadata_, options)
       .read(normalized, with_dropped_dimensions(out, normalized));
 }
 
@@ -217,8 +221,20 @@ void Array::write(const Selection& selection, const NDBuffer& data) const {
 #endif
   PipelineOptions options;
   options.write_empty_chunks = write_empty_chunks_;
+  options.codec_placement = codec_placement_;
   ChunkPipeline(store_, path_, metadata_, options)
       .write(normalized, with_dropped_dimensions(data, normalized));
+}
+
+void Array::set_codec_placement(std::optional<CodecPlacement> placement) {
+  if (placement) {
+    try {
+      placement->validate();
+    } catch (const InvalidArgumentError& e) {
+      throw InvalidArgumentError(fmt::format("array \"{}\": {}", path_, e.what()));
+    }
+  }
+  codec_placement_ = std::move(placement);
 }
 
 void Array::resize(const Shape& new_shape) {

@@ -53,6 +53,14 @@ class CompressionBackend {
     return true;
   }
 
+  /// True for decode-only backends (GPU decoders without an encoder): compresses_with() is
+  /// false for every option.
+  virtual bool decodes_only() const noexcept { return false; }
+  /// False when the backend cannot decode raw bitstreams (no table of stream sizes): it neither
+  /// finds stream ends without decoding nor decodes prefixes (GPU deflate). The selection then
+  /// uses the host backend for them.
+  virtual bool decodes_raw_bitstreams() const noexcept { return true; }
+
   /// The largest stream a chunk of `chunk_size` bytes can compress to.
   virtual size_t max_compressed_size(size_t chunk_size) const = 0;
   /// Compresses every task (in parallel); throws the first failure, its message prefixed with the

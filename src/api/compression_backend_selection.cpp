@@ -60,6 +60,11 @@ const CompressionBackend& select_compression_backend(const CompressorOptions& op
         throw UnsupportedError(fmt::format(
             "compressor: \"execution\" device: {} has no GPU implementation yet (use auto or host)",
             compression_algorithm_name(options.algorithm)));
+      if (!honours(*device) && device->decodes_only())
+        throw UnsupportedError(fmt::format(
+            "compressor: \"execution\" device: {} has no GPU implementation of compression yet "
+            "(its GPU backend only decodes; use auto or host)",
+            compression_algorithm_name(options.algorithm)));
       if (!honours(*device))
         throw UnsupportedError(fmt::format(
             "compressor: \"execution\" device: the GPU {} encoder has no level {} (use auto or "

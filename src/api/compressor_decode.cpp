@@ -156,6 +156,16 @@ std::vector<DecompressResult> Compressor::decompress(
                         *call.max_uncompressed_size));
       plan.backend =
           &select_compression_backend(chosen, on_device, CompressionDirection::decompress);
+      // Raw bitstreams of a backend that can only decode located streams (GPU deflate): the
+      // host finds the stream ends by decoding (device execution cannot, and says so).
+      if (!native && !plan.backend->decodes_raw_bitstreams()) {
+        if (chosen.execution == ExecutionTarget::device)
+          throw UnsupportedError(fmt::format(
+              "compressor: \"execution\" device: the GPU {} backend decodes only the native "
+              "bitstream (raw streams' ends are found by decoding them on the host)",
+              compression_algorithm_name(chosen.algorithm)));
+        plan.backend = &host_compression_backend(chosen.algorithm);
+      }
       plan.plane = &data_plane_of(*plan.backend);
       const bool host_view_complete = plan.host_view.size() == total;
       plan.source = plan.plane->resident(inputs[b], host_view_complete ? plan.host_view : Buffer(),

@@ -13,6 +13,15 @@ const CompressionBackend* device_compression_backend(CompressionAlgorithm algori
     case CompressionAlgorithm::blosc:
       // c-blosc is the CPU fallback of chunks the kernels do not decode.
       return compression_algorithm_available(algorithm) ? &device_blosc_backend() : nullptr;
+    // Decode only (compression stays on the host).
+    case CompressionAlgorithm::zstd:
+      return &device_zstd_backend();
+    case CompressionAlgorithm::deflate:
+      return &device_deflate_backend();
+    case CompressionAlgorithm::gzip:
+      return &device_gzip_backend();
+    case CompressionAlgorithm::zlib:
+      return &device_zlib_backend();
     default:
       return nullptr;
   }

@@ -176,6 +176,10 @@ class BenchCommand final : public Command {
                       "numpy-style selection, e.g. \"0:100, :\" (default all)");
     read_->add_option("--device", device_, "Read into cpu (host) or cuda (device) memory")
         ->check(CLI::IsMember({"cpu", "cuda"}));
+    read_->add_option("--gpu-decode", gpu_decode_,
+                      "With --device cuda: where codecs decode, auto|gpu|cpu or per codec, e.g. "
+                      "\"zstd=gpu,blosc=cpu,default=auto\" (default: CUZARR_GPU_DECODE, else "
+                      "auto)");
     read_->add_flag("--chunk-by-chunk", chunk_by_chunk_,
                     "Read one chunk (or shard) per call instead of one call for the selection");
     read_->add_flag("--direct-io", direct_io_,
@@ -215,8 +219,18 @@ class BenchCommand final : public Command {
 
  private:
   int run_read(nlohmann::json settings) {
-    const Array array = open_array(source_, direct_io_);
+    Array array = open_array(source_, direct_io_);
     const MemoryKind kind = parse_device(device_);
+    if (gpu_decode_) {
+      CodecPlacement placement;
+      try {
+        placement = CodecPlacement::parse(*gpu_decode_);
+      } catch (const InvalidArgumentError& e) {
+        throw InvalidArgumentError(fmt::format("--gpu-decode: {}", e.what()));
+      }
+      array.set_codec_placement(placement);
+      settings["gpu_decode"] = placement.to_string();
+    }
     if (!chunk_by_chunk_ && (inner_chunks_ || concurrency_ != 1))
       throw InvalidArgumentError("--inner-chunks and --concurrency need --chunk-by-chunk");
     if (chunk_by_chunk_ && !select_.empty())
@@ -274,6 +288,7 @@ class BenchCommand final : public Command {
   CLI::App* write_ = nullptr;
   CLI::App* roundtrip_ = nullptr;
   std::string source_, destination_, select_, device_ = "cpu";
+  std::optional<std::string> gpu_decode_;
   bool chunk_by_chunk_ = false, inner_chunks_ = false, overwrite_ = false, json_ = false,
        direct_io_ = false;
   size_t concurrency_ = 1, threads_ = 0, repeat_ = 1;

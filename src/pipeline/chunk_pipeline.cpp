@@ -14,6 +14,7 @@
 #include "cuzarr/memory/variable_length_ndbuffer.hpp"
 #include "cuzarr/pipeline/byte_range_coalescing.hpp"
 #include "cuzarr/pipeline/chunk_plan.hpp"
+#include "pipeline/device_chunk_encoder.hpp"
 #include "pipeline/device_read_sink.hpp"
 #include "pipeline/planned_chunk_views.hpp"
 #include "pipeline/scratch_pool.hpp"
@@ -70,6 +71,67 @@ size_t bounded_batch_size(uint64_t batch_bytes, int64_t chunk_bytes, size_t chun
                             std::max<size_t>(1, chunks));
 }
 
+// Writes the chunks `chunks` of data `in` in device memory, each covered by the data in its part
+// inside the array, with `encoder` on the GPU: each chunk is made whole in device memory (the
+// fill value around an edge chunk's data; chunks whose data is contiguous are used in place),
+// encoded there, and only its encoded bytes reach the host. A chunk that holds only the fill
+// value encodes to exactly the bytes of a chunk of fill (the encoders are deterministic and
+// lossless), so comparing the encoded bytes finds the chunks to erase.
+// The bytes of a C-contiguous array.
+Buffer bytes_of(const NDBuffer& array) {
+  return array.buffer().slice(static_cast<size_t>(array.data() - array.buffer().data()),
+                              static_cast<size_t>(array.nbytes()));
+}
+
+void write_encoded_on_device(const DeviceChunkEncoder& encoder,
+                             std::span<const PlannedChunk* const> chunks, const NDBuffer& in,
+                             const ChunkRepresentation& rep, const PipelineOptions& options,
+                             Store& store,
+                             const std::function<std::string(const PlannedChunk&)>& key_of) {
+  if (chunks.empty()) return;
+  Stream stream = Stream::create();
+  NDBuffer fill_host = NDBuffer::allocate(rep.data_type, rep.shape);
+  fill_host.fill(rep.fill_value);
+  const NDBuffer fill = fill_host.copy_to(MemoryKind::device, stream);
+  const std::string fill_label = "a chunk of the fill value";
+  const Buffer fill_bytes = bytes_of(fill);
+  const Buffer fill_encoded =
+      encoder.encode(std::span<const Buffer>(&fill_bytes, 1), {&fill_label, 1}, stream)[0];
+  const size_t per_batch = bounded_batch_size(options.batch_bytes, rep.nbytes(), chunks.size(), in);
+  for (size_t first = 0; first < chunks.size(); first += per_batch) {
+    const size_t n = std::min(per_batch, chunks.size() - first);
+    std::vector<Buffer> device_chunks(n);
+    std::vector<std::string> keys(n), labels(n);
+    for (size_t i = 0; i < n; ++i) {
+      const PlannedChunk& p = *chunks[first + i];
+      keys[i] = key_of(p);
+      labels[i] = fmt::format("chunk \"{}\" (encode)", keys[i]);
+      const NDBuffer part = output_view(in, p);
+      if (p.covers_whole_chunk && part.is_c_contiguous() && part.nbytes() == rep.nbytes()) {
+        device_chunks[i] =
+            part.buffer().slice(static_cast<size_t>(part.data() - part.buffer().data()),
+                                static_cast<size_t>(part.nbytes()));
+        continue;
+      }
+      const NDBuffer chunk =
+          NDBuffer::allocate(rep.data_type, rep.shape, MemoryKind::device, stream);
+      if (!p.covers_whole_chunk) chunk.assign(fill, stream);
+      chunk_view(chunk, p).assign(part, stream);
+      device_chunks[i] = bytes_of(chunk);
+    }
+    const std::vector<Buffer> encoded = encoder.encode(device_chunks, labels, stream);
+    parallel_for(n, [&](size_t i) {
+      const bool only_fill =
+          encoded[i].size() == fill_encoded.size() &&
+          std::memcmp(encoded[i].data(), fill_encoded.data(), fill_encoded.size()) == 0;
+      if (only_fill && !options.write_empty_chunks)
+        store.erase(keys[i]);
+      else
+        store.set(keys[i], encoded[i].bytes());
+    });
+  }
+}
+
 }  // namespace
 
 ChunkPipeline::ChunkPipeline(std::shared_ptr<Store> store, std::string key_prefix,
@@ -78,6 +140,7 @@ ChunkPipeline::ChunkPipeline(std::shared_ptr<Store> store, std::string key_prefi
       prefix_(std::move(key_prefix)),
       metadata_(std::move(metadata)),
       options_(options) {
+  if (options_.codec_placement) options_.codec_placement->validate();
   ChunkRepresentation rep{metadata_->chunk_shape, metadata_->data_type, metadata_->fill_value};
   chain_ = CodecChain::create(metadata_->codecs, rep);
   if (chain_->array_to_array().empty() && chain_->bytes_to_bytes().empty()) {
@@ -197,7 +260,8 @@ void ChunkPipeline::read(const NormalizedSelection& selection, const NDBuffer& o
   }
   // Device output: chunks whose codecs leave nothing to decode on the CPU are read straight into
   // pinned memory (or device memory, when the store reads there itself).
-  DeviceReadSink device(out, metadata_->fill_value, Stream::create());
+  DeviceReadSink device(out, metadata_->fill_value, Stream::create(),
+                        options_.effective_codec_placement());
   MemoryKind fetch_kind = MemoryKind::host;
   if (DeviceReadSink::stages_array_bytes(chunk_chain) && chunk_chain.bytes_to_bytes().empty() &&
       !metadata_->rectilinear_grid) {
@@ -409,8 +473,23 @@ void ChunkPipeline::write(const NormalizedSelection& selection, const NDBuffer& 
     throw InvalidArgumentError(fmt::format("write: data type {} does not match the array's {}",
                                            in.dtype().name(), metadata_->data_type.name()));
   }
-  const auto plan = this->plan(selection);
+  auto plan = this->plan(selection);
   const auto& rep = chain_->decoded_representation();
+  // Data in device memory whose chain the GPU encodes (as the codec placement asks): the chunks
+  // the data covers are encoded there; the others (read-modify-write) take the CPU path below.
+  if (!is_host_accessible(in.kind()) && !sharding_ && !metadata_->rectilinear_grid &&
+      !rep.data_type.is_variable_length()) {
+    if (const auto encoder = DeviceChunkEncoder::for_chain(
+            *chain_, options_.codec_placement.value_or(CodecPlacement{}))) {
+      std::vector<const PlannedChunk*> covered;
+      for (const auto& p : plan)
+        if (p.covers_valid_region) covered.push_back(&p);
+      write_encoded_on_device(*encoder, covered, in, rep, options_, *store_,
+                              [&](const PlannedChunk& p) { return chunk_key(p.coords); });
+      std::erase_if(plan, [](const PlannedChunk& p) { return p.covers_valid_region; });
+      if (plan.empty()) return;
+    }
+  }
   const size_t per_batch = bounded_batch_size(options_.batch_bytes, rep.nbytes(), plan.size(), in);
   // Whole shards, and chunks of [bytes, zstd or blosc] chains, are encoded into scratch memory
   // reused from chunk to chunk and stored by the task that encoded them (below).

@@ -94,8 +94,12 @@ bool blosc_runs_on_gpu(const Buffer& encoded) {
 
 }  // namespace
 
-DeviceReadSink::DeviceReadSink(NDBuffer out, std::vector<std::byte> fill_value, Stream stream)
-    : out_(std::move(out)), fill_value_(std::move(fill_value)), stream_(std::move(stream)) {}
+DeviceReadSink::DeviceReadSink(NDBuffer out, std::vector<std::byte> fill_value, Stream stream,
+                               CodecPlacement placement)
+    : out_(std::move(out)),
+      fill_value_(std::move(fill_value)),
+      stream_(std::move(stream)),
+      placement_(std::move(placement)) {}
 
 DeviceReadSink::~DeviceReadSink() {
   try {
@@ -123,7 +127,7 @@ const DeviceReadSink::ChainPlan& DeviceReadSink::plan_for(const CodecChain& chai
         static_cast<uint64_t>(chain.array_to_bytes_representation().nbytes());
     for (size_t j = 0; j < b2b.size(); ++j) {
       auto decoder = gpu::make_device_decoder(*b2b[j]);
-      if (!decoder || !gpu::decodes_on_gpu(*decoder, size)) break;
+      if (!decoder || !gpu::decodes_on_gpu(*decoder, placement_.of(b2b[j]->name()), size)) break;
       // Step j's output capacity must be known: from the codecs before it, or from its input.
       if (j > 0 && !size && !decoder->decoded_size_from(4)) break;
       p->forward_size.push_back(size);
@@ -139,15 +143,27 @@ const DeviceReadSink::ChainPlan& DeviceReadSink::plan_for(const CodecChain& chai
   }
   const size_t first_cpu = p->array_bytes ? p->gpu_steps : 0;
   for (size_t j = first_cpu; j < b2b.size(); ++j) {
+    const std::string& name = b2b[j]->name();
+    const Placement placement = placement_.of(name);
     const auto decoder = gpu::make_device_decoder(*b2b[j]);
-    log_once("device-read-cpu-codec-" + b2b[j]->name(),
-             decoder ? fmt::format("codec \"{}\" decodes on the CPU for reads into device memory: "
-                                   "its GPU decoder is used automatically for chunks of up to {} "
-                                   "bytes, where it is faster (CUZARR_GPU_DECODE=gpu forces it)",
-                                   b2b[j]->name(), decoder->automatic_chunk_limit())
-                     : fmt::format("codec \"{}\" has no GPU decoder yet: for reads into device "
-                                   "memory it decodes on the CPU",
-                                   b2b[j]->name()));
+    if (!decoder) {
+      log_once("device-read-cpu-codec-" + name,
+               fmt::format("codec \"{}\" has no GPU decoder yet: for reads into device memory it "
+                           "decodes on the CPU",
+                           name));
+    } else if (placement == Placement::cpu) {
+      log_once("device-read-cpu-placed-codec-" + name,
+               fmt::format("codec \"{}\" decodes on the CPU for reads into device memory, as its "
+                           "placement (cpu) asks",
+                           name));
+    } else {
+      log_once("device-read-cpu-codec-" + name,
+               fmt::format("codec \"{}\" decodes on the CPU for reads into device memory: its GPU "
+                           "decoder runs automatically on chunks of up to {} bytes, where it is "
+                           "faster (placement \"{}=gpu\" forces it), and only where the codecs "
+                           "it wraps decode on the GPU too",
+                           name, decoder->automatic_chunk_limit(), name));
+    }
   }
   plan = std::move(p);
   return *plan;

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "cuzarr/codec/codec_chain.hpp"
+#include "cuzarr/codec/codec_placement.hpp"
 #include "cuzarr/memory/ndbuffer.hpp"
 #include "cuzarr/memory/stream.hpp"
 #include "pipeline/chunk_read_batch.hpp"
@@ -24,8 +25,10 @@ namespace cuzarr {
 
 class DeviceReadSink {
  public:
-  /// `out` is the whole output (full result shape, device memory); `fill_value` one element.
-  DeviceReadSink(NDBuffer out, std::vector<std::byte> fill_value, Stream stream);
+  /// `out` is the whole output (full result shape, device memory); `fill_value` one element;
+  /// `placement` says which codecs may decode on the GPU.
+  DeviceReadSink(NDBuffer out, std::vector<std::byte> fill_value, Stream stream,
+                 CodecPlacement placement = {});
   /// Waits for the queued work (errors are dropped here; call finish() to see them).
   ~DeviceReadSink();
   DeviceReadSink(const DeviceReadSink&) = delete;
@@ -54,6 +57,7 @@ class DeviceReadSink {
   NDBuffer out_;
   std::vector<std::byte> fill_value_;
   Stream stream_;
+  CodecPlacement placement_;
   std::map<const CodecChain*, std::shared_ptr<const ChainPlan>> plans_;
   struct GpuReport;
   std::unique_ptr<GpuReport> pending_report_;

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "cuzarr/codec/codec_placement.hpp"
 #include "cuzarr/core/selection.hpp"
 #include "cuzarr/memory/ndbuffer.hpp"
 #include "cuzarr/metadata/array_metadata.hpp"
@@ -110,6 +111,12 @@ class Array {
   /// Store chunks that hold only the fill value anyway (default false, as zarr-python).
   void set_write_empty_chunks(bool value) { write_empty_chunks_ = value; }
   bool write_empty_chunks() const { return write_empty_chunks_; }
+  /// Where codecs run when this array is read into or written from device memory: a default and
+  /// per-codec overrides (see CodecPlacement); nullopt (the default) means what the environment
+  /// variable CUZARR_GPU_DECODE says for reads, and auto for writes. Throws InvalidArgumentError
+  /// naming the entry when a codec name is not a registered codec's.
+  void set_codec_placement(std::optional<CodecPlacement> placement);
+  const std::optional<CodecPlacement>& codec_placement() const { return codec_placement_; }
 
   /// The store key of the chunk (or shard) at grid position `coords`.
   std::string chunk_key(std::span<const int64_t> coords) const;
@@ -126,6 +133,7 @@ class Array {
   std::string path_;
   std::shared_ptr<ArrayMetadata> metadata_;
   bool write_empty_chunks_ = false;
+  std::optional<CodecPlacement> codec_placement_;
 };
 
 }  // namespace cuzarr

@@ -7,10 +7,12 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "cuzarr/codec/codec_chain.hpp"
+#include "cuzarr/codec/codec_placement.hpp"
 #include "cuzarr/codec/sharding_codec.hpp"
 #include "cuzarr/core/selection.hpp"
 #include "cuzarr/memory/ndbuffer.hpp"
@@ -29,6 +31,14 @@ struct PipelineOptions {
   uint64_t coalesce_gap_bytes = uint64_t{64} << 10;
   /// Store chunks that hold only the fill value (default: erase them).
   bool write_empty_chunks = false;
+  /// Where the codecs run for data in device memory (reads into and writes from it). nullopt:
+  /// reads decode as the environment variable CUZARR_GPU_DECODE says (default auto), writes
+  /// encode as auto (on the CPU). See CodecPlacement and docs/gpu_codecs.md.
+  std::optional<CodecPlacement> codec_placement;
+  /// The placement of decoders: codec_placement, or the environment's when it is not set.
+  const CodecPlacement& effective_codec_placement() const {
+    return codec_placement ? *codec_placement : codec_placement_from_environment();
+  }
 };
 
 class ChunkPipeline {

@@ -1,10 +1,5 @@
 #include "codec/cuda/device_bytes_decoder.hpp"
 
-#include <cstdlib>
-#include <string>
-
-#include "cuzarr/core/log.hpp"
-
 #if defined(CUZARR_HAVE_CUDA)
 #include "codec/cuda/blosc_kernels.hpp"
 #include "codec/cuda/crc32c_kernels.hpp"
@@ -24,22 +19,10 @@
 
 namespace cuzarr::gpu {
 
-GpuDecodePlacement gpu_decode_placement() {
-  static const GpuDecodePlacement placement = [] {
-    const char* value = std::getenv("CUZARR_GPU_DECODE");
-    const std::string text = value ? value : "auto";
-    if (text == "auto" || text.empty()) return GpuDecodePlacement::automatic;
-    if (text == "gpu") return GpuDecodePlacement::gpu;
-    if (text == "cpu") return GpuDecodePlacement::cpu;
-    log_once("CUZARR_GPU_DECODE",
-             "cuzarr: CUZARR_GPU_DECODE=\"" + text + "\" is not auto, gpu or cpu: using auto");
-    return GpuDecodePlacement::automatic;
-  }();
-  return placement;
-}
-
-bool decodes_on_gpu(const DeviceBytesDecoder& decoder, std::optional<uint64_t> decoded_bytes) {
-  if (gpu_decode_placement() != GpuDecodePlacement::automatic || !decoded_bytes) return true;
+bool decodes_on_gpu(const DeviceBytesDecoder& decoder, Placement placement,
+                    std::optional<uint64_t> decoded_bytes) {
+  if (placement == Placement::cpu) return false;
+  if (placement == Placement::gpu || !decoded_bytes) return true;
   return *decoded_bytes <= decoder.automatic_chunk_limit();
 }
 
@@ -123,7 +106,6 @@ class UnshuffleDeviceDecoder final : public DeviceBytesDecoder {
 }  // namespace
 
 std::unique_ptr<DeviceBytesDecoder> make_device_decoder(const BytesToBytesCodec& codec) {
-  if (gpu_decode_placement() == GpuDecodePlacement::cpu) return nullptr;
   if (dynamic_cast<const BloscCodec*>(&codec)) return std::make_unique<BloscDeviceDecoder>();
   if (dynamic_cast<const NumcodecsLz4Codec*>(&codec))
     return std::make_unique<NumcodecsLz4DeviceDecoder>();

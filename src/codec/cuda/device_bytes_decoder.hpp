@@ -11,6 +11,7 @@
 
 #include "codec/cuda/device_chunk_batch.hpp"
 #include "cuzarr/codec/codec.hpp"
+#include "cuzarr/codec/codec_placement.hpp"
 #include "cuzarr/memory/stream.hpp"
 
 namespace cuzarr::gpu {
@@ -36,19 +37,13 @@ class DeviceBytesDecoder {
                       Stream stream) const = 0;
 };
 
-/// Where bytes -> bytes codecs decode in reads into device memory: `automatic` (the GPU where a
-/// decoder exists and the chunk is within its automatic_chunk_limit), `gpu` (the GPU wherever a
-/// decoder exists) or `cpu` (always the CPU). Read once from the environment variable
-/// CUZARR_GPU_DECODE=auto|gpu|cpu (default auto); an unknown value is reported once in the log
-/// and means auto.
-enum class GpuDecodePlacement { automatic, gpu, cpu };
-GpuDecodePlacement gpu_decode_placement();
-
-/// The GPU decoder of `codec`, or null when it has none (or this build has no CUDA, or the
-/// placement is cpu).
+/// The GPU decoder of `codec`, or null when it has none (or this build has no CUDA).
 std::unique_ptr<DeviceBytesDecoder> make_device_decoder(const BytesToBytesCodec& codec);
 
-/// Whether a chunk of `decoded_bytes` (nullopt: unknown) decodes on the GPU with `decoder`.
-bool decodes_on_gpu(const DeviceBytesDecoder& decoder, std::optional<uint64_t> decoded_bytes);
+/// Whether a chunk of `decoded_bytes` (nullopt: unknown) decodes on the GPU with `decoder` when
+/// its codec's placement is `placement` (see CodecPlacement): cpu never, gpu always, automatic
+/// when the chunk is within decoder.automatic_chunk_limit() (or its size is unknown).
+bool decodes_on_gpu(const DeviceBytesDecoder& decoder, Placement placement,
+                    std::optional<uint64_t> decoded_bytes);
 
 }  // namespace cuzarr::gpu
