@@ -82,6 +82,30 @@ TEST_F(GpuShuffle, BitShuffleMatchesTheReference) {
   }
 }
 
+// The staged kernels of element sizes 1, 2, 4 and 8: warp steps of 1024 elements cut short at the
+// end (element counts a multiple of 8 but not of 32 or 1024, so bit-rows are not word multiples),
+// leftover bytes, a batch of one huge chunk spread over many warps, and buffers aligned to 4 but
+// not to 8 or 16.
+TEST_F(GpuShuffle, StagedBitShuffleMatchesTheReferenceAtStepEdges) {
+  for (uint32_t typesize : {1u, 2u, 4u, 8u}) {
+    Chunks chunks;
+    uint32_t seed = 100;
+    for (size_t elements : {8, 24, 32, 1016, 1024, 1032, 2056, 4096 * 8 + 40, 1 << 20}) {
+      for (size_t extra : {size_t{0}, size_t{typesize - 1}}) {
+        chunks.push_back(test::random_input(elements * typesize + extra, seed++));
+        chunks.push_back(test::runs_input(elements * typesize + extra, seed++));
+      }
+    }
+    for (size_t misalign : {size_t{0}, size_t{4}, size_t{12}}) {
+      check_shuffle(gpu::bitshuffle_batch, gpu::bitshuffle_bytes, chunks, typesize, misalign);
+      check_shuffle(gpu::bitunshuffle_batch, gpu::bitunshuffle_bytes, chunks, typesize, misalign);
+    }
+    const Chunks one_huge = {test::random_input((size_t{24} << 20) + 8 * typesize, seed++)};
+    check_shuffle(gpu::bitshuffle_batch, gpu::bitshuffle_bytes, one_huge, typesize);
+    check_shuffle(gpu::bitunshuffle_batch, gpu::bitunshuffle_bytes, one_huge, typesize);
+  }
+}
+
 TEST_F(GpuShuffle, TooSmallOutputIsReported) {
   const Chunks chunks = {test::random_input(1000, 1)};
   DeviceBatch batch(chunks, {999});
