@@ -341,9 +341,20 @@ int main(int argc, char** argv) {
           "bitshuffle", [&](const DeviceChunkBatch& b) { bitshuffle_batch(b, typesize, stream); },
           [&](const DeviceChunkBatch& b) { bitunshuffle_batch(b, typesize, stream); });
       const DeltaType delta_type = is_float ? DeltaType::float32 : DeltaType::uint16;
-      filter(
-          "delta", [&](const DeviceChunkBatch& b) { delta_encode_batch(b, delta_type, stream); },
-          [&](const DeviceChunkBatch& b) { delta_decode_batch(b, delta_type, stream); });
+      {
+        Device delta_temp(delta_decode_temp_bytes(count));
+        filter(
+            "delta", [&](const DeviceChunkBatch& b) { delta_encode_batch(b, delta_type, stream); },
+            [&](const DeviceChunkBatch& b) {
+              delta_decode_batch(b, delta_type, delta_temp.p, stream);
+            });
+      }
+      if (!is_float) {  // integer decode without scratch: one thread block per chunk
+        filter(
+            "delta (block per chunk)",
+            [&](const DeviceChunkBatch& b) { delta_encode_batch(b, delta_type, stream); },
+            [&](const DeviceChunkBatch& b) { delta_decode_batch(b, delta_type, stream); });
+      }
       // crc32c codec: encode appends 4 bytes, decode verifies and strips them.
       {
         Batch encoded(count, chunk, chunk + 4);

@@ -157,21 +157,48 @@ TEST_F(GpuDelta, EncodeAndDecodeMatchTheReferenceForEveryType) {
       }
       chunks.push_back(std::move(c));
     }
-    DeviceBatch encode(chunks, test::sizes_of(chunks));
-    gpu::delta_encode_batch(encode.batch(), type, Stream());
-    DeviceBatch decode(chunks, test::sizes_of(chunks));
-    gpu::delta_decode_batch(decode.batch(), type, Stream());
-    test::cuda_ok(cudaDeviceSynchronize());
-    for (size_t i = 0; i < chunks.size(); ++i) {
-      const uint64_t n = chunks[i].size() / size;
-      std::vector<unsigned char> expected(chunks[i].size());
-      gpu::delta_encode_serial(chunks[i].data(), expected.data(), n, type);
-      ASSERT_TRUE(same_elements(encode.output(i), expected, type))
-          << "encode type " << t << " chunk " << i;
-      gpu::delta_decode_serial(chunks[i].data(), expected.data(), n, type);
-      ASSERT_TRUE(same_elements(decode.output(i), expected, type))
-          << "decode type " << t << " chunk " << i;
+    // Aligned, 4-aligned and byte-misaligned buffers; decode without scratch (one block per
+    // integer chunk) and with it (reduce-then-scan over many blocks per chunk).
+    for (size_t misalign : {size_t{0}, size_t{4}, size_t{3}}) {
+      DeviceBatch encode(chunks, test::sizes_of(chunks), misalign);
+      gpu::delta_encode_batch(encode.batch(), type, Stream());
+      DeviceBatch decode(chunks, test::sizes_of(chunks), misalign);
+      gpu::delta_decode_batch(decode.batch(), type, Stream());
+      DeviceBatch decode_parts(chunks, test::sizes_of(chunks), misalign);
+      test::DeviceMemory temp(gpu::delta_decode_temp_bytes(chunks.size()));
+      gpu::delta_decode_batch(decode_parts.batch(), type, temp.get(), Stream());
+      test::cuda_ok(cudaDeviceSynchronize());
+      for (size_t i = 0; i < chunks.size(); ++i) {
+        const uint64_t n = chunks[i].size() / size;
+        std::vector<unsigned char> expected(chunks[i].size());
+        gpu::delta_encode_serial(chunks[i].data(), expected.data(), n, type);
+        ASSERT_TRUE(same_elements(encode.output(i), expected, type))
+            << "encode type " << t << " chunk " << i << " misalign " << misalign;
+        gpu::delta_decode_serial(chunks[i].data(), expected.data(), n, type);
+        ASSERT_TRUE(same_elements(decode.output(i), expected, type))
+            << "decode type " << t << " chunk " << i << " misalign " << misalign;
+        ASSERT_TRUE(same_elements(decode_parts.output(i), expected, type))
+            << "decode with scratch, type " << t << " chunk " << i << " misalign " << misalign;
+      }
     }
+  }
+}
+
+// A batch of one 24 MiB chunk: the scan runs over 256 blocks, each starting from the sum of the
+// ones before it (integer types); the float sum runs through thousands of tiles.
+TEST_F(GpuDelta, OneHugeChunkDecodesLikeTheSerialSum) {
+  for (auto type : {gpu::DeltaType::uint8, gpu::DeltaType::int16, gpu::DeltaType::uint32,
+                    gpu::DeltaType::int64, gpu::DeltaType::float32, gpu::DeltaType::float64}) {
+    const Chunks chunks = {test::smooth_uint16_input((size_t{24} << 20) + 8, 5)};
+    DeviceBatch decode(chunks, test::sizes_of(chunks));
+    test::DeviceMemory temp(gpu::delta_decode_temp_bytes(1));
+    gpu::delta_decode_batch(decode.batch(), type, temp.get(), Stream());
+    test::cuda_ok(cudaDeviceSynchronize());
+    ASSERT_EQ(decode.statuses()[0], DeviceChunkStatus::ok);
+    std::vector<unsigned char> expected(chunks[0].size());
+    gpu::delta_decode_serial(chunks[0].data(), expected.data(),
+                             chunks[0].size() / gpu::delta_type_size(type), type);
+    ASSERT_TRUE(same_elements(decode.output(0), expected, type)) << static_cast<int>(type);
   }
 }
 
