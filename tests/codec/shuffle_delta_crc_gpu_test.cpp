@@ -268,5 +268,35 @@ TEST_F(GpuCrc32c, EncodeThenDecodeRoundTripsAndDetectsCorruption) {
   EXPECT_EQ(statuses.back(), DeviceChunkStatus::corrupt_input);
 }
 
+// Many small chunks (the resident blocks loop over thousands of work items) and buffers that are
+// 4- but not 16-byte aligned (the byte path), through the codec's encode and decode.
+TEST_F(GpuCrc32c, ManySmallChunksAndMisalignedBuffersRoundTrip) {
+  Chunks chunks;
+  for (uint32_t i = 0; i < 3000; ++i) {
+    chunks.push_back(test::random_input(i % 7 == 0 ? 65536 + 4 * (i % 5) : 65536, i));
+  }
+  for (size_t misalign : {size_t{0}, size_t{4}}) {
+    DeviceBatch encode(chunks, test::sizes_of(chunks, 4), misalign);
+    test::DeviceMemory temp(gpu::crc32c_codec_temp_bytes(chunks.size()));
+    gpu::crc32c_encode_batch(encode.batch(), temp.get(), Stream());
+    test::cuda_ok(cudaDeviceSynchronize());
+    Chunks encoded;
+    for (size_t i = 0; i < chunks.size(); ++i) {
+      ASSERT_EQ(encode.statuses()[i], DeviceChunkStatus::ok) << i;
+      encoded.push_back(encode.output(i));
+      const uint32_t crc = cpu_crc(chunks[i]);
+      ASSERT_EQ(encoded.back().size(), chunks[i].size() + 4);
+      ASSERT_EQ(std::memcmp(encoded.back().data() + chunks[i].size(), &crc, 4), 0) << i;
+    }
+    DeviceBatch decode(encoded, test::sizes_of(chunks), misalign);
+    gpu::crc32c_decode_batch(decode.batch(), temp.get(), Stream());
+    test::cuda_ok(cudaDeviceSynchronize());
+    for (size_t i = 0; i < chunks.size(); ++i) {
+      ASSERT_EQ(decode.statuses()[i], DeviceChunkStatus::ok) << i << " misalign " << misalign;
+      ASSERT_EQ(decode.output(i), chunks[i]) << i << " misalign " << misalign;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace cuzarr
