@@ -10,35 +10,17 @@
 #include <vector>
 
 #include "gpu_codec_inputs.hpp"
+#include "lz4_segments_driver.hpp"
 
 namespace cuzarr {
 namespace {
 
 using Bytes = std::vector<unsigned char>;
 
-// What the GPU kernels do, one segment after the other.
 Bytes encode_by_segments(const Bytes& in) {
-  const uint64_t size = in.size();
-  const uint64_t segments = gpu::lz4_segment_count(size);
-  std::vector<gpu::Lz4SegmentSummary> summaries(segments);
-  std::vector<Bytes> bodies(segments, Bytes(gpu::kLz4SegmentBodyCapacity));
-  std::vector<uint16_t> table(gpu::kLz4SegmentHashEntries);
-  for (uint64_t i = 0; i < segments; ++i) {
-    const uint64_t begin = i * gpu::kLz4SegmentBytes;
-    const uint64_t end = std::min<uint64_t>(size, begin + gpu::kLz4SegmentBytes);
-    summaries[i] =
-        gpu::lz4_encode_segment(in.data(), size, begin, end, bodies[i].data(), table.data());
-    EXPECT_LE(summaries[i].body_bytes, gpu::kLz4SegmentBodyCapacity);
-  }
-  std::vector<gpu::Lz4SegmentPlan> plans(segments);
-  const gpu::Lz4StitchEnd end =
-      gpu::lz4_plan_segments(summaries.data(), segments, size, plans.data());
-  Bytes out(end.block_bytes, 0xEE);
-  for (uint64_t i = 0; i < segments; ++i) {
-    gpu::lz4_write_segment(in.data(), summaries[i], plans[i], bodies[i].data(), out.data());
-  }
-  gpu::lz4_write_end(in.data(), end, out.data());
-  return out;
+  const Bytes block = test::lz4_encode_by_segments(in);
+  EXPECT_FALSE(block.empty());
+  return block;
 }
 
 void check_round_trip(const Bytes& in, const std::string& name) {
