@@ -31,23 +31,6 @@ __device__ inline bool chunk_valid(const DeviceChunkBatch& batch, size_t chunk, 
   return status == DeviceChunkStatus::ok;
 }
 
-template <class T>
-__global__ void __launch_bounds__(kThreads)
-    delta_encode_kernel(DeviceChunkBatch batch, uint32_t parts) {
-  const size_t chunk = blockIdx.x / parts;
-  const uint32_t part = blockIdx.x % parts;
-  if (!chunk_valid(batch, chunk, sizeof(T), part == 0 && threadIdx.x == 0)) return;
-  const auto* in = reinterpret_cast<const unsigned char*>(batch.inputs[chunk]);
-  auto* out = reinterpret_cast<unsigned char*>(batch.outputs[chunk]);
-  const uint64_t n = batch.input_sizes[chunk] / sizeof(T);
-  const uint64_t stride = uint64_t{parts} * blockDim.x;
-  for (uint64_t k = uint64_t{part} * blockDim.x + threadIdx.x; k < n; k += stride) {
-    const T value = delta_load<T>(in + k * sizeof(T));
-    delta_store<T>(out + k * sizeof(T),
-                   k == 0 ? value : delta_subtract(value, delta_load<T>(in + (k - 1) * sizeof(T))));
-  }
-}
-
 // Integer decode ----------------------------------------------------------------------------------
 // Reduce-then-scan (delta_scan_parts.hpp): with parts > 1, delta_partial_sums_kernel adds up each
 // block's range into `partials`; delta_decode_scan_kernel then scans each range from the sum of the
@@ -61,28 +44,45 @@ constexpr int kScanItems = 32 / sizeof(T);  // two 16-byte words per thread
 template <class T>
 constexpr int kPerWord = 16 / sizeof(T);
 
+// The unsigned integer of T's width (T itself for the integer types).
+template <class T>
+using Bits =
+    std::conditional_t<sizeof(T) == 8, uint64_t,
+                       std::conditional_t<sizeof(T) == 4, uint32_t,
+                                          std::conditional_t<sizeof(T) == 2, uint16_t, uint8_t>>>;
+template <class To, class From>
+__device__ inline To bit_cast_to(From from) {
+  static_assert(sizeof(To) == sizeof(From));
+  To to;
+  memcpy(&to, &from, sizeof(To));
+  return to;
+}
+
 // Element q of a 16-byte word (q known after unrolling: the word stays in registers).
 template <class T>
 __device__ inline T word_element(const uint4& w, int q) {
+  using U = Bits<T>;
   const uint32_t part[4] = {w.x, w.y, w.z, w.w};
   if constexpr (sizeof(T) == 8) {
-    return static_cast<T>(part[2 * q]) | static_cast<T>(part[2 * q + 1]) << 32;
+    return bit_cast_to<T>(static_cast<U>(part[2 * q]) | static_cast<U>(part[2 * q + 1]) << 32);
   } else {
     constexpr int kPerPart = 4 / sizeof(T);
-    return static_cast<T>(part[q / kPerPart] >> (8 * sizeof(T) * (q % kPerPart)));
+    return bit_cast_to<T>(static_cast<U>(part[q / kPerPart] >> (8 * sizeof(T) * (q % kPerPart))));
   }
 }
 template <class T>
 __device__ inline uint4 make_word(const T* items) {
+  using U = Bits<T>;
   uint32_t part[4] = {0, 0, 0, 0};
 #pragma unroll
   for (int q = 0; q < kPerWord<T>; ++q) {
+    const U bits = bit_cast_to<U>(items[q]);
     if constexpr (sizeof(T) == 8) {
-      part[2 * q] = static_cast<uint32_t>(items[q]);
-      part[2 * q + 1] = static_cast<uint32_t>(items[q] >> 32);
+      part[2 * q] = static_cast<uint32_t>(bits);
+      part[2 * q + 1] = static_cast<uint32_t>(bits >> 32);
     } else {
       constexpr int kPerPart = 4 / sizeof(T);
-      part[q / kPerPart] |= static_cast<uint32_t>(items[q]) << (8 * sizeof(T) * (q % kPerPart));
+      part[q / kPerPart] |= static_cast<uint32_t>(bits) << (8 * sizeof(T) * (q % kPerPart));
     }
   }
   return make_uint4(part[0], part[1], part[2], part[3]);
@@ -249,13 +249,43 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
-// Float decode
-// -------------------------------------------------------------------------------------- numpy's
-// cumsum adds in order and rounds after every addition, so no other grouping gives its bits (float
-// addition is not associative): the sum is serial. One warp per chunk: the warp loads a tile of 32
-// * kFloatWords 16-byte words (coalesced, the next tile prefetched into registers while the current
-// one is summed), lane 0 runs the sum over the tile in shared memory, and the warp stores the tile.
-// Starting from -0.0 makes the first sum x[0] itself (-0.0 + x == x for every x).
+// Encode: each thread takes kScanItems consecutive elements (two 16-byte words when aligned) and
+// the element before them; every difference is one independent subtraction, as numpy's.
+template <class T>
+__global__ void __launch_bounds__(kThreads)
+    delta_encode_kernel(DeviceChunkBatch batch, uint32_t parts) {
+  constexpr int kItems = kScanItems<T>;
+  const size_t chunk = blockIdx.x / parts;
+  const uint32_t part = blockIdx.x % parts;
+  if (!chunk_valid(batch, chunk, sizeof(T), part == 0 && threadIdx.x == 0)) return;
+  const auto* in = reinterpret_cast<const unsigned char*>(batch.inputs[chunk]);
+  auto* out = reinterpret_cast<unsigned char*>(batch.outputs[chunk]);
+  const uint64_t n = batch.input_sizes[chunk] / sizeof(T);
+  const Access a = access_of<T>(in, out);
+  const uint64_t stride = uint64_t{parts} * kThreads * kItems;
+  for (uint64_t first = (uint64_t{part} * kThreads + threadIdx.x) * kItems; first < n;
+       first += stride) {
+    T items[kItems];
+    load_items<T>(in, first, n, a, items);
+    T previous = 0;
+    if (first > 0) {
+      const unsigned char* p = in + (first - 1) * sizeof(T);
+      previous = a.elements_in ? *reinterpret_cast<const T*>(p) : delta_load<T>(p);
+    }
+    T diff[kItems];
+#pragma unroll
+    for (int q = kItems - 1; q > 0; --q) diff[q] = delta_subtract(items[q], items[q - 1]);
+    diff[0] = first == 0 ? items[0] : delta_subtract(items[0], previous);
+    store_items<T>(out, first, n, a, diff);
+  }
+}
+
+// Float decode -------------------------------------------------------------------------------
+// numpy's cumsum adds in order and rounds after every addition, so no other grouping gives its
+// bits (float addition is not associative): the sum is serial. One warp per chunk: the warp loads
+// a tile of 32 * kFloatWords 16-byte words (coalesced; the next tile is prefetched into registers
+// while the current one is summed), lane 0 runs the sum over the tile in shared memory, and the
+// warp stores the tile. Starting from -0.0 makes the first sum x[0] itself (-0.0 + x == x).
 
 constexpr int kFloatWarps = 4;
 constexpr int kFloatWords = 2;  // 16-byte words per lane per tile
