@@ -311,7 +311,7 @@ __global__ void __launch_bounds__(kFloatWarps* kWarpSize)
     const auto* src = reinterpret_cast<const uint4*>(in);
     auto* dst = reinterpret_cast<uint4*>(out);
     T* tile = reinterpret_cast<T*>(stage[warp]);
-    uint4 next[kFloatWords];
+    uint4 next[kFloatWords] = {};  // words past the end stay zero (never summed)
     auto load = [&](uint64_t w0) {
 #pragma unroll
       for (int v = 0; v < kFloatWords; ++v) {
