@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <type_traits>
 
 #include "codec/cuda/delta_kernels.hpp"
@@ -365,6 +366,14 @@ __global__ void __launch_bounds__(kFloatWarps* kWarpSize)
   }
 }
 
+// Thread blocks per chunk for the integer decode with scratch. Splitting a chunk costs a second
+// read of its input (the reduce pass), so chunks are split only when the batch alone does not
+// give about 2048 blocks; a batch of 1024 chunks or more runs one block per chunk in one pass.
+uint32_t scan_parts(size_t count) {
+  if (count >= 1024) return 1;
+  return static_cast<uint32_t>(std::clamp<size_t>(2048 / std::max<size_t>(count, 1), 1, 256));
+}
+
 // The host-side twin of visit_delta_type for the launchers (host lambdas).
 template <class F>
 void visit_on_host(DeltaType type, F&& f) {
@@ -403,7 +412,7 @@ void delta_encode_batch(const DeviceChunkBatch& batch, DeltaType type, Stream st
 }
 
 size_t delta_decode_temp_bytes(size_t count) {
-  return count * detail::parts_per_chunk(count) * sizeof(uint64_t);
+  return count * scan_parts(count) * sizeof(uint64_t);
 }
 
 namespace {
@@ -411,7 +420,7 @@ namespace {
 void decode(const DeviceChunkBatch& batch, DeltaType type, uint64_t* partials, Stream stream) {
   if (batch.count == 0) return;
   const cudaStream_t s = detail::to_cuda(stream.native());
-  const uint32_t parts = partials == nullptr ? 1 : detail::parts_per_chunk(batch.count);
+  const uint32_t parts = partials == nullptr ? 1 : scan_parts(batch.count);
   visit_on_host(type, [&](auto t) {
     using T = decltype(t);
     if constexpr (std::is_floating_point_v<T>) {
