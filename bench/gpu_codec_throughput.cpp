@@ -304,6 +304,21 @@ int main(int argc, char** argv) {
         ok = ok && decoded.all_ok() && same_bytes(input, decoded);
         report("numcodecs.lz4", bytes, dec, enc, ok);
       }
+      // numcodecs.lz4 with the segment-parallel encoder (64 KiB segments stitched into one block)
+      {
+        Batch encoded(count, chunk, numcodecs_lz4_max_encoded_size(chunk));
+        Device temp(lz4_encode_segments_temp_bytes(count, chunk));
+        const double enc = best_seconds(repetitions, [&] {
+          numcodecs_lz4_encode_segments_batch(input.to(encoded), chunk, temp.p, stream);
+        });
+        bool ok = encoded.all_ok();
+        encoded.take_produced_sizes();
+        const double bytes = total(encoded.produced_sizes());
+        const double dec = best_seconds(
+            repetitions, [&] { numcodecs_lz4_decode_batch(encoded.to(decoded), stream); });
+        ok = ok && decoded.all_ok() && same_bytes(input, decoded);
+        report("numcodecs.lz4 (segments)", bytes, dec, enc, ok);
+      }
       // blosc lz4 with byte and bit shuffle
       for (BloscShuffle shuffle : {BloscShuffle::byte, BloscShuffle::bit}) {
         Batch encoded(count, chunk, blosc_max_encoded_size(chunk));
@@ -341,9 +356,20 @@ int main(int argc, char** argv) {
           "bitshuffle", [&](const DeviceChunkBatch& b) { bitshuffle_batch(b, typesize, stream); },
           [&](const DeviceChunkBatch& b) { bitunshuffle_batch(b, typesize, stream); });
       const DeltaType delta_type = is_float ? DeltaType::float32 : DeltaType::uint16;
-      filter(
-          "delta", [&](const DeviceChunkBatch& b) { delta_encode_batch(b, delta_type, stream); },
-          [&](const DeviceChunkBatch& b) { delta_decode_batch(b, delta_type, stream); });
+      {
+        Device delta_temp(delta_decode_temp_bytes(count));
+        filter(
+            "delta", [&](const DeviceChunkBatch& b) { delta_encode_batch(b, delta_type, stream); },
+            [&](const DeviceChunkBatch& b) {
+              delta_decode_batch(b, delta_type, delta_temp.p, stream);
+            });
+      }
+      if (!is_float) {  // integer decode without scratch: one thread block per chunk
+        filter(
+            "delta (block per chunk)",
+            [&](const DeviceChunkBatch& b) { delta_encode_batch(b, delta_type, stream); },
+            [&](const DeviceChunkBatch& b) { delta_decode_batch(b, delta_type, stream); });
+      }
       // crc32c codec: encode appends 4 bytes, decode verifies and strips them.
       {
         Batch encoded(count, chunk, chunk + 4);

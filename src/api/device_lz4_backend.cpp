@@ -1,11 +1,14 @@
 // lz4 on the GPU: one raw LZ4 block per chunk, encoded and decoded by the batched kernels of
-// codec/cuda/lz4_kernels over chunks in device memory. The encoder is LZ4's fast greedy parser
-// (one level: options asking for LZ4-HC levels stay on the host); its blocks decode with liblz4,
+// codec/cuda/lz4_kernels over chunks in device memory. The encoder is LZ4's fast greedy parser run
+// on 64 KiB segments in parallel and stitched into one block (one level: options asking for LZ4-HC
+// levels stay on the host); its blocks decode with liblz4,
 // and the decoder reads liblz4's blocks of every level.
 #include "api/device_compression_backends.hpp"
 
 #if defined(CUZARR_HAVE_CUDA)
 #include <fmt/format.h>
+
+#include <algorithm>
 
 #include "api/device_backend_batches.hpp"
 #include "api/host_compression_backend.hpp"
@@ -33,8 +36,12 @@ class DeviceLz4Backend final : public CompressionBackend {
                 const Stream& stream) const override {
     if (tasks.empty()) return;
     gpu::DeviceBatchTables tables(device_chunks_of(tasks), stream);
-    Buffer temp = gpu::device_scratch(gpu::lz4_encode_temp_bytes(tasks.size()), stream);
-    gpu::lz4_encode_batch(tables.batch(), temp.data(), stream);
+    // Segment-parallel encoder: 64 KiB segments per warp, stitched into one block per chunk.
+    uint64_t max_input = 0;
+    for (const auto& task : tasks) max_input = std::max<uint64_t>(max_input, task.input.size());
+    Buffer temp =
+        gpu::device_scratch(gpu::lz4_encode_segments_temp_bytes(tasks.size(), max_input), stream);
+    gpu::lz4_encode_segments_batch(tables.batch(), max_input, temp.data(), stream);
     tables.fetch_results();
     take_compressed_sizes(tables, tasks, "lz4");
   }

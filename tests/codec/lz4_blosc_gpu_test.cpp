@@ -15,6 +15,7 @@
 #include "codec/cuda/lz4_kernels.hpp"
 #include "gpu_batch_support.hpp"
 #include "gpu_codec_inputs.hpp"
+#include "lz4_segments_driver.hpp"
 
 #if CUZARR_HAVE_BLOSC
 #include <blosc.h>
@@ -146,6 +147,67 @@ TEST_F(GpuLz4, EncodedBlocksDecodeWithLiblz4) {
     out.resize(inputs[i].size());
     ASSERT_EQ(out, inputs[i]) << i;
   }
+}
+
+// The segment-parallel encoders: byte-identical to the host driver of the same format logic
+// (itself checked with liblz4 in the CPU tests), decoded by liblz4, within the bound; a batch of a
+// few large chunks, one of many small ones, and both framings.
+TEST_F(GpuLz4, SegmentEncodersMatchTheHostDriverAndDecodeWithLiblz4) {
+  std::vector<size_t> sizes = gpu_sizes();
+  for (size_t s : {size_t{65535}, size_t{65537}, size_t{65536 + 5}, size_t{65536 + 12},
+                   size_t{3 * 65536 + 13}}) {
+    sizes.push_back(s);
+  }
+  const Chunks inputs = family_chunks(sizes);
+  uint64_t max_size = 0;
+  for (const auto& in : inputs) max_size = std::max<uint64_t>(max_size, in.size());
+  for (bool numcodecs : {true, false}) {
+    std::vector<uint64_t> capacities;
+    for (const auto& in : inputs) {
+      capacities.push_back(numcodecs ? gpu::numcodecs_lz4_max_encoded_size(in.size())
+                                     : gpu::lz4_max_encoded_size(in.size()));
+    }
+    DeviceBatch batch(inputs, capacities);
+    test::DeviceMemory temp(gpu::lz4_encode_segments_temp_bytes(inputs.size(), max_size));
+    if (numcodecs) {
+      gpu::numcodecs_lz4_encode_segments_batch(batch.batch(), max_size, temp.get(), Stream());
+    } else {
+      gpu::lz4_encode_segments_batch(batch.batch(), max_size, temp.get(), Stream());
+    }
+    test::cuda_ok(cudaDeviceSynchronize());
+    const size_t header = numcodecs ? 4 : 0;
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      ASSERT_EQ(batch.statuses()[i], DeviceChunkStatus::ok) << i;
+      const Bytes framed = batch.output(i);
+      ASSERT_LE(framed.size(), capacities[i]) << i;
+      if (numcodecs) {
+        ASSERT_GE(framed.size(), 5u);
+        ASSERT_EQ(gpu::load_le32(framed.data()), inputs[i].size());
+      }
+      const Bytes block(framed.begin() + static_cast<std::ptrdiff_t>(header), framed.end());
+      ASSERT_EQ(block, test::lz4_encode_by_segments(inputs[i])) << i;
+      Bytes out(inputs[i].size() + 1);
+      const int n = LZ4_decompress_safe(
+          reinterpret_cast<const char*>(block.data()), reinterpret_cast<char*>(out.data()),
+          static_cast<int>(block.size()), static_cast<int>(inputs[i].size()));
+      ASSERT_EQ(n, static_cast<int>(inputs[i].size())) << i;
+      out.resize(inputs[i].size());
+      ASSERT_EQ(out, inputs[i]) << i;
+    }
+  }
+}
+
+TEST_F(GpuLz4, SegmentEncodersReportTooSmallOutputsAndOversizedInputs) {
+  const Chunks inputs = {test::random_input(200000, 1), test::random_input(100, 2),
+                         test::runs_input(300000, 3)};
+  DeviceBatch batch(inputs, {5000, 200, 400000});
+  test::DeviceMemory temp(gpu::lz4_encode_segments_temp_bytes(3, 250000));
+  gpu::numcodecs_lz4_encode_segments_batch(batch.batch(), 250000, temp.get(), Stream());
+  test::cuda_ok(cudaDeviceSynchronize());
+  const auto statuses = batch.statuses();
+  EXPECT_EQ(statuses[0], DeviceChunkStatus::output_too_small);
+  EXPECT_EQ(statuses[1], DeviceChunkStatus::ok);
+  EXPECT_EQ(statuses[2], DeviceChunkStatus::unsupported);  // above max_input_size
 }
 
 TEST_F(GpuLz4, EncodeReportsTooSmallOutputs) {

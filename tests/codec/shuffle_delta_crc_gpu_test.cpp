@@ -82,6 +82,30 @@ TEST_F(GpuShuffle, BitShuffleMatchesTheReference) {
   }
 }
 
+// The staged kernels of element sizes 1, 2, 4 and 8: warp steps of 1024 elements cut short at the
+// end (element counts a multiple of 8 but not of 32 or 1024, so bit-rows are not word multiples),
+// leftover bytes, a batch of one huge chunk spread over many warps, and buffers aligned to 4 but
+// not to 8 or 16.
+TEST_F(GpuShuffle, StagedBitShuffleMatchesTheReferenceAtStepEdges) {
+  for (uint32_t typesize : {1u, 2u, 4u, 8u}) {
+    Chunks chunks;
+    uint32_t seed = 100;
+    for (size_t elements : {8, 24, 32, 1016, 1024, 1032, 2056, 4096 * 8 + 40, 1 << 20}) {
+      for (size_t extra : {size_t{0}, size_t{typesize - 1}}) {
+        chunks.push_back(test::random_input(elements * typesize + extra, seed++));
+        chunks.push_back(test::runs_input(elements * typesize + extra, seed++));
+      }
+    }
+    for (size_t misalign : {size_t{0}, size_t{4}, size_t{12}}) {
+      check_shuffle(gpu::bitshuffle_batch, gpu::bitshuffle_bytes, chunks, typesize, misalign);
+      check_shuffle(gpu::bitunshuffle_batch, gpu::bitunshuffle_bytes, chunks, typesize, misalign);
+    }
+    const Chunks one_huge = {test::random_input((size_t{24} << 20) + 8 * typesize, seed++)};
+    check_shuffle(gpu::bitshuffle_batch, gpu::bitshuffle_bytes, one_huge, typesize);
+    check_shuffle(gpu::bitunshuffle_batch, gpu::bitunshuffle_bytes, one_huge, typesize);
+  }
+}
+
 TEST_F(GpuShuffle, TooSmallOutputIsReported) {
   const Chunks chunks = {test::random_input(1000, 1)};
   DeviceBatch batch(chunks, {999});
@@ -133,21 +157,48 @@ TEST_F(GpuDelta, EncodeAndDecodeMatchTheReferenceForEveryType) {
       }
       chunks.push_back(std::move(c));
     }
-    DeviceBatch encode(chunks, test::sizes_of(chunks));
-    gpu::delta_encode_batch(encode.batch(), type, Stream());
-    DeviceBatch decode(chunks, test::sizes_of(chunks));
-    gpu::delta_decode_batch(decode.batch(), type, Stream());
-    test::cuda_ok(cudaDeviceSynchronize());
-    for (size_t i = 0; i < chunks.size(); ++i) {
-      const uint64_t n = chunks[i].size() / size;
-      std::vector<unsigned char> expected(chunks[i].size());
-      gpu::delta_encode_serial(chunks[i].data(), expected.data(), n, type);
-      ASSERT_TRUE(same_elements(encode.output(i), expected, type))
-          << "encode type " << t << " chunk " << i;
-      gpu::delta_decode_serial(chunks[i].data(), expected.data(), n, type);
-      ASSERT_TRUE(same_elements(decode.output(i), expected, type))
-          << "decode type " << t << " chunk " << i;
+    // Aligned, 4-aligned and byte-misaligned buffers; decode without scratch (one block per
+    // integer chunk) and with it (reduce-then-scan over many blocks per chunk).
+    for (size_t misalign : {size_t{0}, size_t{4}, size_t{3}}) {
+      DeviceBatch encode(chunks, test::sizes_of(chunks), misalign);
+      gpu::delta_encode_batch(encode.batch(), type, Stream());
+      DeviceBatch decode(chunks, test::sizes_of(chunks), misalign);
+      gpu::delta_decode_batch(decode.batch(), type, Stream());
+      DeviceBatch decode_parts(chunks, test::sizes_of(chunks), misalign);
+      test::DeviceMemory temp(gpu::delta_decode_temp_bytes(chunks.size()));
+      gpu::delta_decode_batch(decode_parts.batch(), type, temp.get(), Stream());
+      test::cuda_ok(cudaDeviceSynchronize());
+      for (size_t i = 0; i < chunks.size(); ++i) {
+        const uint64_t n = chunks[i].size() / size;
+        std::vector<unsigned char> expected(chunks[i].size());
+        gpu::delta_encode_serial(chunks[i].data(), expected.data(), n, type);
+        ASSERT_TRUE(same_elements(encode.output(i), expected, type))
+            << "encode type " << t << " chunk " << i << " misalign " << misalign;
+        gpu::delta_decode_serial(chunks[i].data(), expected.data(), n, type);
+        ASSERT_TRUE(same_elements(decode.output(i), expected, type))
+            << "decode type " << t << " chunk " << i << " misalign " << misalign;
+        ASSERT_TRUE(same_elements(decode_parts.output(i), expected, type))
+            << "decode with scratch, type " << t << " chunk " << i << " misalign " << misalign;
+      }
     }
+  }
+}
+
+// A batch of one 24 MiB chunk: the scan runs over 256 blocks, each starting from the sum of the
+// ones before it (integer types); the float sum runs through thousands of tiles.
+TEST_F(GpuDelta, OneHugeChunkDecodesLikeTheSerialSum) {
+  for (auto type : {gpu::DeltaType::uint8, gpu::DeltaType::int16, gpu::DeltaType::uint32,
+                    gpu::DeltaType::int64, gpu::DeltaType::float32, gpu::DeltaType::float64}) {
+    const Chunks chunks = {test::smooth_uint16_input((size_t{24} << 20) + 8, 5)};
+    DeviceBatch decode(chunks, test::sizes_of(chunks));
+    test::DeviceMemory temp(gpu::delta_decode_temp_bytes(1));
+    gpu::delta_decode_batch(decode.batch(), type, temp.get(), Stream());
+    test::cuda_ok(cudaDeviceSynchronize());
+    ASSERT_EQ(decode.statuses()[0], DeviceChunkStatus::ok);
+    std::vector<unsigned char> expected(chunks[0].size());
+    gpu::delta_decode_serial(chunks[0].data(), expected.data(),
+                             chunks[0].size() / gpu::delta_type_size(type), type);
+    ASSERT_TRUE(same_elements(decode.output(0), expected, type)) << static_cast<int>(type);
   }
 }
 
@@ -215,6 +266,36 @@ TEST_F(GpuCrc32c, EncodeThenDecodeRoundTripsAndDetectsCorruption) {
     }
   }
   EXPECT_EQ(statuses.back(), DeviceChunkStatus::corrupt_input);
+}
+
+// Many small chunks (the resident blocks loop over thousands of work items) and buffers that are
+// 4- but not 16-byte aligned (the byte path), through the codec's encode and decode.
+TEST_F(GpuCrc32c, ManySmallChunksAndMisalignedBuffersRoundTrip) {
+  Chunks chunks;
+  for (uint32_t i = 0; i < 3000; ++i) {
+    chunks.push_back(test::random_input(i % 7 == 0 ? 65536 + 4 * (i % 5) : 65536, i));
+  }
+  for (size_t misalign : {size_t{0}, size_t{4}}) {
+    DeviceBatch encode(chunks, test::sizes_of(chunks, 4), misalign);
+    test::DeviceMemory temp(gpu::crc32c_codec_temp_bytes(chunks.size()));
+    gpu::crc32c_encode_batch(encode.batch(), temp.get(), Stream());
+    test::cuda_ok(cudaDeviceSynchronize());
+    Chunks encoded;
+    for (size_t i = 0; i < chunks.size(); ++i) {
+      ASSERT_EQ(encode.statuses()[i], DeviceChunkStatus::ok) << i;
+      encoded.push_back(encode.output(i));
+      const uint32_t crc = cpu_crc(chunks[i]);
+      ASSERT_EQ(encoded.back().size(), chunks[i].size() + 4);
+      ASSERT_EQ(std::memcmp(encoded.back().data() + chunks[i].size(), &crc, 4), 0) << i;
+    }
+    DeviceBatch decode(encoded, test::sizes_of(chunks), misalign);
+    gpu::crc32c_decode_batch(decode.batch(), temp.get(), Stream());
+    test::cuda_ok(cudaDeviceSynchronize());
+    for (size_t i = 0; i < chunks.size(); ++i) {
+      ASSERT_EQ(decode.statuses()[i], DeviceChunkStatus::ok) << i << " misalign " << misalign;
+      ASSERT_EQ(decode.output(i), chunks[i]) << i << " misalign " << misalign;
+    }
+  }
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include <algorithm>
 
 #include "codec/cuda/crc32c_kernels.hpp"
+#include "codec/cuda/crc32c_lanes.hpp"
 #include "codec/cuda/crc32c_table.hpp"
 #include "codec/cuda/kernel_support.cuh"
 #include "codec/cuda/little_endian.hpp"
@@ -15,14 +16,14 @@ using detail::umin;
 
 constexpr int kThreads = 256;
 constexpr int kWarps = kThreads / kWarpSize;
-constexpr uint64_t kStepBytes = kCrc32cStepBytes;  // one 8-byte word per lane per step
-static_assert(kStepBytes == 8 * kWarpSize);
+constexpr uint64_t kStepBytes = kCrc32cWideStepBytes;  // one 16-byte word per lane per step
+static_assert(kStepBytes == kCrc32cLaneBytes * kWarpSize);
 
-// Per block shared tables: slicing-by-8, multiplication of a register by x^(8 (kStepBytes - 8))
-// (one table per register byte), and x^(8 * 2^k) for shifts by any length.
+// Per block shared tables: slicing-by-16, multiplication of a register by x^(8 (kStepBytes - 16))
+// (crc32c_lanes.hpp), and x^(8 * 2^k) for shifts by any length. Blocks stay resident and loop over
+// the work, so each builds its tables once per launch.
 struct SharedTables {
-  uint32_t slice[8][256];
-  uint32_t step[4][256];
+  Crc32cWideTables wide;
   uint32_t pow2[64];
 };
 
@@ -30,21 +31,22 @@ __device__ void build_tables(SharedTables& t, const Crc32cPowers& powers) {
   for (uint32_t b = threadIdx.x; b < 256; b += blockDim.x) {
     uint32_t c = b;
     for (int bit = 0; bit < 8; ++bit) c = (c & 1u) ? (c >> 1) ^ kCrc32cPolynomial : c >> 1;
-    t.slice[0][b] = c;
+    t.wide.table[0][b] = c;
   }
   if (threadIdx.x < 64) t.pow2[threadIdx.x] = powers.pow2[threadIdx.x];
-  // x^(8 (kStepBytes - 8)) from the powers of its set bits.
+  // x^(8 (kStepBytes - 16)) from the powers of its set bits.
   uint32_t step_factor = 1u << 31;
   for (int k = 0; k < 64; ++k) {
-    if ((kStepBytes - 8) >> k & 1u) step_factor = crc32c_multiply(step_factor, powers.pow2[k]);
+    if ((kStepBytes - 16) >> k & 1u) step_factor = crc32c_multiply(step_factor, powers.pow2[k]);
   }
   __syncthreads();
   for (uint32_t x = threadIdx.x; x < 4 * 256; x += blockDim.x) {
-    t.step[x / 256][x % 256] = crc32c_multiply((x % 256) << (8 * (x / 256)), step_factor);
+    t.wide.step[x / 256][x % 256] = crc32c_multiply((x % 256) << (8 * (x / 256)), step_factor);
   }
-  for (int k = 1; k < 8; ++k) {
+  for (int k = 1; k < 16; ++k) {
     for (uint32_t b = threadIdx.x; b < 256; b += blockDim.x) {
-      t.slice[k][b] = (t.slice[k - 1][b] >> 8) ^ t.slice[0][t.slice[k - 1][b] & 0xFFu];
+      t.wide.table[k][b] =
+          (t.wide.table[k - 1][b] >> 8) ^ t.wide.table[0][t.wide.table[k - 1][b] & 0xFFu];
     }
     __syncthreads();
   }
@@ -54,50 +56,44 @@ __device__ inline uint32_t shift(const SharedTables& t, uint32_t r, uint64_t n) 
   return crc32c_shift_by_powers(r, n, t.pow2);
 }
 
-__device__ inline uint32_t update8(const SharedTables& t, uint32_t r, uint32_t lo, uint32_t hi) {
-  lo ^= r;
-  return t.slice[7][lo & 0xFF] ^ t.slice[6][(lo >> 8) & 0xFF] ^ t.slice[5][(lo >> 16) & 0xFF] ^
-         t.slice[4][lo >> 24] ^ t.slice[3][hi & 0xFF] ^ t.slice[2][(hi >> 8) & 0xFF] ^
-         t.slice[1][(hi >> 16) & 0xFF] ^ t.slice[0][hi >> 24];
-}
-
-__device__ inline uint32_t times_step(const SharedTables& t, uint32_t r) {
-  return t.step[0][r & 0xFF] ^ t.step[1][(r >> 8) & 0xFF] ^ t.step[2][(r >> 16) & 0xFF] ^
-         t.step[3][r >> 24];
-}
-
 // XOR-accumulates into *acc the raw CRC contribution of data[0, n) (shifted to the end of the
 // n bytes), computed by the warps [warp, warp + warps); copies the bytes to `copy` when given.
 __device__ void accumulate(const SharedTables& t, const unsigned char* data, uint64_t n,
                            unsigned char* copy, uint64_t warp, uint64_t warps, unsigned lane,
                            uint32_t* acc) {
-  const Crc32cWarpRange range = crc32c_warp_range(n, warp, warps);
+  const Crc32cWarpRange range = crc32c_wide_warp_range(n, warp, warps);
   const uint64_t first = range.first, last = range.last;
-  const bool aligned = reinterpret_cast<uintptr_t>(data) % 8 == 0 &&
-                       (copy == nullptr || reinterpret_cast<uintptr_t>(copy) % 8 == 0);
+  const bool aligned = reinterpret_cast<uintptr_t>(data) % 16 == 0 &&
+                       (copy == nullptr || reinterpret_cast<uintptr_t>(copy) % 16 == 0);
   uint32_t r = 0;
-  for (uint64_t s = first; s < last; ++s) {
-    const uint64_t offset = s * kStepBytes + 8 * lane;
-    uint32_t lo, hi;
-    if (aligned) {
-      const uint2 word = *reinterpret_cast<const uint2*>(data + offset);
-      lo = word.x;
-      hi = word.y;
-      if (copy) *reinterpret_cast<uint2*>(copy + offset) = word;
-    } else {
-      lo = load_le32(data + offset);
-      hi = load_le32(data + offset + 4);
-      if (copy) {
-        for (int b = 0; b < 8; ++b) copy[offset + b] = data[offset + b];
-      }
+  if (aligned) {
+    // Two words in flight per lane: the next step's load is issued before this step's lookups.
+    const auto* words = reinterpret_cast<const uint4*>(data);
+    auto* out = reinterpret_cast<uint4*>(copy);
+    uint4 next = first < last ? words[first * kWarpSize + lane] : make_uint4(0, 0, 0, 0);
+    for (uint64_t s = first; s < last; ++s) {
+      const uint4 word = next;
+      if (s + 1 < last) next = words[(s + 1) * kWarpSize + lane];
+      if (copy) out[s * kWarpSize + lane] = word;
+      // r * x^(8 kStepBytes) xor f(0, word) = f(r * x^(8 (kStepBytes - 16)), word).
+      r = crc32c_update16(t.wide.table, s == first ? 0u : crc32c_times_wide_step(t.wide.step, r),
+                          word.x, word.y, word.z, word.w);
     }
-    // r * x^(8 kStepBytes) xor f(0, word) = f(r * x^(8 (kStepBytes - 8)), word).
-    r = update8(t, s == first ? 0u : times_step(t, r), lo, hi);
+  } else {
+    for (uint64_t s = first; s < last; ++s) {
+      const uint64_t offset = s * kStepBytes + kCrc32cLaneBytes * lane;
+      const unsigned char* p = data + offset;
+      if (copy) {
+        for (uint64_t b = 0; b < kCrc32cLaneBytes; ++b) copy[offset + b] = p[b];
+      }
+      r = crc32c_update16(t.wide.table, s == first ? 0u : crc32c_times_wide_step(t.wide.step, r),
+                          load_le32(p), load_le32(p + 4), load_le32(p + 8), load_le32(p + 12));
+    }
   }
-  uint32_t contribution = last > first ? shift(t, r, crc32c_lane_shift(n, last, lane)) : 0u;
+  uint32_t contribution = last > first ? shift(t, r, crc32c_wide_lane_shift(n, last, lane)) : 0u;
   if (range.owns_tail && lane == 0) {
     const uint64_t begin = n / kStepBytes * kStepBytes;
-    contribution ^= crc32c_update(0, data + begin, n - begin, t.slice);
+    contribution ^= crc32c_update(0, data + begin, n - begin, t.wide.table);
     if (copy) {
       for (uint64_t b = begin; b < n; ++b) copy[b] = data[b];
     }
@@ -109,27 +105,52 @@ __device__ void accumulate(const SharedTables& t, const unsigned char* data, uin
 
 enum class Mode { compute, decode, encode };
 
+// Work item w (w < count * parts) is part w % parts of chunk w / parts; resident blocks take the
+// items blockIdx.x, blockIdx.x + gridDim.x, ...
 template <Mode kMode>
 __global__ void __launch_bounds__(kThreads)
     crc_partial_kernel(const std::byte* const* inputs, const uint64_t* input_sizes,
                        std::byte* const* outputs, const uint64_t* capacities, uint32_t* acc,
-                       uint32_t parts, Crc32cPowers powers) {
+                       size_t count, uint32_t parts, Crc32cPowers powers) {
   __shared__ SharedTables tables;
   build_tables(tables, powers);
   __syncthreads();
-  const size_t chunk = blockIdx.x / parts;
-  const uint32_t part = blockIdx.x % parts;
-  uint64_t n = input_sizes[chunk];
-  unsigned char* copy = nullptr;
-  if (kMode == Mode::decode) {
-    if (n < 4 || capacities[chunk] < n - 4) return;
-    n -= 4;
+  const uint64_t items = uint64_t{count} * parts;
+  for (uint64_t item = blockIdx.x; item < items; item += gridDim.x) {
+    const size_t chunk = item / parts;
+    const auto part = static_cast<uint32_t>(item % parts);
+    uint64_t n = input_sizes[chunk];
+    unsigned char* copy = nullptr;
+    if (kMode == Mode::decode) {
+      if (n < 4 || capacities[chunk] < n - 4) continue;
+      n -= 4;
+    }
+    if (kMode == Mode::encode && capacities[chunk] < n + 4) continue;
+    if (kMode != Mode::compute) copy = reinterpret_cast<unsigned char*>(outputs[chunk]);
+    accumulate(tables, reinterpret_cast<const unsigned char*>(inputs[chunk]), n, copy,
+               uint64_t{part} * kWarps + threadIdx.x / kWarpSize, uint64_t{parts} * kWarps,
+               threadIdx.x % kWarpSize, acc + chunk);
   }
-  if (kMode == Mode::encode && capacities[chunk] < n + 4) return;
-  if (kMode != Mode::compute) copy = reinterpret_cast<unsigned char*>(outputs[chunk]);
-  accumulate(tables, reinterpret_cast<const unsigned char*>(inputs[chunk]), n, copy,
-             uint64_t{part} * kWarps + threadIdx.x / kWarpSize, uint64_t{parts} * kWarps,
-             threadIdx.x % kWarpSize, acc + chunk);
+}
+
+// The launch shape of the partial kernel: as many blocks as stay resident on the device (each
+// builds its tables once), and enough parts per chunk for about two work items per block.
+struct Shape {
+  unsigned blocks;
+  uint32_t parts;
+};
+
+template <Mode kMode>
+Shape partial_shape(size_t count) {
+  int device = 0, sms = 0, per_sm = 0;
+  CUZARR_CUDA_CHECK(cudaGetDevice(&device));
+  CUZARR_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  CUZARR_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+      &per_sm, crc_partial_kernel<kMode>, kThreads, 0));
+  const uint64_t resident = uint64_t(std::max(sms, 1)) * uint64_t(std::max(per_sm, 1));
+  const uint64_t parts = std::clamp<uint64_t>((2 * resident + count - 1) / count, 1, 4096);
+  return {static_cast<unsigned>(std::min<uint64_t>(resident, count * parts)),
+          static_cast<uint32_t>(parts)};
 }
 
 // crc = ~(~0 * x^(8n) xor acc).
@@ -183,10 +204,10 @@ void run_codec(const DeviceChunkBatch& batch, void* temp, Stream stream) {
   const cudaStream_t s = detail::to_cuda(stream.native());
   auto* acc = static_cast<uint32_t*>(temp);
   CUZARR_CUDA_CHECK(cudaMemsetAsync(acc, 0, batch.count * sizeof(uint32_t), s));
-  const uint32_t parts = detail::parts_per_chunk(batch.count);
-  crc_partial_kernel<kMode><<<detail::grid_for(batch.count, parts), kThreads, 0, s>>>(
-      batch.inputs, batch.input_sizes, batch.outputs, batch.output_capacities, acc, parts,
-      make_crc32c_powers());
+  const Shape shape = partial_shape<kMode>(batch.count);
+  crc_partial_kernel<kMode><<<shape.blocks, kThreads, 0, s>>>(
+      batch.inputs, batch.input_sizes, batch.outputs, batch.output_capacities, acc, batch.count,
+      shape.parts, make_crc32c_powers());
   CUZARR_CUDA_CHECK(cudaGetLastError());
   crc_finish_kernel<kMode><<<finish_blocks(batch.count), 128, 0, s>>>(batch, acc);
   CUZARR_CUDA_CHECK(cudaGetLastError());
@@ -199,9 +220,9 @@ void crc32c_batch(const std::byte* const* inputs, const uint64_t* input_sizes, s
   if (count == 0) return;
   const cudaStream_t s = detail::to_cuda(stream.native());
   CUZARR_CUDA_CHECK(cudaMemsetAsync(crcs, 0, count * sizeof(uint32_t), s));
-  const uint32_t parts = detail::parts_per_chunk(count);
-  crc_partial_kernel<Mode::compute><<<detail::grid_for(count, parts), kThreads, 0, s>>>(
-      inputs, input_sizes, nullptr, nullptr, crcs, parts, make_crc32c_powers());
+  const Shape shape = partial_shape<Mode::compute>(count);
+  crc_partial_kernel<Mode::compute><<<shape.blocks, kThreads, 0, s>>>(
+      inputs, input_sizes, nullptr, nullptr, crcs, count, shape.parts, make_crc32c_powers());
   CUZARR_CUDA_CHECK(cudaGetLastError());
   crc_compute_finish_kernel<<<finish_blocks(count), 128, 0, s>>>(input_sizes, count, crcs);
   CUZARR_CUDA_CHECK(cudaGetLastError());

@@ -2,9 +2,12 @@
 // input_sizes[i] bytes are elements of `type`: statuses[i] is corrupt_input when the size is not a
 // multiple of the element size, output_too_small when output_capacities[i] < input_sizes[i], else
 // ok with output_sizes[i] = input_sizes[i]. Inputs and outputs must not overlap. Integer decode
-// is a parallel prefix sum per chunk; float decode runs in order (one thread per chunk) so that
-// it rounds exactly as numpy's cumsum. CUDA builds only; throws CudaError when a launch fails.
+// is a parallel prefix sum per chunk; float decode adds in order (one warp per chunk, lane 0
+// summing tiles the warp loads and stores) so that it rounds exactly as numpy's cumsum. CUDA builds
+// only; throws CudaError when a launch fails.
 #pragma once
+
+#include <cstddef>
 
 #include "codec/cuda/delta_format.hpp"
 #include "codec/cuda/device_chunk_batch.hpp"
@@ -13,6 +16,13 @@
 namespace cuzarr::gpu {
 
 void delta_encode_batch(const DeviceChunkBatch& batch, DeltaType type, Stream stream);
+/// Integer decode with one thread block per chunk (no scratch).
 void delta_decode_batch(const DeviceChunkBatch& batch, DeltaType type, Stream stream);
+
+/// Scratch bytes the decoder with scratch needs for `count` chunks.
+size_t delta_decode_temp_bytes(size_t count);
+/// Decode that spreads each integer chunk over many thread blocks (reduce, then scan; fills the
+/// GPU with few large chunks as well). `temp`: delta_decode_temp_bytes(batch.count) device bytes.
+void delta_decode_batch(const DeviceChunkBatch& batch, DeltaType type, void* temp, Stream stream);
 
 }  // namespace cuzarr::gpu

@@ -3,12 +3,14 @@
 #include "codec/cuda/kernel_support.cuh"
 #include "codec/cuda/lz4_block_format.hpp"
 #include "codec/cuda/lz4_kernels.hpp"
+#include "codec/cuda/lz4_segments.hpp"
 #include "memory/cuda_check.hpp"
 
 namespace cuzarr::gpu {
 namespace {
 
 using detail::kWarpSize;
+using detail::umin;
 
 constexpr int kDecodeWarps = 4;  // warps (chunks) per thread block
 constexpr int kEncodeThreads = 64;
@@ -105,6 +107,152 @@ void encode(const DeviceChunkBatch& batch, void* temp, Stream stream) {
   CUZARR_CUDA_CHECK(cudaGetLastError());
 }
 
+// Segment-parallel encode (lz4_segments.hpp) --------------------------------------------------
+// Three kernels: (1) one warp per segment encodes it (lane 0 runs the greedy matcher with its hash
+// table in shared memory) into the segment's body slot; (2) one thread per chunk plans the block
+// (serial over its segments), checks the capacity, writes the header and the status; (3) one warp
+// per segment writes its part of the block: lane 0 the sequence header bytes, the warp the literal
+// run and the body.
+
+constexpr int kSegmentWarps = 4;  // segments per thread block (8 KiB of hash table each)
+constexpr uint64_t kScratchAlign = 256;
+
+// Scratch: summaries and plans [count * max_segments], ends [count], bodies [count *
+// max_segments] of kLz4SegmentBodyCapacity bytes; segment i of chunk c is entry c * max_segments +
+// i.
+struct SegmentScratch {
+  Lz4SegmentSummary* summaries;
+  Lz4SegmentPlan* plans;
+  Lz4StitchEnd* ends;
+  unsigned char* bodies;
+  uint64_t max_segments;
+};
+
+__host__ __device__ inline uint64_t scratch_align(uint64_t n) {
+  return (n + kScratchAlign - 1) / kScratchAlign * kScratchAlign;
+}
+
+SegmentScratch segment_scratch(void* temp, size_t count, uint64_t max_input_size) {
+  SegmentScratch s;
+  s.max_segments = lz4_segment_count(max_input_size);
+  auto* base = static_cast<unsigned char*>(temp);
+  s.summaries = reinterpret_cast<Lz4SegmentSummary*>(base);
+  base += scratch_align(count * s.max_segments * sizeof(Lz4SegmentSummary));
+  s.plans = reinterpret_cast<Lz4SegmentPlan*>(base);
+  base += scratch_align(count * s.max_segments * sizeof(Lz4SegmentPlan));
+  s.ends = reinterpret_cast<Lz4StitchEnd*>(base);
+  base += scratch_align(count * sizeof(Lz4StitchEnd));
+  s.bodies = base;
+  return s;
+}
+
+size_t segment_scratch_bytes(size_t count, uint64_t max_input_size) {
+  const uint64_t segments = count * lz4_segment_count(max_input_size);
+  return scratch_align(segments * sizeof(Lz4SegmentSummary)) +
+         scratch_align(segments * sizeof(Lz4SegmentPlan)) +
+         scratch_align(count * sizeof(Lz4StitchEnd)) + segments * kLz4SegmentBodyCapacity;
+}
+
+// A chunk the segment encoders take: within LZ4's limit and the scratch's.
+__device__ inline bool segment_chunk_supported(uint64_t size, uint64_t max_input_size) {
+  return size <= kLz4MaxInputSize && size <= max_input_size;
+}
+
+__global__ void __launch_bounds__(kSegmentWarps* kWarpSize)
+    lz4_segment_encode_kernel(DeviceChunkBatch batch, SegmentScratch scratch,
+                              uint64_t max_input_size) {
+  __shared__ uint16_t tables[kSegmentWarps][kLz4SegmentHashEntries];
+  const unsigned warp = threadIdx.x / kWarpSize, lane = threadIdx.x % kWarpSize;
+  const uint64_t id = uint64_t{blockIdx.x} * kSegmentWarps + warp;
+  const uint64_t chunk = id / scratch.max_segments, segment = id % scratch.max_segments;
+  if (chunk >= batch.count || lane != 0) return;
+  const uint64_t size = batch.input_sizes[chunk];
+  if (!segment_chunk_supported(size, max_input_size) || segment >= lz4_segment_count(size)) return;
+  const uint64_t begin = segment * kLz4SegmentBytes;
+  const uint64_t end = umin(size, begin + kLz4SegmentBytes);
+  scratch.summaries[id] =
+      lz4_encode_segment(reinterpret_cast<const unsigned char*>(batch.inputs[chunk]), size, begin,
+                         end, scratch.bodies + id * kLz4SegmentBodyCapacity, tables[warp]);
+}
+
+__global__ void lz4_segment_plan_kernel(DeviceChunkBatch batch, SegmentScratch scratch,
+                                        uint64_t max_input_size, uint64_t header) {
+  const size_t chunk = blockIdx.x * size_t{blockDim.x} + threadIdx.x;
+  if (chunk >= batch.count) return;
+  const uint64_t size = batch.input_sizes[chunk];
+  DeviceChunkStatus status = DeviceChunkStatus::ok;
+  uint64_t produced = 0;
+  if (!segment_chunk_supported(size, max_input_size)) {
+    status = DeviceChunkStatus::unsupported;
+  } else {
+    const uint64_t first = chunk * scratch.max_segments;
+    const Lz4StitchEnd e = lz4_plan_segments(scratch.summaries + first, lz4_segment_count(size),
+                                             size, scratch.plans + first);
+    scratch.ends[chunk] = e;
+    if (batch.output_capacities[chunk] < header + e.block_bytes) {
+      status = DeviceChunkStatus::output_too_small;
+    } else {
+      produced = header + e.block_bytes;
+      if (header > 0)
+        store_le32(reinterpret_cast<unsigned char*>(batch.outputs[chunk]),
+                   static_cast<uint32_t>(size));
+    }
+  }
+  batch.statuses[chunk] = status;
+  batch.output_sizes[chunk] = produced;
+}
+
+__global__ void __launch_bounds__(kSegmentWarps* kWarpSize)
+    lz4_segment_write_kernel(DeviceChunkBatch batch, SegmentScratch scratch, uint64_t header) {
+  const unsigned warp = threadIdx.x / kWarpSize, lane = threadIdx.x % kWarpSize;
+  const uint64_t id = uint64_t{blockIdx.x} * kSegmentWarps + warp;
+  const uint64_t chunk = id / scratch.max_segments, segment = id % scratch.max_segments;
+  if (chunk >= batch.count || batch.statuses[chunk] != DeviceChunkStatus::ok) return;
+  const uint64_t size = batch.input_sizes[chunk];
+  const uint64_t segments = lz4_segment_count(size);
+  if (segment >= segments) return;
+  const auto* src = reinterpret_cast<const unsigned char*>(batch.inputs[chunk]);
+  unsigned char* dst = reinterpret_cast<unsigned char*>(batch.outputs[chunk]) + header;
+  const Lz4SegmentSummary s = scratch.summaries[id];
+  const Lz4SegmentPlan p = scratch.plans[id];
+  if (s.first_distance != 0) {
+    uint64_t op = p.out_offset;
+    if (lane == 0) lz4_write_literal_header(dst + op, p.literal_length, s.first_length);
+    op += lz4_literal_header_bytes(p.literal_length);
+    detail::cooperative_copy(dst + op, src + p.literal_begin, p.literal_length, lane, kWarpSize);
+    op += p.literal_length;
+    if (lane == 0) lz4_write_match_tail(dst + op, s.first_distance, s.first_length);
+    op += lz4_match_tail_bytes(s.first_length);
+    detail::cooperative_copy(dst + op, scratch.bodies + id * kLz4SegmentBodyCapacity, s.body_bytes,
+                             lane, kWarpSize);
+  }
+  if (segment == segments - 1) {
+    const Lz4StitchEnd e = scratch.ends[chunk];
+    if (lane == 0) lz4_write_literal_header(dst + e.out_offset, e.literal_length, 0);
+    const uint64_t op = e.out_offset + lz4_literal_header_bytes(e.literal_length);
+    detail::cooperative_copy(dst + op, src + e.literal_begin, e.literal_length, lane, kWarpSize);
+  }
+}
+
+template <bool kNumcodecs>
+void encode_segments(const DeviceChunkBatch& batch, uint64_t max_input_size, void* temp,
+                     Stream stream) {
+  if (batch.count == 0) return;
+  const cudaStream_t s = detail::to_cuda(stream.native());
+  const SegmentScratch scratch = segment_scratch(temp, batch.count, max_input_size);
+  const uint64_t header = kNumcodecs ? kNumcodecsLz4HeaderSize : 0;
+  const auto blocks = static_cast<unsigned>(
+      (batch.count * scratch.max_segments + kSegmentWarps - 1) / kSegmentWarps);
+  lz4_segment_encode_kernel<<<blocks, kSegmentWarps * kWarpSize, 0, s>>>(batch, scratch,
+                                                                         max_input_size);
+  CUZARR_CUDA_CHECK(cudaGetLastError());
+  lz4_segment_plan_kernel<<<static_cast<unsigned>((batch.count + 127) / 128), 128, 0, s>>>(
+      batch, scratch, max_input_size, header);
+  CUZARR_CUDA_CHECK(cudaGetLastError());
+  lz4_segment_write_kernel<<<blocks, kSegmentWarps * kWarpSize, 0, s>>>(batch, scratch, header);
+  CUZARR_CUDA_CHECK(cudaGetLastError());
+}
+
 }  // namespace
 
 void lz4_decode_batch(const DeviceChunkBatch& batch, Stream stream) {
@@ -127,6 +275,18 @@ void lz4_encode_batch(const DeviceChunkBatch& batch, void* temp, Stream stream) 
 }
 void numcodecs_lz4_encode_batch(const DeviceChunkBatch& batch, void* temp, Stream stream) {
   encode<true>(batch, temp, stream);
+}
+
+size_t lz4_encode_segments_temp_bytes(size_t count, uint64_t max_input_size) {
+  return segment_scratch_bytes(count, max_input_size);
+}
+void lz4_encode_segments_batch(const DeviceChunkBatch& batch, uint64_t max_input_size, void* temp,
+                               Stream stream) {
+  encode_segments<false>(batch, max_input_size, temp, stream);
+}
+void numcodecs_lz4_encode_segments_batch(const DeviceChunkBatch& batch, uint64_t max_input_size,
+                                         void* temp, Stream stream) {
+  encode_segments<true>(batch, max_input_size, temp, stream);
 }
 
 }  // namespace cuzarr::gpu

@@ -38,4 +38,22 @@ void lz4_encode_batch(const DeviceChunkBatch& batch, void* temp, Stream stream);
 /// Encodes each input with the numcodecs.lz4 framing.
 void numcodecs_lz4_encode_batch(const DeviceChunkBatch& batch, void* temp, Stream stream);
 
+// Segment-parallel encoders (lz4_segments.hpp): each input is cut into 64 KiB segments encoded by
+// one warp each (hash tables in shared memory), then stitched into one LZ4 block, so one large
+// chunk keeps many warps busy. Same outputs contract as above (LZ4_decompress_safe reads the
+// block; at most lz4_max_encoded_size bytes), compressing a little less than one greedy pass over
+// the whole chunk (matches do not reach back across a segment start). Inputs larger than
+// `max_input_size` (or LZ4's limit) get the status unsupported.
+
+/// Scratch bytes for `count` chunks of at most `max_input_size` bytes each (about their total
+/// size: one body slot of ~64 KiB per segment).
+size_t lz4_encode_segments_temp_bytes(size_t count, uint64_t max_input_size);
+/// Raw LZ4 blocks, segment-parallel. `temp`: lz4_encode_segments_temp_bytes(batch.count,
+/// max_input_size) device bytes.
+void lz4_encode_segments_batch(const DeviceChunkBatch& batch, uint64_t max_input_size, void* temp,
+                               Stream stream);
+/// numcodecs.lz4 framing, segment-parallel.
+void numcodecs_lz4_encode_segments_batch(const DeviceChunkBatch& batch, uint64_t max_input_size,
+                                         void* temp, Stream stream);
+
 }  // namespace cuzarr::gpu
