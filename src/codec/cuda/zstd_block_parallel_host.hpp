@@ -1,0 +1,49 @@
+// The passes of zstd_block_parallel.hpp run serially on the CPU, in the order the GPU kernels run
+// them: the reference the GPU path is tested against, and what the CPU tests check against
+// libzstd. Host only (allocates its slot).
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "codec/cuda/zstd_block_parallel.hpp"
+
+namespace cuzarr::gpu {
+
+/// Decodes a Zstandard chunk like zstd_decode_serial, through the block-parallel passes when the
+/// chunk qualifies (capacity above one block, within the budgets), else serially.
+/// `block_parallel` (optional) tells which way it went. Never reads past in[in_size) nor writes
+/// past out[capacity).
+inline DecodeResult zstd_decode_block_parallel_host(const unsigned char* in, uint64_t in_size,
+                                                    unsigned char* out, uint64_t capacity,
+                                                    bool verify_checksum = true,
+                                                    bool* block_parallel = nullptr) {
+  const ZstdSlotLayout layout = zstd_bp_slot_layout(capacity);
+  std::vector<uint64_t> storage((layout.bytes + 7) / 8);
+  const ZstdSlot slot = zstd_bp_slot(storage.data(), layout);
+  zstd_bp_plan(in, in_size, capacity, slot);
+  if (block_parallel) *block_parallel = slot.plan->block_parallel != 0;
+  if (!slot.plan->block_parallel) {
+    auto workspace = std::make_unique<ZstdWorkspace>();
+    return zstd_decode_serial(in, in_size, out, capacity, *workspace, verify_checksum);
+  }
+  auto tables = std::make_unique<ZstdEntropyTables>();
+  for (uint32_t b = 0; b < slot.plan->block_count; ++b) {
+    ZstdBlockRecord& rec = slot.blocks[b];
+    if (rec.type == 2) zstd_bp_copy_literals(in, rec, slot.literals, 0, 1);
+    ZstdHuffmanStreams streams;
+    DeviceChunkStatus s = zstd_bp_prepare_literals(in, rec, *tables, slot.literals, streams);
+    for (unsigned k = 0; k < streams.count && s == DeviceChunkStatus::ok; ++k) {
+      s = zstd_bp_decode_literal_stream(*tables, streams, k, slot.literals);
+    }
+    if (s == DeviceChunkStatus::ok) s = zstd_bp_decode_sequences(in, rec, *tables, slot.sequences);
+    rec.status = s;
+  }
+  zstd_bp_scan(capacity, slot);
+  for (uint32_t b = 0; b < slot.plan->executed_blocks; ++b) {
+    slot.blocks[b].execute_status = zstd_bp_execute_block_serial(in, slot, b, out);
+  }
+  return zstd_bp_finish(in, out, slot, verify_checksum);
+}
+
+}  // namespace cuzarr::gpu
