@@ -115,7 +115,7 @@ CUZARR_HOST_DEVICE inline uint64_t zstd_bp_max_blocks(uint64_t capacity) {
   return capacity / 1024 + 64;
 }
 CUZARR_HOST_DEVICE inline uint64_t zstd_bp_max_sequences(uint64_t capacity) {
-  return capacity / 4 + 64;
+  return capacity / 6 + 64;
 }
 
 /// Byte offsets of a slot's parts for chunks of at most `capacity` output bytes.
