@@ -4,8 +4,6 @@
 // (matches crossing blocks), 1 to 32 MiB inputs; hostile inputs (truncated, damaged, random)
 // give a failure exactly when the serial decoder fails, and never an access outside the given
 // buffers (exact-size heap copies; these tests also run under AddressSanitizer).
-#include "codec/cuda/zstd_block_parallel_host.hpp"
-
 #include <gtest/gtest.h>
 #include <zstd.h>
 
@@ -15,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "codec/cuda/zstd_block_parallel_host.hpp"
 #include "gpu_codec_inputs.hpp"
 
 namespace cuzarr {
@@ -215,9 +214,9 @@ TEST(ZstdBlockParallel, RareModesAndTableReuseAcrossBlocks) {
   EXPECT_TRUE(d.block_parallel);
   EXPECT_EQ(d.out, Bytes(130048, 'a'));
   // Direct 4-bit Huffman weights, then a treeless block reusing the table.
-  const Bytes direct = {0x28, 0xB5, 0x2F, 0xFD, 0x20, 0x0C, 0x44, 0x00, 0x00, 0x82,
-                        0x00, 0x01, 0x80, 0x10, 0x69, 0x01, 0x00, 0x2D, 0x00, 0x00,
-                        0x43, 0x40, 0x00, 0x1E, 0x00};
+  const Bytes direct = {0x28, 0xB5, 0x2F, 0xFD, 0x20, 0x0C, 0x44, 0x00, 0x00,
+                        0x82, 0x00, 0x01, 0x80, 0x10, 0x69, 0x01, 0x00, 0x2D,
+                        0x00, 0x00, 0x43, 0x40, 0x00, 0x1E, 0x00};
   d = decode(direct, 200000);
   ASSERT_EQ(d.result.status, DeviceChunkStatus::ok);
   EXPECT_EQ(d.out, Bytes({0, 1, 1, 0, 1, 0, 0, 1, 1, 1, 1, 0}));
@@ -346,10 +345,10 @@ TEST(ZstdBlockParallel, DamagedFramesNeverOverrunAndFailLikeTheSerialDecoder) {
               static_cast<unsigned char>(trial % 2 ? rng() : damaged[at] ^ (1u << (rng() % 8)));
         }
         const size_t capacity = input.bytes.size() + (trial % 3 == 0 ? 1000 : 0);
-        expect_like_serial(damaged, capacity,
-                           input.name + " level " + std::to_string(level) + " trial " +
-                               std::to_string(trial),
-                           failures);
+        expect_like_serial(
+            damaged, capacity,
+            input.name + " level " + std::to_string(level) + " trial " + std::to_string(trial),
+            failures);
         if (HasFatalFailure()) return;
       }
     }

@@ -8,10 +8,9 @@
 #include <gtest/gtest.h>
 #include <zstd.h>
 
+#include <algorithm>
 #include <memory>
 #include <random>
-
-#include <algorithm>
 
 #include "codec/cuda/zstd_block_parallel_host.hpp"
 #include "codec/cuda/zstd_frame_format.hpp"
@@ -103,8 +102,9 @@ TEST_F(GpuZstd, BlockParallelDecodesLargeChunks) {
 TEST_F(GpuZstd, BlockParallelDecodes32MiBChunks) {
   Chunks inputs, frames;
   for (int i = 0; i < 3; ++i) {
-    inputs.push_back(i == 2 ? test::smooth_float32_input(size_t{32} << 20, 7)
-                            : test::smooth_uint16_input(size_t{32} << 20, static_cast<uint32_t>(i)));
+    inputs.push_back(i == 2
+                         ? test::smooth_float32_input(size_t{32} << 20, 7)
+                         : test::smooth_uint16_input(size_t{32} << 20, static_cast<uint32_t>(i)));
     frames.push_back(zstd_compress(inputs.back(), i == 1 ? 3 : 1, i != 0, true));
   }
   expect_decoded(gpu_decode_block_parallel(frames, test::sizes_of(inputs)), inputs);
@@ -130,11 +130,11 @@ TEST_F(GpuZstd, BlockParallelMixesSmallAndLargeChunksAndSmallWindows) {
   frames.push_back(joined);
   inputs.push_back(expected);
   expect_decoded(gpu_decode_block_parallel(frames, test::sizes_of(inputs)), inputs);
-  // More chunks than one round's slots hold (4 GiB of slots; 1 GiB chunks' slots exceed it).
+  // More chunks than one round's slots hold (6 GiB of slots: two of 512 MiB chunks).
   Chunks few_inputs(inputs.begin() + 10, inputs.begin() + 20);
   Chunks few_frames(frames.begin() + 10, frames.begin() + 20);
   std::vector<uint64_t> capacities = test::sizes_of(few_inputs);
-  capacities[0] = uint64_t{1} << 30;
+  capacities[0] = uint64_t{512} << 20;
   const Decoded d = gpu_decode_block_parallel(few_frames, capacities);
   expect_decoded(d, few_inputs);
 }

@@ -61,12 +61,12 @@ struct ZstdBlockRecord {
   uint32_t type;          ///< 0 raw, 1 RLE, 2 compressed
   uint32_t literal_type;  ///< 0 raw, 1 RLE, 2 Huffman, 3 treeless
   uint32_t literal_streams;
-  uint32_t literal_size;      ///< regenerated literals
-  uint64_t literal_offset;    ///< where they go in the literal area
-  uint64_t literal_payload;   ///< input offset: raw literals, the RLE byte, the Huffman streams
+  uint32_t literal_size;     ///< regenerated literals
+  uint64_t literal_offset;   ///< where they go in the literal area
+  uint64_t literal_payload;  ///< input offset: raw literals, the RLE byte, the Huffman streams
   uint32_t literal_payload_size;
   uint32_t huffman_tree_available;
-  uint64_t huffman_tree;  ///< input offset of the tree description in use
+  uint64_t huffman_tree;     ///< input offset of the tree description in use
   uint64_t sequence_offset;  ///< where its sequences go in the sequence array
   uint32_t sequence_count;
   uint32_t sequence_tables;  ///< 0: the section is the single byte 0 (no tables, no bitstream)
@@ -115,7 +115,7 @@ CUZARR_HOST_DEVICE inline uint64_t zstd_bp_max_blocks(uint64_t capacity) {
   return capacity / 1024 + 64;
 }
 CUZARR_HOST_DEVICE inline uint64_t zstd_bp_max_sequences(uint64_t capacity) {
-  return capacity / 6 + 64;
+  return capacity / 4 + 64;
 }
 
 /// Byte offsets of a slot's parts for chunks of at most `capacity` output bytes.
@@ -268,7 +268,7 @@ CUZARR_HOST_DEVICE inline DeviceChunkStatus zstd_bp_plan_sequences(const unsigne
   const unsigned shift[3] = {6, 4, 2};  // literal length, offset, match length
   for (int k = 0; k < 3; ++k) {
     const unsigned mode = (modes >> shift[k]) & 3u;
-    const unsigned max_symbol = k == 0 ? kZstdMaxLiteralLengthCode
+    const unsigned max_symbol = k == 0   ? kZstdMaxLiteralLengthCode
                                 : k == 1 ? kZstdMaxOffsetCode
                                          : kZstdMaxMatchLengthCode;
     if (mode == 3) {
@@ -285,8 +285,8 @@ CUZARR_HOST_DEVICE inline DeviceChunkStatus zstd_bp_plan_sequences(const unsigne
       int16_t probs[kZstdMaxFseSymbols];
       unsigned symbols = 0, log = 0;
       uint64_t used = 0;
-      const DeviceChunkStatus s = zstd_fse_read_description(
-          p + pos, size - pos, k == 1 ? 8 : 9, max_symbol, probs, symbols, log, used);
+      const DeviceChunkStatus s = zstd_fse_read_description(p + pos, size - pos, k == 1 ? 8 : 9,
+                                                            max_symbol, probs, symbols, log, used);
       if (s != DeviceChunkStatus::ok) return s;
       if (used > size - pos) return DeviceChunkStatus::corrupt_input;
       pos += used;
@@ -457,9 +457,11 @@ CUZARR_HOST_DEVICE inline void zstd_bp_copy_literals(const unsigned char* in,
 /// Huffman literals: builds the table and locates the 1 or 4 streams (RFC 8878, 3.1.1.3.1.6:
 /// a jump table of three 2-byte sizes, each of the first three streams decoding
 /// (regenerated + 3) / 4 literals). streams.count = 0 for raw / RLE literals.
-CUZARR_HOST_DEVICE inline DeviceChunkStatus zstd_bp_prepare_literals(
-    const unsigned char* in, const ZstdBlockRecord& rec, ZstdEntropyTables& t,
-    unsigned char* literal_area, ZstdHuffmanStreams& p) {
+CUZARR_HOST_DEVICE inline DeviceChunkStatus zstd_bp_prepare_literals(const unsigned char* in,
+                                                                     const ZstdBlockRecord& rec,
+                                                                     ZstdEntropyTables& t,
+                                                                     unsigned char* literal_area,
+                                                                     ZstdHuffmanStreams& p) {
   p.count = 0;
   if (rec.type != 2 || rec.literal_type <= 1) return DeviceChunkStatus::ok;
   uint64_t used = 0;
@@ -523,9 +525,9 @@ CUZARR_HOST_DEVICE inline DeviceChunkStatus zstd_bp_decode_sequences(const unsig
     const ZstdTableSource& src = rec.tables[k];
     uint64_t used = 0;
     t.sequences.valid[k] = false;
-    const DeviceChunkStatus s = zstd_read_code_table(
-        static_cast<ZstdSequenceCode>(k), src.mode, in + src.offset, src.available, t.sequences,
-        used);
+    const DeviceChunkStatus s =
+        zstd_read_code_table(static_cast<ZstdSequenceCode>(k), src.mode, in + src.offset,
+                             src.available, t.sequences, used);
     if (s != DeviceChunkStatus::ok) return s;
   }
   ZstdSequenceDecoder dec;
@@ -579,10 +581,10 @@ CUZARR_HOST_DEVICE inline DeviceChunkStatus zstd_bp_decode_sequences(const unsig
         reps[0] = offset;
       }
     }
-    out[i] = ZstdSeqRecord{static_cast<uint32_t>(ll),
-                           static_cast<uint32_t>(ml) |
-                               (static_cast<uint32_t>(offset.source + 1) << kZstdSeqKindShift),
-                           static_cast<uint32_t>(offset.value)};
+    out[i] = ZstdSeqRecord{
+        static_cast<uint32_t>(ll),
+        static_cast<uint32_t>(ml) | (static_cast<uint32_t>(offset.source + 1) << kZstdSeqKindShift),
+        static_cast<uint32_t>(offset.value)};
   }
   if (!dec.finished_cleanly()) return DeviceChunkStatus::corrupt_input;
   if (matched > rec.block_max - rec.literal_size) return DeviceChunkStatus::corrupt_input;
@@ -666,8 +668,10 @@ CUZARR_HOST_DEVICE inline DeviceChunkStatus zstd_bp_resolve_offset(const ZstdSeq
 }
 
 /// Executes one block serially (the reference for the cooperative executors).
-CUZARR_HOST_DEVICE inline DeviceChunkStatus zstd_bp_execute_block_serial(
-    const unsigned char* in, const ZstdSlot& slot, uint32_t b, unsigned char* out) {
+CUZARR_HOST_DEVICE inline DeviceChunkStatus zstd_bp_execute_block_serial(const unsigned char* in,
+                                                                         const ZstdSlot& slot,
+                                                                         uint32_t b,
+                                                                         unsigned char* out) {
   const ZstdBlockRecord& rec = slot.blocks[b];
   uint64_t op = rec.output_offset;
   if (rec.type == 0) {
@@ -690,7 +694,8 @@ CUZARR_HOST_DEVICE inline DeviceChunkStatus zstd_bp_execute_block_serial(
     lp += ll;
     op += ll;
     uint64_t offset = 0;
-    const DeviceChunkStatus s = zstd_bp_resolve_offset(seq, rec.start_reps, op, frame_start, offset);
+    const DeviceChunkStatus s =
+        zstd_bp_resolve_offset(seq, rec.start_reps, op, frame_start, offset);
     if (s != DeviceChunkStatus::ok) return s;
     for (uint64_t t = 0; t < ml; ++t) out[op + t] = out[match_source(op, offset, t)];
     op += ml;
@@ -718,11 +723,10 @@ CUZARR_HOST_DEVICE inline DecodeResult zstd_bp_finish(const unsigned char* in,
     if (f >= plan.checked_frames) break;
     if (frame.has_checksum && verify_checksum) {
       // The low 32 bits of XXH64 (seed 0) of the frame's content (RFC 8878, 3.1.1).
-      const uint64_t size =
-          end > frame.first_block
-              ? slot.blocks[end - 1].output_offset + slot.blocks[end - 1].decoded_size -
-                    frame.output_offset
-              : 0;
+      const uint64_t size = end > frame.first_block
+                                ? slot.blocks[end - 1].output_offset +
+                                      slot.blocks[end - 1].decoded_size - frame.output_offset
+                                : 0;
       const uint64_t h = xxh64(out + frame.output_offset, size);
       if (static_cast<uint32_t>(h) != load_le32(in + frame.checksum_offset)) {
         return {DeviceChunkStatus::checksum_mismatch, 0};

@@ -83,7 +83,6 @@ __global__ void __launch_bounds__(kDecodeWarps* kWarpSize)
   }
 }
 
-
 // ---------------------------------------------------------------------------------------------
 // Block-parallel path (zstd_block_parallel.hpp) for chunks larger than one block. The chunks go
 // in rounds of at most `slots` chunks, one scratch slot each; per round: plan (a thread per
@@ -91,9 +90,9 @@ __global__ void __launch_bounds__(kDecodeWarps* kWarpSize)
 // (a warp per block, in ticket order), finish (a thread per chunk). Chunks the plan leaves to the
 // serial decoder are marked in `handled` (0) and decoded by zstd_decode_kernel afterwards.
 
-constexpr int kBpWarps = 4;  // warps per thread block of the block kernels
-constexpr unsigned kBpBlocks = 2048;          // thread blocks of the block kernels (8192 warps)
-constexpr uint64_t kBpRoundBytes = uint64_t{4} << 30;  // scratch of one round at most
+constexpr int kBpWarps = 4;           // warps per thread block of the block kernels
+constexpr unsigned kBpBlocks = 2048;  // thread blocks of the block kernels (8192 warps)
+constexpr uint64_t kBpRoundBytes = uint64_t{6} << 30;  // scratch of one round at most
 
 static_assert(kBpWarps * (sizeof(ZstdEntropyTables) + sizeof(ZstdHuffmanStreams)) <= 48 * 1024,
               "the entropy kernel's tables fit static shared memory");
@@ -132,8 +131,8 @@ BpControl bp_control(unsigned char* base, size_t count, size_t slots) {
 
 struct BpRound {
   DeviceChunkBatch batch;
-  size_t first;     // first chunk of the round
-  uint32_t n;       // chunks in the round
+  size_t first;  // first chunk of the round
+  uint32_t n;    // chunks in the round
   unsigned char* slots;
   uint64_t slot_bytes;
   ZstdSlotLayout layout;
@@ -210,7 +209,8 @@ __global__ void __launch_bounds__(kBpWarps* kWarpSize)
     if (status == DeviceChunkStatus::ok && lane < streams[warp].count) {
       h = zstd_bp_decode_literal_stream(tables[warp], streams[warp], lane, slot.literals);
     }
-    if (__any_sync(kFullMask, h != DeviceChunkStatus::ok)) status = DeviceChunkStatus::corrupt_input;
+    if (__any_sync(kFullMask, h != DeviceChunkStatus::ok))
+      status = DeviceChunkStatus::corrupt_input;
     if (lane == 0) {
       if (status == DeviceChunkStatus::ok) {
         status = zstd_bp_decode_sequences(in, rec, tables[warp], slot.sequences);
@@ -326,7 +326,8 @@ __device__ inline void bp_execute_block(const unsigned char* in, const ZstdSlot&
         for (uint64_t t = lane; t < len; t += kWarpSize) out[to + t] = literals[from + t];
       }
       __syncwarp();  // matches may read these literals
-      const uint64_t first_match = __shfl_sync(kFullMask, static_cast<unsigned long long>(match_at), 0);
+      const uint64_t first_match =
+          __shfl_sync(kFullMask, static_cast<unsigned long long>(match_at), 0);
       for (uint32_t j = 0; j < n; ++j) {
         const uint64_t len = __shfl_sync(kFullMask, static_cast<unsigned long long>(ml), j);
         const uint64_t at = __shfl_sync(kFullMask, static_cast<unsigned long long>(match_at), j);
@@ -373,8 +374,8 @@ __global__ void __launch_bounds__(kBpWarps* kWarpSize)
     const uint32_t s = bp_find_slot(prefix, r.n, t);
     const ZstdSlot slot = bp_slot(r, s);
     const size_t c = r.first + s;
-    bp_execute_block(reinterpret_cast<const unsigned char*>(r.batch.inputs[c]), slot,
-                     t - prefix[s], reinterpret_cast<unsigned char*>(r.batch.outputs[c]), lane);
+    bp_execute_block(reinterpret_cast<const unsigned char*>(r.batch.inputs[c]), slot, t - prefix[s],
+                     reinterpret_cast<unsigned char*>(r.batch.outputs[c]), lane);
   }
 }
 
