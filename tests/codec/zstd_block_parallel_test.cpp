@@ -87,6 +87,16 @@ void expect_roundtrip(const Bytes& input, const Params& p, const std::string& wh
   ASSERT_EQ(d.block_parallel, input.size() >= gpu::kZstdBlockParallelMinCapacity) << what;
 }
 
+TEST(ZstdBlockParallel, Xxh64InFourLanesEqualsXxh64) {
+  const Bytes data = test::random_input(5000, 17);
+  for (size_t size = 0; size < 5000; size += size < 100 ? 1 : 97) {
+    uint64_t lanes[4];
+    for (unsigned k = 0; k < 4; ++k) lanes[k] = gpu::zstd_bp_xxh64_lane(data.data(), size, k);
+    EXPECT_EQ(gpu::zstd_bp_xxh64_combine(lanes, data.data(), size), gpu::xxh64(data.data(), size))
+        << size;
+  }
+}
+
 TEST(ZstdBlockParallel, DecodesEveryLevelOfEveryFamily) {
   const auto inputs = test::input_families({140000, 700001});
   for (int level = -7; level <= 19; ++level) {

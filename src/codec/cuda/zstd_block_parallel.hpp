@@ -11,7 +11,8 @@
 //      of every block, frame content sizes, capacity;
 //   4. execute (per block; a block whose matches reach into earlier blocks waits for them):
 //      literal and match copies;
-//   5. finish (serial per chunk): the first failure in stream order, content checksums.
+//   5. hash (four threads per frame with a checksum): XXH64 of the frame's content;
+//   6. finish (serial per chunk): the first failure in stream order, content checksums.
 // Everything is CUZARR_HOST_DEVICE, allocation-free and exception-free; state lives in a slot of
 // caller memory (zstd_bp_slot_layout). Chunks that are small or exceed the slot's budgets
 // (blocks, sequences, literals) are left to the serial decoder (plan.block_parallel = 0).
@@ -94,6 +95,8 @@ struct ZstdFrameRecord {
   uint32_t has_checksum;
   uint32_t complete;  ///< all blocks (and the checksum field) were read
   uint64_t output_offset;
+  uint64_t output_size;  ///< set by the scan for the frames that pass it
+  uint64_t hash;         ///< XXH64 of its content (the hash pass, frames with a checksum)
 };
 
 struct ZstdChunkPlan {
@@ -642,6 +645,7 @@ CUZARR_HOST_DEVICE inline void zstd_bp_scan(uint64_t capacity, const ZstdSlot& s
       plan.scan_status = DeviceChunkStatus::corrupt_input;
       return;
     }
+    frame.output_size = op - frame.output_offset;
     plan.checked_frames = f + 1;
   }
   plan.output_size = op;
@@ -705,13 +709,75 @@ CUZARR_HOST_DEVICE inline DeviceChunkStatus zstd_bp_execute_block_serial(const u
 }
 
 // ---------------------------------------------------------------------------------------------
-// 5. Finish.
+// 5. Hash: XXH64 of each checked frame with a checksum, split over its four accumulators (each
+// runs over every fourth 8-byte word of the 32-byte stripes, so four threads share a frame).
 
-/// Pass 5 for one chunk (after the execute pass): the first failure in stream order (a block's
+/// Accumulator k (0..3) of XXH64 (seed 0) over the whole stripes of data[0, size).
+CUZARR_HOST_DEVICE inline uint64_t zstd_bp_xxh64_lane(const unsigned char* data, uint64_t size,
+                                                      unsigned k) {
+  uint64_t v = k == 0   ? kXxh64Prime1 + kXxh64Prime2
+               : k == 1 ? kXxh64Prime2
+               : k == 2 ? 0
+                        : uint64_t{0} - kXxh64Prime1;
+  const uint64_t stripes = size / 32;
+#if defined(__CUDA_ARCH__)
+  if (reinterpret_cast<uintptr_t>(data) % 8 == 0) {  // little-endian 8-byte words
+    const auto* words = reinterpret_cast<const uint64_t*>(data) + k;
+    for (uint64_t i = 0; i < stripes; ++i) v = xxh64_round(v, words[4 * i]);
+    return v;
+  }
+#endif
+  for (uint64_t i = 0; i < stripes; ++i) v = xxh64_round(v, xxh64_load64(data + 32 * i + 8 * k));
+  return v;
+}
+
+/// XXH64 (seed 0) of data[0, size) from the four accumulators (the rest of xxh64()).
+CUZARR_HOST_DEVICE inline uint64_t zstd_bp_xxh64_combine(const uint64_t* v,
+                                                         const unsigned char* data, uint64_t size) {
+  uint64_t h, pos = 0;
+  if (size >= 32) {
+    h = xxh64_rotl(v[0], 1) + xxh64_rotl(v[1], 7) + xxh64_rotl(v[2], 12) + xxh64_rotl(v[3], 18);
+    for (int k = 0; k < 4; ++k) h = xxh64_merge(h, v[k]);
+    pos = size / 32 * 32;
+  } else {
+    h = kXxh64Prime5;
+  }
+  h += size;
+  for (; size - pos >= 8; pos += 8) {
+    h ^= xxh64_round(0, xxh64_load64(data + pos));
+    h = xxh64_rotl(h, 27) * kXxh64Prime1 + kXxh64Prime4;
+  }
+  if (size - pos >= 4) {
+    const uint64_t word = uint64_t{data[pos]} | uint64_t{data[pos + 1]} << 8 |
+                          uint64_t{data[pos + 2]} << 16 | uint64_t{data[pos + 3]} << 24;
+    h ^= word * kXxh64Prime1;
+    h = xxh64_rotl(h, 23) * kXxh64Prime2 + kXxh64Prime3;
+    pos += 4;
+  }
+  for (; pos < size; ++pos) {
+    h ^= data[pos] * kXxh64Prime5;
+    h = xxh64_rotl(h, 11) * kXxh64Prime1;
+  }
+  h ^= h >> 33;
+  h *= kXxh64Prime2;
+  h ^= h >> 29;
+  h *= kXxh64Prime3;
+  h ^= h >> 32;
+  return h;
+}
+
+/// Whether frame f needs the hash pass (passed the scan, has a checksum).
+CUZARR_HOST_DEVICE inline bool zstd_bp_frame_hashed(const ZstdSlot& slot, uint32_t f) {
+  return f < slot.plan->checked_frames && slot.frames[f].has_checksum;
+}
+
+// ---------------------------------------------------------------------------------------------
+// 6. Finish.
+
+/// Pass 6 for one chunk (after the hash pass): the first failure in stream order (a block's
 /// execution, a frame's checksum when `verify_checksum`, then what stopped the scan).
-CUZARR_HOST_DEVICE inline DecodeResult zstd_bp_finish(const unsigned char* in,
-                                                      const unsigned char* out,
-                                                      const ZstdSlot& slot, bool verify_checksum) {
+CUZARR_HOST_DEVICE inline DecodeResult zstd_bp_finish(const unsigned char* in, const ZstdSlot& slot,
+                                                      bool verify_checksum) {
   const ZstdChunkPlan& plan = *slot.plan;
   for (uint32_t f = 0; f < plan.frame_count; ++f) {
     const ZstdFrameRecord& frame = slot.frames[f];
@@ -722,13 +788,9 @@ CUZARR_HOST_DEVICE inline DecodeResult zstd_bp_finish(const unsigned char* in,
     }
     if (f >= plan.checked_frames) break;
     if (frame.has_checksum && verify_checksum) {
-      // The low 32 bits of XXH64 (seed 0) of the frame's content (RFC 8878, 3.1.1).
-      const uint64_t size = end > frame.first_block
-                                ? slot.blocks[end - 1].output_offset +
-                                      slot.blocks[end - 1].decoded_size - frame.output_offset
-                                : 0;
-      const uint64_t h = xxh64(out + frame.output_offset, size);
-      if (static_cast<uint32_t>(h) != load_le32(in + frame.checksum_offset)) {
+      // The low 32 bits of XXH64 (seed 0) of the frame's content (RFC 8878, 3.1.1), from the
+      // hash pass.
+      if (static_cast<uint32_t>(frame.hash) != load_le32(in + frame.checksum_offset)) {
         return {DeviceChunkStatus::checksum_mismatch, 0};
       }
     }

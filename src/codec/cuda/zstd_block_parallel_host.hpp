@@ -43,7 +43,16 @@ inline DecodeResult zstd_decode_block_parallel_host(const unsigned char* in, uin
   for (uint32_t b = 0; b < slot.plan->executed_blocks; ++b) {
     slot.blocks[b].execute_status = zstd_bp_execute_block_serial(in, slot, b, out);
   }
-  return zstd_bp_finish(in, out, slot, verify_checksum);
+  for (uint32_t f = 0; verify_checksum && f < slot.plan->frame_count; ++f) {
+    if (!zstd_bp_frame_hashed(slot, f)) continue;
+    ZstdFrameRecord& frame = slot.frames[f];
+    uint64_t lanes[4];
+    for (unsigned k = 0; k < 4; ++k) {
+      lanes[k] = zstd_bp_xxh64_lane(out + frame.output_offset, frame.output_size, k);
+    }
+    frame.hash = zstd_bp_xxh64_combine(lanes, out + frame.output_offset, frame.output_size);
+  }
+  return zstd_bp_finish(in, slot, verify_checksum);
 }
 
 }  // namespace cuzarr::gpu

@@ -105,16 +105,17 @@ size_t bp_slots(size_t count, uint64_t max_output) {
   return std::min<size_t>(count, std::max<uint64_t>(1, kBpRoundBytes / slot));
 }
 
-/// The control area: handled[count], two block-list prefixes of slots + 1 entries, a ticket.
+/// The control area: handled[count], three list prefixes of slots + 1 entries, a ticket.
 struct BpControl {
   uint32_t* handled;
   uint32_t* entropy_prefix;
   uint32_t* execute_prefix;
+  uint32_t* hash_prefix;
   uint32_t* ticket;
 };
 
 uint64_t bp_control_bytes(size_t count, size_t slots) {
-  return align256(count * 4) + 2 * align256((slots + 1) * 4) + 256;
+  return align256(count * 4) + 3 * align256((slots + 1) * 4) + 256;
 }
 
 BpControl bp_control(unsigned char* base, size_t count, size_t slots) {
@@ -124,6 +125,8 @@ BpControl bp_control(unsigned char* base, size_t count, size_t slots) {
   c.entropy_prefix = reinterpret_cast<uint32_t*>(base);
   base += align256((slots + 1) * 4);
   c.execute_prefix = reinterpret_cast<uint32_t*>(base);
+  base += align256((slots + 1) * 4);
+  c.hash_prefix = reinterpret_cast<uint32_t*>(base);
   base += align256((slots + 1) * 4);
   c.ticket = reinterpret_cast<uint32_t*>(base);
   return c;
@@ -158,15 +161,20 @@ __global__ void zstd_bp_plan_kernel(BpRound r, uint32_t* handled) {
   handled[c] = slot.plan->block_parallel;
 }
 
-/// prefix[s] = blocks of the slots before s (the entropy list: every planned block; the execute
-/// list: the blocks the scan kept); resets the ticket.
-__global__ void zstd_bp_list_kernel(BpRound r, uint32_t* prefix, bool executed, uint32_t* ticket) {
+enum class BpList { entropy, execute, hash };
+
+/// prefix[s] = list items of the slots before s (entropy: every planned block; execute: the
+/// blocks the scan kept; hash: the frames that passed the scan); resets the ticket.
+__global__ void zstd_bp_list_kernel(BpRound r, uint32_t* prefix, BpList list, uint32_t* ticket) {
   if (blockIdx.x != 0 || threadIdx.x != 0) return;
   uint32_t total = 0;
   for (uint32_t s = 0; s < r.n; ++s) {
     prefix[s] = total;
     const ZstdChunkPlan& plan = *bp_slot(r, s).plan;
-    if (plan.block_parallel) total += executed ? plan.executed_blocks : plan.block_count;
+    if (!plan.block_parallel) continue;
+    total += list == BpList::entropy   ? plan.block_count
+             : list == BpList::execute ? plan.executed_blocks
+                                       : plan.checked_frames;
   }
   prefix[r.n] = total;
   *ticket = 0;
@@ -379,6 +387,39 @@ __global__ void __launch_bounds__(kBpWarps* kWarpSize)
   }
 }
 
+/// Four lanes per frame (8 frames per warp): the XXH64 accumulators, then lane 0 of the four
+/// combines them.
+__global__ void zstd_bp_hash_kernel(BpRound r, const uint32_t* prefix) {
+  const uint32_t total = prefix[r.n];
+  const unsigned lane = threadIdx.x % kWarpSize, k = lane % 4;
+  const uint32_t warp = (blockIdx.x * blockDim.x + threadIdx.x) / kWarpSize;
+  const uint32_t warps = gridDim.x * blockDim.x / kWarpSize;
+  for (uint32_t first = warp * 8; first < total; first += warps * 8) {
+    const uint32_t t = first + lane / 4;
+    ZstdFrameRecord* frame = nullptr;
+    const unsigned char* data = nullptr;
+    uint64_t v = 0;
+    if (t < total) {
+      const uint32_t s = bp_find_slot(prefix, r.n, t);
+      const ZstdSlot slot = bp_slot(r, s);
+      const uint32_t f = t - prefix[s];
+      if (zstd_bp_frame_hashed(slot, f)) {
+        frame = &slot.frames[f];
+        data = reinterpret_cast<const unsigned char*>(r.batch.outputs[r.first + s]) +
+               frame->output_offset;
+        v = zstd_bp_xxh64_lane(data, frame->output_size, k);
+      }
+    }
+    uint64_t lanes[4];
+    for (unsigned j = 0; j < 4; ++j) {
+      lanes[j] = __shfl_sync(kFullMask, static_cast<unsigned long long>(v), (lane & ~3u) + j);
+    }
+    if (k == 0 && frame != nullptr) {
+      frame->hash = zstd_bp_xxh64_combine(lanes, data, frame->output_size);
+    }
+  }
+}
+
 __global__ void zstd_bp_finish_kernel(BpRound r, bool verify) {
   const uint32_t s = blockIdx.x * blockDim.x + threadIdx.x;
   if (s >= r.n) return;
@@ -386,8 +427,7 @@ __global__ void zstd_bp_finish_kernel(BpRound r, bool verify) {
   if (!slot.plan->block_parallel) return;
   const size_t c = r.first + s;
   const DecodeResult result =
-      zstd_bp_finish(reinterpret_cast<const unsigned char*>(r.batch.inputs[c]),
-                     reinterpret_cast<const unsigned char*>(r.batch.outputs[c]), slot, verify);
+      zstd_bp_finish(reinterpret_cast<const unsigned char*>(r.batch.inputs[c]), slot, verify);
   r.batch.statuses[c] = result.status;
   r.batch.output_sizes[c] = result.status == DeviceChunkStatus::ok ? result.size : 0;
 }
@@ -431,12 +471,18 @@ void zstd_decode_batch(const DeviceChunkBatch& batch, bool verify_checksum, uint
       r.n = static_cast<uint32_t>(std::min(slots, batch.count - first));
       const unsigned chunk_blocks = (r.n + 127) / 128;
       zstd_bp_plan_kernel<<<chunk_blocks, 128, 0, s>>>(r, control.handled);
-      zstd_bp_list_kernel<<<1, 1, 0, s>>>(r, control.entropy_prefix, false, control.ticket);
+      zstd_bp_list_kernel<<<1, 1, 0, s>>>(r, control.entropy_prefix, BpList::entropy,
+                                          control.ticket);
       zstd_bp_entropy_kernel<<<kBpBlocks, kBpWarps * kWarpSize, 0, s>>>(r, control.entropy_prefix);
       zstd_bp_scan_kernel<<<chunk_blocks, 128, 0, s>>>(r);
-      zstd_bp_list_kernel<<<1, 1, 0, s>>>(r, control.execute_prefix, true, control.ticket);
+      zstd_bp_list_kernel<<<1, 1, 0, s>>>(r, control.execute_prefix, BpList::execute,
+                                          control.ticket);
       zstd_bp_execute_kernel<<<kBpBlocks, kBpWarps * kWarpSize, 0, s>>>(r, control.execute_prefix,
                                                                         control.ticket);
+      if (verify_checksum) {
+        zstd_bp_list_kernel<<<1, 1, 0, s>>>(r, control.hash_prefix, BpList::hash, control.ticket);
+        zstd_bp_hash_kernel<<<chunk_blocks, 128, 0, s>>>(r, control.hash_prefix);
+      }
       zstd_bp_finish_kernel<<<chunk_blocks, 128, 0, s>>>(r, verify_checksum);
       CUZARR_CUDA_CHECK(cudaGetLastError());
     }
