@@ -334,19 +334,39 @@ __device__ inline void bp_execute_block(const unsigned char* in, const ZstdSlot&
         for (uint64_t t = lane; t < len; t += kWarpSize) out[to + t] = literals[from + t];
       }
       __syncwarp();  // matches may read these literals
+      // Bytes before the block come from other warps: read them through L2 (__ldcg), never from
+      // an L1 line that may predate them; the block's own bytes are this warp's writes.
       const uint64_t first_match =
           __shfl_sync(kFullMask, static_cast<unsigned long long>(match_at), 0);
-      for (uint32_t j = 0; j < n; ++j) {
-        const uint64_t len = __shfl_sync(kFullMask, static_cast<unsigned long long>(ml), j);
-        const uint64_t at = __shfl_sync(kFullMask, static_cast<unsigned long long>(match_at), j);
-        const uint64_t dist = __shfl_sync(kFullMask, static_cast<unsigned long long>(offset), j);
-        const uint64_t from = at - dist;
-        if (from + len > first_match) __syncwarp();  // it may read earlier matches of the group
-        if (dist >= len) {
-          for (uint64_t t = lane; t < len; t += kWarpSize) out[at + t] = __ldcg(out + from + t);
-        } else {
-          for (uint64_t t = lane; t < len; t += kWarpSize) {
-            out[at + t] = __ldcg(out + from + t % dist);
+      // Each lane copies its own match when no match of the group reads an earlier match of the
+      // group (its source ends before the group's first match, or lies in its own literals and
+      // output) and the matches are short; else the warp copies them one by one.
+      const uint64_t from_mine = match_at - offset;
+      const bool independent = i >= count || from_mine + detail::umin(ml, offset) <= first_match ||
+                               from_mine >= match_at - ll;
+      if (__all_sync(kFullMask, independent && ml <= 64)) {
+        for (uint64_t t = 0; t < ml; ++t) {
+          const uint64_t q = match_at + t - offset;
+          out[match_at + t] = q < block_start ? __ldcg(out + q) : out[q];
+        }
+      } else {
+        for (uint32_t j = 0; j < n; ++j) {
+          const uint64_t len = __shfl_sync(kFullMask, static_cast<unsigned long long>(ml), j);
+          const uint64_t at = __shfl_sync(kFullMask, static_cast<unsigned long long>(match_at), j);
+          const uint64_t dist = __shfl_sync(kFullMask, static_cast<unsigned long long>(offset), j);
+          const uint64_t from = at - dist;
+          if (from + len > first_match) __syncwarp();  // it may read earlier matches of the group
+          if (dist >= len) {
+            if (from < block_start) {
+              for (uint64_t t = lane; t < len; t += kWarpSize) out[at + t] = __ldcg(out + from + t);
+            } else {
+              for (uint64_t t = lane; t < len; t += kWarpSize) out[at + t] = out[from + t];
+            }
+          } else {
+            for (uint64_t t = lane; t < len; t += kWarpSize) {
+              const uint64_t q = from + t % dist;
+              out[at + t] = q < block_start ? __ldcg(out + q) : out[q];
+            }
           }
         }
       }
