@@ -43,11 +43,13 @@ struct ZstdRepSlot {
 };
 
 /// One decoded sequence; match_length's top two bits say how to resolve `offset` (0: the
-/// offset itself; k = 1..3: start[k - 1] - offset).
+/// offset itself; k = 1..3: start[k - 1] - offset). match_at: where its match starts in the
+/// block's output.
 struct ZstdSeqRecord {
   uint32_t literal_length;
   uint32_t match_length;
   uint32_t offset;
+  uint32_t match_at;
 };
 
 inline constexpr uint32_t kZstdSeqKindShift = 30;
@@ -587,7 +589,7 @@ CUZARR_HOST_DEVICE inline DeviceChunkStatus zstd_bp_decode_sequences(const unsig
     out[i] = ZstdSeqRecord{
         static_cast<uint32_t>(ll),
         static_cast<uint32_t>(ml) | (static_cast<uint32_t>(offset.source + 1) << kZstdSeqKindShift),
-        static_cast<uint32_t>(offset.value)};
+        static_cast<uint32_t>(offset.value), static_cast<uint32_t>(literals_used + matched - ml)};
   }
   if (!dec.finished_cleanly()) return DeviceChunkStatus::corrupt_input;
   if (matched > rec.block_max - rec.literal_size) return DeviceChunkStatus::corrupt_input;
@@ -653,7 +655,14 @@ CUZARR_HOST_DEVICE inline void zstd_bp_scan(uint64_t capacity, const ZstdSlot& s
 }
 
 // ---------------------------------------------------------------------------------------------
-// 4. Execute.
+// 4. Execute, in two phases. Every output byte is written once, by a literal copy or a match.
+//   4a. literals (any order of blocks): raw and RLE blocks, every compressed block's literals,
+//       and every offset checked;
+//   4b. matches (per block, in order within the block): a match byte whose source lies in an
+//       earlier block reads it only if it is a literal there (final since 4a); if it is a match
+//       byte there, the source is followed through that match to its own source, until a
+//       literal or the current block (zstd_bp_source_byte). So blocks need not wait for each
+//       other; a caller may bound the chase and wait for the block instead.
 
 /// A sequence's match offset from the block's starting repeat offsets, checked: at least 1 and
 /// reaching back no further than the frame's start from `match_at` (no dictionary).
@@ -671,19 +680,19 @@ CUZARR_HOST_DEVICE inline DeviceChunkStatus zstd_bp_resolve_offset(const ZstdSeq
   return DeviceChunkStatus::ok;
 }
 
-/// Executes one block serially (the reference for the cooperative executors).
-CUZARR_HOST_DEVICE inline DeviceChunkStatus zstd_bp_execute_block_serial(const unsigned char* in,
-                                                                         const ZstdSlot& slot,
-                                                                         uint32_t b,
-                                                                         unsigned char* out) {
+/// Phase 4a for block b, serially: its literals (raw / RLE blocks whole) and its offset checks.
+CUZARR_HOST_DEVICE inline DeviceChunkStatus zstd_bp_execute_literals_serial(const unsigned char* in,
+                                                                            const ZstdSlot& slot,
+                                                                            uint32_t b,
+                                                                            unsigned char* out) {
   const ZstdBlockRecord& rec = slot.blocks[b];
-  uint64_t op = rec.output_offset;
+  const uint64_t start = rec.output_offset;
   if (rec.type == 0) {
-    for (uint32_t i = 0; i < rec.decoded_size; ++i) out[op + i] = in[rec.in_offset + i];
+    for (uint32_t i = 0; i < rec.decoded_size; ++i) out[start + i] = in[rec.in_offset + i];
     return DeviceChunkStatus::ok;
   }
   if (rec.type == 1) {
-    for (uint32_t i = 0; i < rec.decoded_size; ++i) out[op + i] = in[rec.in_offset];
+    for (uint32_t i = 0; i < rec.decoded_size; ++i) out[start + i] = in[rec.in_offset];
     return DeviceChunkStatus::ok;
   }
   const uint64_t frame_start = slot.frames[rec.frame].output_offset;
@@ -693,19 +702,97 @@ CUZARR_HOST_DEVICE inline DeviceChunkStatus zstd_bp_execute_block_serial(const u
   const uint32_t count = rec.sequence_tables ? rec.sequence_count : 0;
   for (uint32_t i = 0; i < count; ++i) {
     const ZstdSeqRecord seq = seqs[i];
-    const uint64_t ll = seq.literal_length, ml = seq.match_length & kZstdSeqLengthMask;
-    for (uint64_t t = 0; t < ll; ++t) out[op + t] = literals[lp + t];
+    const uint64_t ll = seq.literal_length, at = start + seq.match_at;
+    for (uint64_t t = 0; t < ll; ++t) out[at - ll + t] = literals[lp + t];
     lp += ll;
-    op += ll;
     uint64_t offset = 0;
     const DeviceChunkStatus s =
-        zstd_bp_resolve_offset(seq, rec.start_reps, op, frame_start, offset);
+        zstd_bp_resolve_offset(seq, rec.start_reps, at, frame_start, offset);
     if (s != DeviceChunkStatus::ok) return s;
-    for (uint64_t t = 0; t < ml; ++t) out[op + t] = out[match_source(op, offset, t)];
-    op += ml;
   }
-  for (uint64_t t = lp; t < rec.literal_size; ++t) out[op + t - lp] = literals[t];
+  const uint64_t rest = rec.literal_size - lp;
+  const uint64_t tail = start + rec.decoded_size - rest;
+  for (uint64_t t = 0; t < rest; ++t) out[tail + t] = literals[lp + t];
   return DeviceChunkStatus::ok;
+}
+
+/// The block of frame `frame` (blocks [first, b)) that holds output position q.
+CUZARR_HOST_DEVICE inline uint32_t zstd_bp_block_at(const ZstdSlot& slot, uint32_t first,
+                                                    uint32_t b, uint64_t q) {
+  uint32_t lo = first, hi = b;  // output_offset[lo] <= q < output_offset[hi]
+  while (hi - lo > 1) {
+    const uint32_t mid = lo + (hi - lo) / 2;
+    if (slot.blocks[mid].output_offset <= q) {
+      lo = mid;
+    } else {
+      hi = mid;
+    }
+  }
+  return lo;
+}
+
+/// Where the byte at q (before block b, in b's frame) comes from: after `steps` at most, q is a
+/// literal or raw / RLE byte of an earlier block, or lies in block b (returns true); false when
+/// the chase needs more steps (q is then a match byte of an earlier block). A corrupt earlier
+/// block (its failure is reported first) ends the chase at its bytes.
+CUZARR_HOST_DEVICE inline bool zstd_bp_chase_source(const ZstdSlot& slot, uint32_t b, uint64_t& q,
+                                                    uint32_t steps) {
+  const ZstdBlockRecord& cur = slot.blocks[b];
+  const uint32_t first = slot.frames[cur.frame].first_block;
+  const uint64_t frame_start = slot.frames[cur.frame].output_offset;
+  for (uint32_t step = 0;; ++step) {
+    if (q >= cur.output_offset) return true;
+    const uint32_t k = zstd_bp_block_at(slot, first, b, q);
+    const ZstdBlockRecord& rec = slot.blocks[k];
+    const uint32_t count = rec.type == 2 && rec.sequence_tables ? rec.sequence_count : 0;
+    if (count == 0 || rec.execute_status != DeviceChunkStatus::ok) return true;
+    // The last sequence whose match starts at or before q.
+    const ZstdSeqRecord* seqs = slot.sequences + rec.sequence_offset;
+    const uint64_t local = q - rec.output_offset;
+    if (local < seqs[0].match_at) return true;
+    uint32_t lo = 0, hi = count;
+    while (hi - lo > 1) {
+      const uint32_t mid = lo + (hi - lo) / 2;
+      if (seqs[mid].match_at <= local) {
+        lo = mid;
+      } else {
+        hi = mid;
+      }
+    }
+    const ZstdSeqRecord& seq = seqs[lo];
+    const uint64_t ml = seq.match_length & kZstdSeqLengthMask;
+    if (local >= uint64_t{seq.match_at} + ml) return true;  // a literal after that match
+    if (step == steps) return false;
+    const uint64_t at = rec.output_offset + seq.match_at;
+    uint64_t offset = 0;
+    if (zstd_bp_resolve_offset(seq, rec.start_reps, at, frame_start, offset) !=
+        DeviceChunkStatus::ok) {
+      return true;
+    }
+    q = match_source(at, offset, q - at);
+  }
+}
+
+/// Phase 4b for block b, serially (blocks in any order, after 4a for all): its matches.
+CUZARR_HOST_DEVICE inline void zstd_bp_execute_matches_serial(const ZstdSlot& slot, uint32_t b,
+                                                              unsigned char* out) {
+  const ZstdBlockRecord& rec = slot.blocks[b];
+  if (rec.type != 2 || rec.execute_status != DeviceChunkStatus::ok) return;
+  const uint64_t start = rec.output_offset;
+  const uint64_t frame_start = slot.frames[rec.frame].output_offset;
+  const ZstdSeqRecord* seqs = slot.sequences + rec.sequence_offset;
+  const uint32_t count = rec.sequence_tables ? rec.sequence_count : 0;
+  for (uint32_t i = 0; i < count; ++i) {
+    const ZstdSeqRecord seq = seqs[i];
+    const uint64_t ml = seq.match_length & kZstdSeqLengthMask, at = start + seq.match_at;
+    uint64_t offset = 0;
+    zstd_bp_resolve_offset(seq, rec.start_reps, at, frame_start, offset);  // checked in 4a
+    for (uint64_t t = 0; t < ml; ++t) {
+      uint64_t q = match_source(at, offset, t);
+      zstd_bp_chase_source(slot, b, q, UINT32_MAX);
+      out[at + t] = out[q];
+    }
+  }
 }
 
 // ---------------------------------------------------------------------------------------------

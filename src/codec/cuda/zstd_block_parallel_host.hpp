@@ -41,8 +41,12 @@ inline DecodeResult zstd_decode_block_parallel_host(const unsigned char* in, uin
   }
   zstd_bp_scan(capacity, slot);
   for (uint32_t b = 0; b < slot.plan->executed_blocks; ++b) {
-    slot.blocks[b].execute_status = zstd_bp_execute_block_serial(in, slot, b, out);
+    slot.blocks[b].execute_status = zstd_bp_execute_literals_serial(in, slot, b, out);
   }
+  // Matches block by block, last block first: any order gives the same bytes, and this one sends
+  // every read of an earlier block's match bytes through the source chase.
+  for (uint32_t b = slot.plan->executed_blocks; b-- > 0;)
+    zstd_bp_execute_matches_serial(slot, b, out);
   for (uint32_t f = 0; verify_checksum && f < slot.plan->frame_count; ++f) {
     if (!zstd_bp_frame_hashed(slot, f)) continue;
     ZstdFrameRecord& frame = slot.frames[f];
