@@ -86,8 +86,9 @@ __global__ void __launch_bounds__(kDecodeWarps* kWarpSize)
 // ---------------------------------------------------------------------------------------------
 // Block-parallel path (zstd_block_parallel.hpp) for chunks larger than one block. The chunks go
 // in rounds of at most `slots` chunks, one scratch slot each; per round: plan (a thread per
-// chunk), block list, entropy (a warp per block), scan (a thread per chunk), block list, execute
-// (a warp per block, in ticket order), finish (a thread per chunk). Chunks the plan leaves to the
+// chunk), block list, entropy (a warp per block), scan (a thread per chunk), block list,
+// literals (a warp per block), matches (a warp per block, in ticket order), frame list and hash
+// (four lanes per frame), finish (a thread per chunk). Chunks the plan leaves to the
 // serial decoder are marked in `handled` (0) and decoded by zstd_decode_kernel afterwards.
 
 constexpr int kBpWarps = 4;           // warps per thread block of the block kernels
@@ -244,154 +245,137 @@ __device__ inline uint64_t warp_inclusive_sum(uint64_t v, unsigned lane) {
   return v;
 }
 
-__device__ inline uint64_t warp_min(uint64_t v) {
-  for (unsigned d = kWarpSize / 2; d > 0; d /= 2) {
-    v = detail::umin(v, __shfl_xor_sync(kFullMask, static_cast<unsigned long long>(v), d));
-  }
-  return v;
-}
-
-/// Waits until blocks [first, until) of the slot are executed (lane 0 spins, the warp follows).
-__device__ inline void bp_wait_blocks(const ZstdSlot& slot, uint32_t first, uint32_t until,
-                                      unsigned lane) {
-  if (lane == 0) {
-    for (uint32_t k = first; k < until; ++k) {
-      const volatile uint32_t* done = &slot.blocks[k].done;
-      while (*done == 0) __nanosleep(64);
-    }
-    __threadfence();
-  }
-  __syncwarp();
-}
-
-/// The warp executes block b: raw and RLE blocks are copies; a compressed block goes 32
-/// sequences at a time (literal copies of all 32 first, then the matches in order). A match that
-/// reads before the block waits for the earlier blocks it reads; such bytes are read through L2
-/// (__ldcg), never from a possibly stale L1 line. Ends by publishing the block's `done`.
-__device__ inline void bp_execute_block(const unsigned char* in, const ZstdSlot& slot, uint32_t b,
-                                        unsigned char* out, unsigned lane) {
+/// Phase 4a for block b (zstd_bp_execute_literals_serial, by a warp): raw / RLE blocks, the
+/// literals of a compressed block 32 sequences at a time, every offset checked.
+__device__ inline void bp_literals_block(const unsigned char* in, const ZstdSlot& slot, uint32_t b,
+                                         unsigned char* out, unsigned lane) {
   ZstdBlockRecord& rec = slot.blocks[b];
-  uint64_t op = rec.output_offset;
-  DeviceChunkStatus status = DeviceChunkStatus::ok;
+  const uint64_t start = rec.output_offset;
+  bool bad = false;
   if (rec.type == 0) {
-    detail::cooperative_copy(out + op, in + rec.in_offset, rec.decoded_size, lane, kWarpSize);
+    detail::cooperative_copy(out + start, in + rec.in_offset, rec.decoded_size, lane, kWarpSize);
   } else if (rec.type == 1) {
     const unsigned char v = in[rec.in_offset];
-    for (uint64_t t = lane; t < rec.decoded_size; t += kWarpSize) out[op + t] = v;
+    for (uint64_t t = lane; t < rec.decoded_size; t += kWarpSize) out[start + t] = v;
   } else {
-    const ZstdFrameRecord& frame = slot.frames[rec.frame];
-    const uint64_t frame_start = frame.output_offset;
-    const uint64_t block_start = op;
+    const uint64_t frame_start = slot.frames[rec.frame].output_offset;
     const unsigned char* literals = slot.literals + rec.literal_offset;
     const ZstdSeqRecord* seqs = slot.sequences + rec.sequence_offset;
     const uint32_t count = rec.sequence_tables ? rec.sequence_count : 0;
-    uint32_t done_from = b;  // blocks [done_from, b) are known to be executed
     uint64_t lp = 0;
     for (uint32_t g = 0; g < count; g += kWarpSize) {
       const uint32_t i = g + lane;
-      ZstdSeqRecord seq{0, 0, 0};
+      ZstdSeqRecord seq{0, 0, 0, 0};
       if (i < count) seq = seqs[i];
-      const uint64_t ll = seq.literal_length, ml = seq.match_length & kZstdSeqLengthMask;
+      const uint64_t ll = seq.literal_length, at = start + seq.match_at;
       const uint64_t ll_end = warp_inclusive_sum(ll, lane);
-      const uint64_t out_end = warp_inclusive_sum(ll + ml, lane);
       const uint64_t my_lp = lp + ll_end - ll;
-      const uint64_t match_at = op + out_end - ml;
-      uint64_t offset = 1;
-      bool bad = false;
+      uint64_t offset = 0;
       if (i < count) {
-        bad = zstd_bp_resolve_offset(seq, rec.start_reps, match_at, frame_start, offset) !=
-              DeviceChunkStatus::ok;
-      }
-      if (__any_sync(kFullMask, bad)) {
-        status = DeviceChunkStatus::corrupt_input;
-        break;
-      }
-      const uint64_t src = match_at - offset;
-      const uint64_t lowest = warp_min(i < count && ml > 0 ? src : UINT64_MAX);
-      if (lowest < block_start) {
-        // The last block of the frame starting at or before `lowest` holds it (the offsets
-        // were checked against the frame's start).
-        uint32_t lo = frame.first_block, hi = b;  // output_offset[lo] <= lowest < that of hi
-        while (hi - lo > 1) {
-          const uint32_t mid = (lo + hi) / 2;
-          if (slot.blocks[mid].output_offset <= lowest) {
-            lo = mid;
-          } else {
-            hi = mid;
-          }
-        }
-        if (lo < done_from) {
-          bp_wait_blocks(slot, lo, done_from, lane);
-          done_from = lo;
-        }
+        bad = bad || zstd_bp_resolve_offset(seq, rec.start_reps, at, frame_start, offset) !=
+                         DeviceChunkStatus::ok;
       }
       const uint32_t n = count - g < kWarpSize ? count - g : kWarpSize;
       for (uint32_t j = 0; j < n; ++j) {
         const uint64_t len = __shfl_sync(kFullMask, static_cast<unsigned long long>(ll), j);
         const uint64_t from = __shfl_sync(kFullMask, static_cast<unsigned long long>(my_lp), j);
-        const uint64_t to =
-            __shfl_sync(kFullMask, static_cast<unsigned long long>(match_at - ll), j);
+        const uint64_t to = __shfl_sync(kFullMask, static_cast<unsigned long long>(at - ll), j);
         for (uint64_t t = lane; t < len; t += kWarpSize) out[to + t] = literals[from + t];
       }
-      __syncwarp();  // matches may read these literals
-      // Bytes before the block come from other warps: read them through L2 (__ldcg), never from
-      // an L1 line that may predate them; the block's own bytes are this warp's writes.
-      const uint64_t first_match =
-          __shfl_sync(kFullMask, static_cast<unsigned long long>(match_at), 0);
-      // Each lane copies its own match when no match of the group reads an earlier match of the
-      // group (its source ends before the group's first match, or lies in its own literals and
-      // output) and the matches are short; else the warp copies them one by one.
-      const uint64_t from_mine = match_at - offset;
-      const bool independent = i >= count || from_mine + detail::umin(ml, offset) <= first_match ||
-                               from_mine >= match_at - ll;
+      lp += __shfl_sync(kFullMask, static_cast<unsigned long long>(ll_end), kWarpSize - 1);
+    }
+    const uint64_t rest = rec.literal_size - lp;  // the literals after the last sequence
+    const uint64_t tail = start + rec.decoded_size - rest;
+    for (uint64_t t = lane; t < rest; t += kWarpSize) out[tail + t] = literals[lp + t];
+  }
+  bad = __any_sync(kFullMask, bad);
+  if (lane == 0)
+    rec.execute_status = bad ? DeviceChunkStatus::corrupt_input : DeviceChunkStatus::ok;
+}
+
+__global__ void __launch_bounds__(kBpWarps* kWarpSize)
+    zstd_bp_literals_kernel(BpRound r, const uint32_t* prefix) {
+  const unsigned warp = threadIdx.x / kWarpSize, lane = threadIdx.x % kWarpSize;
+  const uint32_t total = prefix[r.n];
+  for (uint32_t t = blockIdx.x * kBpWarps + warp; t < total; t += gridDim.x * kBpWarps) {
+    const uint32_t s = bp_find_slot(prefix, r.n, t);
+    const size_t c = r.first + s;
+    bp_literals_block(reinterpret_cast<const unsigned char*>(r.batch.inputs[c]), bp_slot(r, s),
+                      t - prefix[s], reinterpret_cast<unsigned char*>(r.batch.outputs[c]), lane);
+  }
+}
+
+/// Source chase steps before a match byte waits for the earlier block that writes its source.
+constexpr uint32_t kBpChaseSteps = 16;
+
+/// The byte a match of block b reads at q, before b: chased to a literal of an earlier block
+/// (written by the literals kernel, never rewritten: a plain load is right), else (a long chain)
+/// read once the block that writes it is done, through L2 (an L1 line may predate it).
+__device__ inline unsigned char bp_earlier_byte(const ZstdSlot& slot, uint32_t b, uint64_t q,
+                                                const unsigned char* out) {
+  if (zstd_bp_chase_source(slot, b, q, kBpChaseSteps)) return out[q];
+  const uint32_t k = zstd_bp_block_at(slot, slot.frames[slot.blocks[b].frame].first_block, b, q);
+  const volatile uint32_t* done = &slot.blocks[k].done;
+  while (*done == 0) __nanosleep(64);
+  __threadfence();
+  return __ldcg(out + q);
+}
+
+/// Phase 4b for block b (zstd_bp_execute_matches_serial, by a warp), after 4a for every block:
+/// 32 sequences at a time, each lane copying its own match when no match of the group reads an
+/// earlier match of the group (its source ends before the group's first match, or lies in its
+/// own literals and output) and the matches are short; else the warp copies them one by one.
+/// Ends by publishing the block's `done`.
+__device__ inline void bp_matches_block(const ZstdSlot& slot, uint32_t b, unsigned char* out,
+                                        unsigned lane) {
+  ZstdBlockRecord& rec = slot.blocks[b];
+  if (rec.type == 2 && rec.execute_status == DeviceChunkStatus::ok) {
+    const uint64_t start = rec.output_offset;
+    const uint64_t frame_start = slot.frames[rec.frame].output_offset;
+    const ZstdSeqRecord* seqs = slot.sequences + rec.sequence_offset;
+    const uint32_t count = rec.sequence_tables ? rec.sequence_count : 0;
+    for (uint32_t g = 0; g < count; g += kWarpSize) {
+      const uint32_t i = g + lane;
+      ZstdSeqRecord seq{0, 0, 0, 0};
+      if (i < count) seq = seqs[i];
+      const uint64_t ll = seq.literal_length, ml = seq.match_length & kZstdSeqLengthMask;
+      const uint64_t at = start + seq.match_at;
+      uint64_t offset = 1;
+      if (i < count) zstd_bp_resolve_offset(seq, rec.start_reps, at, frame_start, offset);
+      const uint64_t first_match = __shfl_sync(kFullMask, static_cast<unsigned long long>(at), 0);
+      const uint64_t from_mine = at - offset;
+      const bool independent =
+          i >= count || from_mine + detail::umin(ml, offset) <= first_match || from_mine >= at - ll;
       if (__all_sync(kFullMask, independent && ml <= 64)) {
         for (uint64_t t = 0; t < ml; ++t) {
-          const uint64_t q = match_at + t - offset;
-          out[match_at + t] = q < block_start ? __ldcg(out + q) : out[q];
+          const uint64_t q = at + t - offset;
+          out[at + t] = q < start ? bp_earlier_byte(slot, b, q, out) : out[q];
         }
       } else {
+        const uint32_t n = count - g < kWarpSize ? count - g : kWarpSize;
         for (uint32_t j = 0; j < n; ++j) {
           const uint64_t len = __shfl_sync(kFullMask, static_cast<unsigned long long>(ml), j);
-          const uint64_t at = __shfl_sync(kFullMask, static_cast<unsigned long long>(match_at), j);
+          const uint64_t to = __shfl_sync(kFullMask, static_cast<unsigned long long>(at), j);
           const uint64_t dist = __shfl_sync(kFullMask, static_cast<unsigned long long>(offset), j);
-          const uint64_t from = at - dist;
-          if (from + len > first_match) __syncwarp();  // it may read earlier matches of the group
-          if (dist >= len) {
-            if (from < block_start) {
-              for (uint64_t t = lane; t < len; t += kWarpSize) out[at + t] = __ldcg(out + from + t);
-            } else {
-              for (uint64_t t = lane; t < len; t += kWarpSize) out[at + t] = out[from + t];
-            }
-          } else {
-            for (uint64_t t = lane; t < len; t += kWarpSize) {
-              const uint64_t q = from + t % dist;
-              out[at + t] = q < block_start ? __ldcg(out + q) : out[q];
-            }
+          if (to - dist + len > first_match) __syncwarp();  // it may read earlier matches
+          for (uint64_t t = lane; t < len; t += kWarpSize) {
+            const uint64_t q = match_source(to, dist, t);
+            out[to + t] = q < start ? bp_earlier_byte(slot, b, q, out) : out[q];
           }
         }
       }
-      __syncwarp();
-      op += __shfl_sync(kFullMask, static_cast<unsigned long long>(out_end), kWarpSize - 1);
-      lp += __shfl_sync(kFullMask, static_cast<unsigned long long>(ll_end), kWarpSize - 1);
-    }
-    if (status == DeviceChunkStatus::ok) {  // the literals after the last sequence
-      const uint64_t rest = rec.literal_size - lp;
-      for (uint64_t t = lane; t < rest; t += kWarpSize) out[op + t] = literals[lp + t];
+      __syncwarp();  // the next group reads these bytes
     }
   }
   __threadfence();  // every lane's bytes are visible device-wide before `done`
   __syncwarp();
-  if (lane == 0) {
-    rec.execute_status = status;
-    __threadfence();
-    *reinterpret_cast<volatile uint32_t*>(&rec.done) = 1;
-  }
+  if (lane == 0) *reinterpret_cast<volatile uint32_t*>(&rec.done) = 1;
 }
 
 /// Warps take blocks in list order (a ticket), so a block waits only for blocks that running
 /// warps hold: the earliest unfinished block never waits, and every wait ends.
 __global__ void __launch_bounds__(kBpWarps* kWarpSize)
-    zstd_bp_execute_kernel(BpRound r, const uint32_t* prefix, uint32_t* ticket) {
+    zstd_bp_matches_kernel(BpRound r, const uint32_t* prefix, uint32_t* ticket) {
   const unsigned lane = threadIdx.x % kWarpSize;
   const uint32_t total = prefix[r.n];
   for (;;) {
@@ -400,10 +384,8 @@ __global__ void __launch_bounds__(kBpWarps* kWarpSize)
     t = __shfl_sync(kFullMask, t, 0);
     if (t >= total) return;
     const uint32_t s = bp_find_slot(prefix, r.n, t);
-    const ZstdSlot slot = bp_slot(r, s);
-    const size_t c = r.first + s;
-    bp_execute_block(reinterpret_cast<const unsigned char*>(r.batch.inputs[c]), slot, t - prefix[s],
-                     reinterpret_cast<unsigned char*>(r.batch.outputs[c]), lane);
+    bp_matches_block(bp_slot(r, s), t - prefix[s],
+                     reinterpret_cast<unsigned char*>(r.batch.outputs[r.first + s]), lane);
   }
 }
 
@@ -497,7 +479,8 @@ void zstd_decode_batch(const DeviceChunkBatch& batch, bool verify_checksum, uint
       zstd_bp_scan_kernel<<<chunk_blocks, 128, 0, s>>>(r);
       zstd_bp_list_kernel<<<1, 1, 0, s>>>(r, control.execute_prefix, BpList::execute,
                                           control.ticket);
-      zstd_bp_execute_kernel<<<kBpBlocks, kBpWarps * kWarpSize, 0, s>>>(r, control.execute_prefix,
+      zstd_bp_literals_kernel<<<kBpBlocks, kBpWarps * kWarpSize, 0, s>>>(r, control.execute_prefix);
+      zstd_bp_matches_kernel<<<kBpBlocks, kBpWarps * kWarpSize, 0, s>>>(r, control.execute_prefix,
                                                                         control.ticket);
       if (verify_checksum) {
         zstd_bp_list_kernel<<<1, 1, 0, s>>>(r, control.hash_prefix, BpList::hash, control.ticket);
