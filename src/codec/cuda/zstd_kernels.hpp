@@ -21,7 +21,7 @@ namespace cuzarr::gpu {
 /// 140 KiB: literal buffer and entropy tables) per decoding warp, and at most 2048 warps.
 size_t zstd_decode_temp_bytes(size_t count);
 /// The same with block-parallel decoding of chunks whose output capacity is at most
-/// `max_output`: plus, when max_output > 128 KiB, one slot of about 4.3 x max_output bytes (block
+/// `max_output`: plus, when max_output > 128 KiB, one slot of about 5.3 x max_output bytes (block
 /// records, sequences, literals) per chunk decoded at once; at most 6 GiB of slots, larger batches
 /// go in several rounds.
 size_t zstd_decode_temp_bytes(size_t count, uint64_t max_output);
