@@ -731,18 +731,29 @@ CUZARR_HOST_DEVICE inline uint32_t zstd_bp_block_at(const ZstdSlot& slot, uint32
   return lo;
 }
 
+/// The block and sequence where the last chase started (consecutive bytes of a match's source
+/// usually fall in the same ones, so the searches are skipped).
+struct ZstdChaseHint {
+  uint32_t block = 0;
+  uint32_t sequence = 0;
+};
+
 /// Where the byte at q (before block b, in b's frame) comes from: after `steps` at most, q is a
 /// literal or raw / RLE byte of an earlier block, or lies in block b (returns true); false when
 /// the chase needs more steps (q is then a match byte of an earlier block). A corrupt earlier
 /// block (its failure is reported first) ends the chase at its bytes.
 CUZARR_HOST_DEVICE inline bool zstd_bp_chase_source(const ZstdSlot& slot, uint32_t b, uint64_t& q,
-                                                    uint32_t steps) {
+                                                    uint32_t steps, ZstdChaseHint& hint) {
   const ZstdBlockRecord& cur = slot.blocks[b];
   const uint32_t first = slot.frames[cur.frame].first_block;
   const uint64_t frame_start = slot.frames[cur.frame].output_offset;
   for (uint32_t step = 0;; ++step) {
     if (q >= cur.output_offset) return true;
-    const uint32_t k = zstd_bp_block_at(slot, first, b, q);
+    const bool hinted =
+        step == 0 && hint.block >= first && hint.block < b &&
+        slot.blocks[hint.block].output_offset <= q &&
+        q - slot.blocks[hint.block].output_offset < slot.blocks[hint.block].decoded_size;
+    const uint32_t k = hinted ? hint.block : zstd_bp_block_at(slot, first, b, q);
     const ZstdBlockRecord& rec = slot.blocks[k];
     const uint32_t count = rec.type == 2 && rec.sequence_tables ? rec.sequence_count : 0;
     if (count == 0 || rec.execute_status != DeviceChunkStatus::ok) return true;
@@ -751,14 +762,20 @@ CUZARR_HOST_DEVICE inline bool zstd_bp_chase_source(const ZstdSlot& slot, uint32
     const uint64_t local = q - rec.output_offset;
     if (local < seqs[0].match_at) return true;
     uint32_t lo = 0, hi = count;
-    while (hi - lo > 1) {
-      const uint32_t mid = lo + (hi - lo) / 2;
-      if (seqs[mid].match_at <= local) {
-        lo = mid;
-      } else {
-        hi = mid;
+    if (hinted && hint.sequence < count && seqs[hint.sequence].match_at <= local &&
+        (hint.sequence + 1 == count || seqs[hint.sequence + 1].match_at > local)) {
+      lo = hint.sequence;
+    } else {
+      while (hi - lo > 1) {
+        const uint32_t mid = lo + (hi - lo) / 2;
+        if (seqs[mid].match_at <= local) {
+          lo = mid;
+        } else {
+          hi = mid;
+        }
       }
     }
+    if (step == 0) hint = ZstdChaseHint{k, lo};
     const ZstdSeqRecord& seq = seqs[lo];
     const uint64_t ml = seq.match_length & kZstdSeqLengthMask;
     if (local >= uint64_t{seq.match_at} + ml) return true;  // a literal after that match
@@ -787,9 +804,10 @@ CUZARR_HOST_DEVICE inline void zstd_bp_execute_matches_serial(const ZstdSlot& sl
     const uint64_t ml = seq.match_length & kZstdSeqLengthMask, at = start + seq.match_at;
     uint64_t offset = 0;
     zstd_bp_resolve_offset(seq, rec.start_reps, at, frame_start, offset);  // checked in 4a
+    ZstdChaseHint hint;
     for (uint64_t t = 0; t < ml; ++t) {
       uint64_t q = match_source(at, offset, t);
-      zstd_bp_chase_source(slot, b, q, UINT32_MAX);
+      zstd_bp_chase_source(slot, b, q, UINT32_MAX, hint);
       out[at + t] = out[q];
     }
   }

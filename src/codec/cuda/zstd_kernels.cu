@@ -312,8 +312,8 @@ constexpr uint32_t kBpChaseSteps = 16;
 /// (written by the literals kernel, never rewritten: a plain load is right), else (a long chain)
 /// read once the block that writes it is done, through L2 (an L1 line may predate it).
 __device__ inline unsigned char bp_earlier_byte(const ZstdSlot& slot, uint32_t b, uint64_t q,
-                                                const unsigned char* out) {
-  if (zstd_bp_chase_source(slot, b, q, kBpChaseSteps)) return out[q];
+                                                const unsigned char* out, ZstdChaseHint& hint) {
+  if (zstd_bp_chase_source(slot, b, q, kBpChaseSteps, hint)) return out[q];
   const uint32_t k = zstd_bp_block_at(slot, slot.frames[slot.blocks[b].frame].first_block, b, q);
   const volatile uint32_t* done = &slot.blocks[k].done;
   while (*done == 0) __nanosleep(64);
@@ -346,10 +346,11 @@ __device__ inline void bp_matches_block(const ZstdSlot& slot, uint32_t b, unsign
       const uint64_t from_mine = at - offset;
       const bool independent =
           i >= count || from_mine + detail::umin(ml, offset) <= first_match || from_mine >= at - ll;
+      ZstdChaseHint hint;
       if (__all_sync(kFullMask, independent && ml <= 64)) {
         for (uint64_t t = 0; t < ml; ++t) {
           const uint64_t q = at + t - offset;
-          out[at + t] = q < start ? bp_earlier_byte(slot, b, q, out) : out[q];
+          out[at + t] = q < start ? bp_earlier_byte(slot, b, q, out, hint) : out[q];
         }
       } else {
         const uint32_t n = count - g < kWarpSize ? count - g : kWarpSize;
@@ -360,7 +361,7 @@ __device__ inline void bp_matches_block(const ZstdSlot& slot, uint32_t b, unsign
           if (to - dist + len > first_match) __syncwarp();  // it may read earlier matches
           for (uint64_t t = lane; t < len; t += kWarpSize) {
             const uint64_t q = match_source(to, dist, t);
-            out[to + t] = q < start ? bp_earlier_byte(slot, b, q, out) : out[q];
+            out[to + t] = q < start ? bp_earlier_byte(slot, b, q, out, hint) : out[q];
           }
         }
       }
