@@ -165,6 +165,29 @@ TEST(ZstdBlockParallel, SmallWindowsMakeMatchesCrossBlocks) {
   }
 }
 
+/// A random pattern of `period` bytes repeated: every block is one long match of the previous
+/// content, so a byte's source chain runs through every earlier block.
+Bytes repeated_pattern(size_t size, size_t period, uint32_t seed) {
+  const Bytes pattern = test::random_input(period, seed);
+  Bytes v(size);
+  for (size_t i = 0; i < size; ++i) v[i] = pattern[i % period];
+  return v;
+}
+
+TEST(ZstdBlockParallel, FollowsMatchChainsThroughEveryEarlierBlock) {
+  for (int window_log : {10, 0}) {
+    for (int level : {1, 3, 19}) {
+      Params p;
+      p.level = level;
+      p.window_log = window_log;
+      p.checksum = true;
+      expect_roundtrip(repeated_pattern(200000, 300, 5), p,
+                       describe("repeated 300-byte pattern/200000", p));
+      if (HasFatalFailure()) return;
+    }
+  }
+}
+
 TEST(ZstdBlockParallel, DecodesFramesBackToBackAndSkipsSkippableFrames) {
   const auto inputs = test::input_families({0, 3, 5000, 150000, 400000});
   Bytes stream, expected;

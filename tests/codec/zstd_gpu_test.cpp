@@ -110,6 +110,23 @@ TEST_F(GpuZstd, BlockParallelDecodes32MiBChunks) {
   expect_decoded(gpu_decode_block_parallel(frames, test::sizes_of(inputs)), inputs);
 }
 
+TEST_F(GpuZstd, BlockParallelFollowsLongMatchChainsAndWaits) {
+  // A random 300-byte pattern repeated: with 1 KiB windows every block is one match of the
+  // previous one, so source chains run through every earlier block (past the chase's 16 steps:
+  // the lanes wait for the block that writes the byte).
+  Chunks inputs, frames;
+  for (size_t size : {size_t{1} << 20, size_t{4} << 20}) {
+    for (int window_log : {10, 0}) {
+      const Bytes pattern = test::random_input(300, static_cast<uint32_t>(size));
+      Bytes input(size);
+      for (size_t i = 0; i < size; ++i) input[i] = pattern[i % 300];
+      frames.push_back(zstd_compress(input, 3, window_log == 10, true, window_log));
+      inputs.push_back(input);
+    }
+  }
+  expect_decoded(gpu_decode_block_parallel(frames, test::sizes_of(inputs)), inputs);
+}
+
 TEST_F(GpuZstd, BlockParallelMixesSmallAndLargeChunksAndSmallWindows) {
   Chunks inputs, frames;
   int k = 0;
