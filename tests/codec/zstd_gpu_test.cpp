@@ -156,6 +156,24 @@ TEST_F(GpuZstd, BlockParallelMixesSmallAndLargeChunksAndSmallWindows) {
   expect_decoded(d, few_inputs);
 }
 
+TEST_F(GpuZstd, BlockParallelVerifiesChecksumsUnlessAskedNotTo) {
+  Chunks inputs, frames;
+  for (size_t size : {size_t{200000}, size_t{3} << 20}) {
+    inputs.push_back(test::smooth_float32_input(size, 3));
+    frames.push_back(zstd_compress(inputs.back(), 3, true, true));
+    inputs.push_back(inputs.back());
+    frames.push_back(frames.back());
+    frames.back()[frames.back().size() - 3] ^= 0x40;  // the stored checksum
+  }
+  const Decoded d = gpu_decode_block_parallel(frames, test::sizes_of(inputs));
+  EXPECT_EQ(d.statuses[0], DeviceChunkStatus::ok);
+  EXPECT_EQ(d.statuses[1], DeviceChunkStatus::checksum_mismatch);
+  EXPECT_EQ(d.statuses[2], DeviceChunkStatus::ok);
+  EXPECT_EQ(d.statuses[3], DeviceChunkStatus::checksum_mismatch);
+  expect_decoded(gpu_decode_block_parallel(frames, test::sizes_of(inputs), 0, /*verify=*/false),
+                 inputs);
+}
+
 TEST_F(GpuZstd, BlockParallelHostileChunksGetTheHostDriversStatus) {
   std::mt19937 rng(12);
   Chunks frames;
