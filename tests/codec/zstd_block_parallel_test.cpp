@@ -188,6 +188,31 @@ TEST(ZstdBlockParallel, FollowsMatchChainsThroughEveryEarlierBlock) {
   }
 }
 
+TEST(ZstdBlockParallel, DecodesSmallChunksWhenAskedTo) {
+  const auto inputs = test::input_families(test::small_sizes());
+  int k = 0;
+  for (const auto& input : inputs) {
+    for (int level : {-5, 1, 3, 19}) {
+      Params p;
+      p.level = level;
+      p.checksum = k % 2 == 0;
+      p.content_size = k % 3 != 0;
+      ++k;
+      const Bytes frame = zstd_compress(input.bytes, p);
+      auto in = std::unique_ptr<unsigned char[]>(new unsigned char[frame.size()]);
+      std::memcpy(in.get(), frame.data(), frame.size());
+      auto out = std::unique_ptr<unsigned char[]>(new unsigned char[input.bytes.size() + 1]);
+      bool block_parallel = false;
+      const auto r = gpu::zstd_decode_block_parallel_host(
+          in.get(), frame.size(), out.get(), input.bytes.size(), true, &block_parallel, 0);
+      ASSERT_EQ(r.status, DeviceChunkStatus::ok) << describe(input.name, p);
+      ASSERT_TRUE(block_parallel) << describe(input.name, p);
+      ASSERT_EQ(r.size, input.bytes.size());
+      ASSERT_TRUE(Bytes(out.get(), out.get() + r.size) == input.bytes) << describe(input.name, p);
+    }
+  }
+}
+
 TEST(ZstdBlockParallel, DecodesFramesBackToBackAndSkipsSkippableFrames) {
   const auto inputs = test::input_families({0, 3, 5000, 150000, 400000});
   Bytes stream, expected;

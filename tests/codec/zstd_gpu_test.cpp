@@ -62,11 +62,12 @@ Decoded gpu_decode(const Chunks& frames, const std::vector<uint64_t>& capacities
 
 /// The block-parallel path: the batch's largest capacity is passed as max_output.
 Decoded gpu_decode_block_parallel(const Chunks& frames, const std::vector<uint64_t>& capacities,
-                                  size_t misalign = 0, bool verify = true) {
+                                  size_t misalign = 0, bool verify = true,
+                                  uint64_t from = gpu::kZstdBlockParallelMinCapacity) {
   DeviceBatch batch(frames, capacities, misalign);
   const uint64_t max_output = *std::max_element(capacities.begin(), capacities.end());
-  test::DeviceMemory temp(gpu::zstd_decode_temp_bytes(frames.size(), max_output));
-  gpu::zstd_decode_batch(batch.batch(), verify, max_output, temp.get(), Stream());
+  test::DeviceMemory temp(gpu::zstd_decode_temp_bytes(frames.size(), max_output, from));
+  gpu::zstd_decode_batch(batch.batch(), verify, max_output, temp.get(), Stream(), from);
   test::cuda_ok(cudaDeviceSynchronize());
   Decoded d{batch.statuses(), batch.output_sizes(), {}};
   for (size_t i = 0; i < frames.size(); ++i) d.outputs.push_back(batch.output(i));
@@ -154,6 +155,46 @@ TEST_F(GpuZstd, BlockParallelMixesSmallAndLargeChunksAndSmallWindows) {
   capacities[0] = uint64_t{512} << 20;
   const Decoded d = gpu_decode_block_parallel(few_frames, capacities);
   expect_decoded(d, few_inputs);
+}
+
+TEST_F(GpuZstd, BlockParallelDecodesSmallChunksWhenAskedTo) {
+  Chunks inputs, frames;
+  int k = 0;
+  for (auto& input : test::input_families(test::small_sizes())) {
+    for (int level : {-5, 3, 19}) {
+      frames.push_back(zstd_compress(input.bytes, level, k % 2 == 0, k % 3 != 0));
+      inputs.push_back(input.bytes);
+      ++k;
+    }
+  }
+  // Hostile small chunks too: the host driver's statuses with the same threshold.
+  std::mt19937 rng(5);
+  std::vector<uint64_t> capacities = test::sizes_of(inputs);
+  const size_t valid = frames.size();
+  for (size_t i = 0; i < valid; i += 3) {
+    Bytes damaged = frames[i];
+    if (damaged.empty()) continue;
+    damaged[rng() % damaged.size()] ^= static_cast<unsigned char>(1 + rng() % 255);
+    if (i % 2) damaged.resize(rng() % damaged.size());
+    frames.push_back(damaged);
+    capacities.push_back(capacities[i]);
+  }
+  for (size_t misalign : {size_t{0}, size_t{5}}) {
+    const Decoded d = gpu_decode_block_parallel(frames, capacities, misalign, true, 0);
+    for (size_t i = 0; i < frames.size(); ++i) {
+      Bytes expected(capacities[i]);
+      const auto r = gpu::zstd_decode_block_parallel_host(
+          frames[i].data(), frames[i].size(), expected.data(), capacities[i], true, nullptr, 0);
+      ASSERT_EQ(d.statuses[i], r.status) << i;
+      if (i < valid) ASSERT_EQ(r.status, DeviceChunkStatus::ok) << i;
+      if (r.status == DeviceChunkStatus::ok) {
+        ASSERT_EQ(d.sizes[i], r.size) << i;
+        expected.resize(r.size);
+        ASSERT_TRUE(d.outputs[i] == expected) << i;
+        if (i < valid) ASSERT_TRUE(expected == inputs[i]) << i;
+      }
+    }
+  }
 }
 
 TEST_F(GpuZstd, BlockParallelVerifiesChecksumsUnlessAskedNotTo) {

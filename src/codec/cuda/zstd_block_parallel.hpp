@@ -24,7 +24,7 @@
 
 namespace cuzarr::gpu {
 
-/// Chunks whose output capacity is larger than one block decode block-parallel.
+/// By default, chunks whose output capacity is larger than one block decode block-parallel.
 inline constexpr uint64_t kZstdBlockParallelMinCapacity = kZstdMaxBlockSize + 1;
 
 /// Where a sequence code table comes from: mode 0 predefined, 1 RLE (symbol byte at `offset`),
@@ -422,14 +422,16 @@ CUZARR_HOST_DEVICE inline DeviceChunkStatus zstd_bp_plan_walk(const unsigned cha
 }
 
 /// Pass 1 for one chunk: fills slot.plan, its block and frame records. The slot must hold the
-/// budgets of `capacity` (zstd_bp_slot_layout(c) with c >= capacity).
+/// budgets of `capacity` (zstd_bp_slot_layout(c) with c >= capacity). Chunks of capacity below
+/// `min_capacity` are left to the serial decoder.
 CUZARR_HOST_DEVICE inline void zstd_bp_plan(const unsigned char* in, uint64_t in_size,
-                                            uint64_t capacity, const ZstdSlot& slot) {
+                                            uint64_t capacity, const ZstdSlot& slot,
+                                            uint64_t min_capacity = kZstdBlockParallelMinCapacity) {
   ZstdChunkPlan& plan = *slot.plan;
   plan = ZstdChunkPlan{};
   plan.header_status = DeviceChunkStatus::ok;
   plan.scan_status = DeviceChunkStatus::ok;
-  if (capacity < kZstdBlockParallelMinCapacity) return;  // block_parallel = 0
+  if (capacity < min_capacity) return;  // block_parallel = 0
   bool budget_exceeded = false;
   plan.header_status = zstd_bp_plan_walk(in, in_size, capacity, slot, budget_exceeded);
   plan.block_parallel = budget_exceeded ? 0 : 1;

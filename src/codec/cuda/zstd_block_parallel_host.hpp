@@ -11,17 +11,17 @@
 namespace cuzarr::gpu {
 
 /// Decodes a Zstandard chunk like zstd_decode_serial, through the block-parallel passes when the
-/// chunk qualifies (capacity above one block, within the budgets), else serially.
+/// chunk qualifies (capacity at least `min_capacity`, within the budgets), else serially.
 /// `block_parallel` (optional) tells which way it went. Never reads past in[in_size) nor writes
 /// past out[capacity).
-inline DecodeResult zstd_decode_block_parallel_host(const unsigned char* in, uint64_t in_size,
-                                                    unsigned char* out, uint64_t capacity,
-                                                    bool verify_checksum = true,
-                                                    bool* block_parallel = nullptr) {
+inline DecodeResult zstd_decode_block_parallel_host(
+    const unsigned char* in, uint64_t in_size, unsigned char* out, uint64_t capacity,
+    bool verify_checksum = true, bool* block_parallel = nullptr,
+    uint64_t min_capacity = kZstdBlockParallelMinCapacity) {
   const ZstdSlotLayout layout = zstd_bp_slot_layout(capacity);
   std::vector<uint64_t> storage((layout.bytes + 7) / 8);
   const ZstdSlot slot = zstd_bp_slot(storage.data(), layout);
-  zstd_bp_plan(in, in_size, capacity, slot);
+  zstd_bp_plan(in, in_size, capacity, slot, min_capacity);
   if (block_parallel) *block_parallel = slot.plan->block_parallel != 0;
   if (!slot.plan->block_parallel) {
     auto workspace = std::make_unique<ZstdWorkspace>();

@@ -141,6 +141,7 @@ struct BpRound {
   uint64_t slot_bytes;
   ZstdSlotLayout layout;
   uint64_t max_output;
+  uint64_t min_capacity;  // block-parallel from this capacity on
 };
 
 __device__ inline ZstdSlot bp_slot(const BpRound& r, uint32_t s) {
@@ -157,7 +158,7 @@ __global__ void zstd_bp_plan_kernel(BpRound r, uint32_t* handled) {
     *slot.plan = ZstdChunkPlan{};
   } else {
     zstd_bp_plan(reinterpret_cast<const unsigned char*>(r.batch.inputs[c]), r.batch.input_sizes[c],
-                 capacity, slot);
+                 capacity, slot, r.min_capacity);
   }
   handled[c] = slot.plan->block_parallel;
 }
@@ -443,10 +444,10 @@ uint64_t warp_path_bytes(size_t count) {
 
 size_t zstd_decode_temp_bytes(size_t count) { return zstd_decode_temp_bytes(count, 0); }
 
-size_t zstd_decode_temp_bytes(size_t count, uint64_t max_output) {
+size_t zstd_decode_temp_bytes(size_t count, uint64_t max_output, uint64_t block_parallel_from) {
   if (count == 0) return 0;
   uint64_t bytes = warp_path_bytes(count);
-  if (max_output >= kZstdBlockParallelMinCapacity) {
+  if (max_output >= block_parallel_from) {
     const size_t slots = bp_slots(count, max_output);
     bytes += bp_control_bytes(count, slots) + slots * zstd_bp_slot_layout(max_output).bytes;
   }
@@ -454,12 +455,12 @@ size_t zstd_decode_temp_bytes(size_t count, uint64_t max_output) {
 }
 
 void zstd_decode_batch(const DeviceChunkBatch& batch, bool verify_checksum, uint64_t max_output,
-                       void* temp, Stream stream) {
+                       void* temp, Stream stream, uint64_t block_parallel_from) {
   if (batch.count == 0) return;
   const cudaStream_t s = detail::to_cuda(stream.native());
   auto* base = static_cast<unsigned char*>(temp);
   const uint32_t* handled = nullptr;
-  if (max_output >= kZstdBlockParallelMinCapacity) {
+  if (max_output >= block_parallel_from) {
     const size_t slots = bp_slots(batch.count, max_output);
     const BpControl control = bp_control(base + warp_path_bytes(batch.count), batch.count, slots);
     handled = control.handled;
@@ -469,6 +470,7 @@ void zstd_decode_batch(const DeviceChunkBatch& batch, bool verify_checksum, uint
     r.layout = zstd_bp_slot_layout(max_output);
     r.slot_bytes = r.layout.bytes;
     r.max_output = max_output;
+    r.min_capacity = block_parallel_from;
     for (size_t first = 0; first < batch.count; first += slots) {
       r.first = first;
       r.n = static_cast<uint32_t>(std::min(slots, batch.count - first));

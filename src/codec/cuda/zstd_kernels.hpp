@@ -13,6 +13,7 @@
 #include <cstdint>
 
 #include "codec/cuda/device_chunk_batch.hpp"
+#include "codec/cuda/zstd_block_parallel.hpp"
 #include "cuzarr/memory/stream.hpp"
 
 namespace cuzarr::gpu {
@@ -21,10 +22,11 @@ namespace cuzarr::gpu {
 /// 140 KiB: literal buffer and entropy tables) per decoding warp, and at most 2048 warps.
 size_t zstd_decode_temp_bytes(size_t count);
 /// The same with block-parallel decoding of chunks whose output capacity is at most
-/// `max_output`: plus, when max_output > 128 KiB, one slot of about 5.3 x max_output bytes (block
-/// records, sequences, literals) per chunk decoded at once; at most 6 GiB of slots, larger batches
-/// go in several rounds.
-size_t zstd_decode_temp_bytes(size_t count, uint64_t max_output);
+/// `max_output`: plus, when max_output >= block_parallel_from (default: above 128 KiB), one slot
+/// of about 5.3 x max_output bytes (block records, sequences, literals) per chunk decoded at
+/// once; at most 6 GiB of slots, larger batches go in several rounds.
+size_t zstd_decode_temp_bytes(size_t count, uint64_t max_output,
+                              uint64_t block_parallel_from = kZstdBlockParallelMinCapacity);
 
 /// Decodes zstd chunks: output_sizes[i] = decoded bytes (all frames of the chunk). statuses[i]:
 /// corrupt_input for malformed or truncated input (or no frame at all), output_too_small when the
@@ -35,9 +37,11 @@ void zstd_decode_batch(const DeviceChunkBatch& batch, void* temp, Stream stream)
 void zstd_decode_batch(const DeviceChunkBatch& batch, bool verify_checksum, void* temp,
                        Stream stream);
 /// With `max_output` >= every output_capacities[i] (and temp of zstd_decode_temp_bytes(count,
-/// max_output) bytes): chunks of capacity above 128 KiB decode block-parallel. Statuses are those
-/// of zstd_decode_block_parallel_host for them (of zstd_decode_serial for the others).
+/// max_output, block_parallel_from) bytes): chunks of capacity >= block_parallel_from (default:
+/// above 128 KiB) decode block-parallel. Statuses are those of zstd_decode_block_parallel_host
+/// (with the same threshold) for them, of zstd_decode_serial for the others.
 void zstd_decode_batch(const DeviceChunkBatch& batch, bool verify_checksum, uint64_t max_output,
-                       void* temp, Stream stream);
+                       void* temp, Stream stream,
+                       uint64_t block_parallel_from = kZstdBlockParallelMinCapacity);
 
 }  // namespace cuzarr::gpu
