@@ -186,12 +186,16 @@ TEST_F(GpuZstd, BlockParallelDecodesSmallChunksWhenAskedTo) {
       const auto r = gpu::zstd_decode_block_parallel_host(
           frames[i].data(), frames[i].size(), expected.data(), capacities[i], true, nullptr, 0);
       ASSERT_EQ(d.statuses[i], r.status) << i;
-      if (i < valid) ASSERT_EQ(r.status, DeviceChunkStatus::ok) << i;
+      if (i < valid) {
+        ASSERT_EQ(r.status, DeviceChunkStatus::ok) << i;
+      }
       if (r.status == DeviceChunkStatus::ok) {
         ASSERT_EQ(d.sizes[i], r.size) << i;
         expected.resize(r.size);
         ASSERT_TRUE(d.outputs[i] == expected) << i;
-        if (i < valid) ASSERT_TRUE(expected == inputs[i]) << i;
+        if (i < valid) {
+          ASSERT_TRUE(expected == inputs[i]) << i;
+        }
       }
     }
   }
