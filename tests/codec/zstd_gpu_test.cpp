@@ -2,13 +2,17 @@
 // of every input family at several levels (with and without checksum and content size, small
 // windows, frames back to back); hostile chunks (truncated, damaged, lying, a dictionary id)
 // must give the serial decoder's status and never fault (run under compute-sanitizer to check
-// the bounds).
+// the bounds). With the batch's largest capacity given, chunks above 128 KiB take the
+// block-parallel path: large chunks and batches mixing small and large chunks must match
+// libzstd, and hostile large chunks the statuses of zstd_decode_block_parallel_host.
 #include <gtest/gtest.h>
 #include <zstd.h>
 
+#include <algorithm>
 #include <memory>
 #include <random>
 
+#include "codec/cuda/zstd_block_parallel_host.hpp"
 #include "codec/cuda/zstd_frame_format.hpp"
 #include "codec/cuda/zstd_kernels.hpp"
 #include "gpu_batch_support.hpp"
@@ -54,6 +58,213 @@ Decoded gpu_decode(const Chunks& frames, const std::vector<uint64_t>& capacities
   Decoded d{batch.statuses(), batch.output_sizes(), {}};
   for (size_t i = 0; i < frames.size(); ++i) d.outputs.push_back(batch.output(i));
   return d;
+}
+
+/// The block-parallel path: the batch's largest capacity is passed as max_output.
+Decoded gpu_decode_block_parallel(const Chunks& frames, const std::vector<uint64_t>& capacities,
+                                  size_t misalign = 0, bool verify = true,
+                                  uint64_t from = gpu::kZstdBlockParallelMinCapacity) {
+  DeviceBatch batch(frames, capacities, misalign);
+  const uint64_t max_output = *std::max_element(capacities.begin(), capacities.end());
+  test::DeviceMemory temp(gpu::zstd_decode_temp_bytes(frames.size(), max_output, from));
+  gpu::zstd_decode_batch(batch.batch(), verify, max_output, temp.get(), Stream(), from);
+  test::cuda_ok(cudaDeviceSynchronize());
+  Decoded d{batch.statuses(), batch.output_sizes(), {}};
+  for (size_t i = 0; i < frames.size(); ++i) d.outputs.push_back(batch.output(i));
+  return d;
+}
+
+void expect_decoded(const Decoded& d, const Chunks& inputs) {
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    ASSERT_EQ(d.statuses[i], DeviceChunkStatus::ok) << i;
+    ASSERT_EQ(d.sizes[i], inputs[i].size()) << i;
+    ASSERT_TRUE(d.outputs[i] == inputs[i]) << "chunk " << i << " (" << inputs[i].size() << ")";
+  }
+}
+
+TEST_F(GpuZstd, BlockParallelDecodesLargeChunks) {
+  Chunks inputs, frames;
+  int k = 0;
+  for (size_t size : {size_t{131073}, size_t{1} << 20, size_t{4} << 20}) {
+    for (auto& input : test::input_families({size})) {
+      for (int level : {-5, 1, 3, 9, 19}) {
+        if (size > (1 << 20) && (level > 3 || level < 0)) continue;
+        frames.push_back(zstd_compress(input.bytes, level, k % 2 == 0, k % 3 != 0));
+        inputs.push_back(input.bytes);
+        ++k;
+      }
+    }
+  }
+  for (size_t misalign : {size_t{0}, size_t{3}}) {
+    expect_decoded(gpu_decode_block_parallel(frames, test::sizes_of(inputs), misalign), inputs);
+  }
+}
+
+TEST_F(GpuZstd, BlockParallelDecodes32MiBChunks) {
+  Chunks inputs, frames;
+  for (int i = 0; i < 3; ++i) {
+    inputs.push_back(i == 2
+                         ? test::smooth_float32_input(size_t{32} << 20, 7)
+                         : test::smooth_uint16_input(size_t{32} << 20, static_cast<uint32_t>(i)));
+    frames.push_back(zstd_compress(inputs.back(), i == 1 ? 3 : 1, i != 0, true));
+  }
+  expect_decoded(gpu_decode_block_parallel(frames, test::sizes_of(inputs)), inputs);
+}
+
+TEST_F(GpuZstd, BlockParallelFollowsLongMatchChainsAndWaits) {
+  // A random 300-byte pattern repeated: with 1 KiB windows every block is one match of the
+  // previous one, so source chains run through every earlier block (past the chase's 16 steps:
+  // the lanes wait for the block that writes the byte).
+  Chunks inputs, frames;
+  for (size_t size : {size_t{1} << 20, size_t{4} << 20}) {
+    for (int window_log : {10, 0}) {
+      const Bytes pattern = test::random_input(300, static_cast<uint32_t>(size));
+      Bytes input(size);
+      for (size_t i = 0; i < size; ++i) input[i] = pattern[i % 300];
+      frames.push_back(zstd_compress(input, 3, window_log == 10, true, window_log));
+      inputs.push_back(input);
+    }
+  }
+  expect_decoded(gpu_decode_block_parallel(frames, test::sizes_of(inputs)), inputs);
+}
+
+TEST_F(GpuZstd, BlockParallelMixesSmallAndLargeChunksAndSmallWindows) {
+  Chunks inputs, frames;
+  int k = 0;
+  for (auto& input : test::input_families({100, 65536, 131072, 200000, size_t{2} << 20})) {
+    const int window_log = k % 3 == 0 ? 10 : k % 3 == 1 ? 14 : 0;
+    frames.push_back(zstd_compress(input.bytes, 1 + k % 4, k % 2 == 0, k % 5 != 0, window_log));
+    inputs.push_back(input.bytes);
+    ++k;
+  }
+  // Frames and skippable frames back to back in one chunk.
+  Bytes joined, expected;
+  for (size_t i = 0; i < frames.size(); ++i) {
+    joined.insert(joined.end(), frames[i].begin(), frames[i].end());
+    expected.insert(expected.end(), inputs[i].begin(), inputs[i].end());
+    const Bytes skippable = {0x51, 0x2A, 0x4D, 0x18, 1, 0, 0, 0, 7};
+    joined.insert(joined.end(), skippable.begin(), skippable.end());
+  }
+  frames.push_back(joined);
+  inputs.push_back(expected);
+  expect_decoded(gpu_decode_block_parallel(frames, test::sizes_of(inputs)), inputs);
+  // More chunks than one round's slots hold (6 GiB of slots: two of 512 MiB chunks).
+  Chunks few_inputs(inputs.begin() + 10, inputs.begin() + 20);
+  Chunks few_frames(frames.begin() + 10, frames.begin() + 20);
+  std::vector<uint64_t> capacities = test::sizes_of(few_inputs);
+  capacities[0] = uint64_t{512} << 20;
+  const Decoded d = gpu_decode_block_parallel(few_frames, capacities);
+  expect_decoded(d, few_inputs);
+}
+
+TEST_F(GpuZstd, BlockParallelDecodesSmallChunksWhenAskedTo) {
+  Chunks inputs, frames;
+  int k = 0;
+  for (auto& input : test::input_families(test::small_sizes())) {
+    for (int level : {-5, 3, 19}) {
+      frames.push_back(zstd_compress(input.bytes, level, k % 2 == 0, k % 3 != 0));
+      inputs.push_back(input.bytes);
+      ++k;
+    }
+  }
+  // Hostile small chunks too: the host driver's statuses with the same threshold.
+  std::mt19937 rng(5);
+  std::vector<uint64_t> capacities = test::sizes_of(inputs);
+  const size_t valid = frames.size();
+  for (size_t i = 0; i < valid; i += 3) {
+    Bytes damaged = frames[i];
+    if (damaged.empty()) continue;
+    damaged[rng() % damaged.size()] ^= static_cast<unsigned char>(1 + rng() % 255);
+    if (i % 2) damaged.resize(rng() % damaged.size());
+    frames.push_back(damaged);
+    capacities.push_back(capacities[i]);
+  }
+  for (size_t misalign : {size_t{0}, size_t{5}}) {
+    const Decoded d = gpu_decode_block_parallel(frames, capacities, misalign, true, 0);
+    for (size_t i = 0; i < frames.size(); ++i) {
+      Bytes expected(capacities[i]);
+      const auto r = gpu::zstd_decode_block_parallel_host(
+          frames[i].data(), frames[i].size(), expected.data(), capacities[i], true, nullptr, 0);
+      ASSERT_EQ(d.statuses[i], r.status) << i;
+      if (i < valid) {
+        ASSERT_EQ(r.status, DeviceChunkStatus::ok) << i;
+      }
+      if (r.status == DeviceChunkStatus::ok) {
+        ASSERT_EQ(d.sizes[i], r.size) << i;
+        expected.resize(r.size);
+        ASSERT_TRUE(d.outputs[i] == expected) << i;
+        if (i < valid) {
+          ASSERT_TRUE(expected == inputs[i]) << i;
+        }
+      }
+    }
+  }
+}
+
+TEST_F(GpuZstd, BlockParallelVerifiesChecksumsUnlessAskedNotTo) {
+  Chunks inputs, frames;
+  for (size_t size : {size_t{200000}, size_t{3} << 20}) {
+    inputs.push_back(test::smooth_float32_input(size, 3));
+    frames.push_back(zstd_compress(inputs.back(), 3, true, true));
+    inputs.push_back(inputs.back());
+    frames.push_back(frames.back());
+    frames.back()[frames.back().size() - 3] ^= 0x40;  // the stored checksum
+  }
+  const Decoded d = gpu_decode_block_parallel(frames, test::sizes_of(inputs));
+  EXPECT_EQ(d.statuses[0], DeviceChunkStatus::ok);
+  EXPECT_EQ(d.statuses[1], DeviceChunkStatus::checksum_mismatch);
+  EXPECT_EQ(d.statuses[2], DeviceChunkStatus::ok);
+  EXPECT_EQ(d.statuses[3], DeviceChunkStatus::checksum_mismatch);
+  expect_decoded(gpu_decode_block_parallel(frames, test::sizes_of(inputs), 0, /*verify=*/false),
+                 inputs);
+}
+
+TEST_F(GpuZstd, BlockParallelHostileChunksGetTheHostDriversStatus) {
+  std::mt19937 rng(12);
+  Chunks frames;
+  std::vector<uint64_t> capacities;
+  int k = 0;
+  for (const auto& input : test::input_families({140000, 400000})) {
+    const Bytes frame =
+        zstd_compress(input.bytes, (k % 4) * 5 - 1, k % 2 == 0, k % 3 != 0, k % 2 ? 12 : 0);
+    ++k;
+    for (int trial = 0; trial < 40; ++trial) {
+      Bytes damaged = frame;
+      if (trial % 3 == 0) {
+        damaged.resize(rng() % damaged.size());
+      } else {
+        for (int h = 0; h <= trial % 4; ++h)
+          damaged[rng() % damaged.size()] = static_cast<unsigned char>(rng());
+      }
+      frames.push_back(damaged);
+      capacities.push_back(input.bytes.size() - (trial % 5 == 0 ? rng() % 10 : 0));
+    }
+  }
+  for (int trial = 0; trial < 200; ++trial) {  // noise after a frame header
+    Bytes junk = test::random_input(5 + rng() % 600, static_cast<uint32_t>(trial));
+    junk[0] = 0x28;
+    junk[1] = 0xB5;
+    junk[2] = 0x2F;
+    junk[3] = 0xFD;
+    junk[4] &= 0xF4;
+    frames.push_back(junk);
+    capacities.push_back(131073 + rng() % 100000);
+  }
+  frames.push_back({});
+  capacities.push_back(200000);
+  const Decoded d = gpu_decode_block_parallel(frames, capacities);
+  for (size_t i = 0; i < frames.size(); ++i) {
+    Bytes expected(capacities[i]);
+    const auto r = gpu::zstd_decode_block_parallel_host(frames[i].data(), frames[i].size(),
+                                                        expected.data(), capacities[i]);
+    ASSERT_EQ(d.statuses[i], r.status) << i;
+    if (r.status == DeviceChunkStatus::ok) {
+      ASSERT_EQ(d.sizes[i], r.size) << i;
+      expected.resize(r.size);
+      ASSERT_TRUE(d.outputs[i] == expected) << i;
+    }
+  }
+  EXPECT_EQ(d.statuses.back(), DeviceChunkStatus::corrupt_input);
 }
 
 TEST_F(GpuZstd, DecodesLibzstdFramesOfEveryFamily) {

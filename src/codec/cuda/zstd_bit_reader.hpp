@@ -53,21 +53,32 @@ struct ZstdBackwardBitReader {
   uint64_t size = 0;
   uint64_t remaining = 0;  ///< bits not read yet: bits [0, remaining) of the stream
   bool overflow = false;   ///< a read asked for more bits than remained
+  /// The last 8 bytes loaded: stream bits [window_base, window_base + 64) (none yet: ~0). Reads
+  /// go backwards, so one load serves the next several fields.
+  mutable uint64_t window = 0;
+  mutable uint64_t window_base = ~uint64_t{0};
 
   /// corrupt_input for an empty stream or a last byte of 0 (no end marker).
   CUZARR_HOST_DEVICE DeviceChunkStatus init(const unsigned char* d, uint64_t n) {
     data = d;
     size = n;
     overflow = false;
+    window_base = ~uint64_t{0};
     if (n == 0 || d[n - 1] == 0) return DeviceChunkStatus::corrupt_input;
     remaining = (n - 1) * 8 + zstd_highbit(d[n - 1]);
     return DeviceChunkStatus::ok;
   }
 
-  /// Bits [lo, lo + n) of the stream (n <= 56).
+  /// Bits [lo, lo + n) of the stream (n <= 56); bits past the end read as 0.
   CUZARR_HOST_DEVICE uint64_t field(uint64_t lo, unsigned n) const {
-    const uint64_t v = zstd_load_le64_bounded(data, size, lo >> 3) >> (lo & 7);
-    return v & ((uint64_t{1} << n) - 1);
+    if (!(lo >= window_base && lo + n <= window_base + 64)) {
+      // Load the 8 bytes that end with the field's last byte (they hold it whole: n <= 57).
+      const uint64_t end = (lo + n + 7) / 8;
+      const uint64_t start = end >= 8 ? end - 8 : 0;
+      window = zstd_load_le64_bounded(data, size, start);
+      window_base = start * 8;
+    }
+    return (window >> (lo - window_base)) & ((uint64_t{1} << n) - 1);
   }
 
   /// The next n (<= 56) bits without consuming them; missing bits below the start read as 0.

@@ -137,7 +137,26 @@ CUZARR_HOST_DEVICE inline DeviceChunkStatus zstd_huffman_decode_stream(
   const DeviceChunkStatus s = r.init(in, size);
   if (s != DeviceChunkStatus::ok) return s;
   const unsigned max_bits = table.max_bits;
-  for (uint64_t i = 0; i < count; ++i) {
+  const uint32_t mask = (1u << max_bits) - 1;
+  uint64_t i = 0;
+  // Fast part: the 8 bytes that end with the byte of the next unread bit hold at least 57 unread
+  // bits, enough for 57 / max_bits symbols before the next load (the same lookups as below,
+  // without a bounded load per symbol).
+  while (i < count) {
+    const uint64_t top = (r.remaining + 7) / 8;  // bytes [0, top) hold the unread bits
+    if (top < 8) break;
+    const uint64_t window = zstd_load_le64_bounded(in, size, top - 8);
+    const uint64_t base = (top - 8) * 8;  // the stream bit of the window's bit 0
+    uint64_t avail = r.remaining - base;
+    while (avail >= max_bits && i < count) {
+      const ZstdHuffmanCell cell =
+          table.cells[static_cast<uint32_t>(window >> (avail - max_bits)) & mask];
+      avail -= cell.bits;
+      out[i++] = cell.symbol;
+    }
+    r.remaining = base + avail;
+  }
+  for (; i < count; ++i) {
     const ZstdHuffmanCell cell = table.cells[r.peek(max_bits)];
     if (cell.bits > r.remaining) return DeviceChunkStatus::corrupt_input;
     r.remaining -= cell.bits;

@@ -1,6 +1,7 @@
 #include <algorithm>
 
 #include "codec/cuda/kernel_support.cuh"
+#include "codec/cuda/zstd_block_parallel.hpp"
 #include "codec/cuda/zstd_frame_format.hpp"
 #include "codec/cuda/zstd_kernels.hpp"
 #include "memory/cuda_check.hpp"
@@ -64,11 +65,12 @@ __device__ DecodeResult warp_zstd_decode(const unsigned char* in, uint64_t in_si
 
 __global__ void __launch_bounds__(kDecodeWarps* kWarpSize)
     zstd_decode_kernel(DeviceChunkBatch batch, ZstdWorkspace* workspaces, size_t workers,
-                       bool verify) {
+                       bool verify, const uint32_t* handled) {
   const size_t worker = blockIdx.x * size_t{kDecodeWarps} + threadIdx.x / kWarpSize;
   if (worker >= workers) return;
   const unsigned lane = threadIdx.x % kWarpSize;
   for (size_t chunk = worker; chunk < batch.count; chunk += workers) {
+    if (handled != nullptr && handled[chunk] != 0) continue;  // decoded block-parallel
     const auto* in = reinterpret_cast<const unsigned char*>(batch.inputs[chunk]);
     auto* out = reinterpret_cast<unsigned char*>(batch.outputs[chunk]);
     const DecodeResult r =
@@ -81,24 +83,430 @@ __global__ void __launch_bounds__(kDecodeWarps* kWarpSize)
   }
 }
 
+// ---------------------------------------------------------------------------------------------
+// Block-parallel path (zstd_block_parallel.hpp) for chunks larger than one block. The chunks go
+// in rounds of at most `slots` chunks, one scratch slot each; per round: plan (a thread per
+// chunk), block list, entropy (a warp per block), scan (a thread per chunk), block list,
+// literals (a warp per block), matches (a warp per block, in ticket order), frame list and hash
+// (four lanes per frame), finish (a thread per chunk). Chunks the plan leaves to the
+// serial decoder are marked in `handled` (0) and decoded by zstd_decode_kernel afterwards.
+
+constexpr int kBpWarps = 4;           // warps per thread block of the block kernels
+constexpr unsigned kBpBlocks = 2048;  // thread blocks of the block kernels (8192 warps)
+constexpr uint64_t kBpRoundBytes = uint64_t{6} << 30;  // scratch of one round at most
+
+static_assert(kBpWarps * (sizeof(ZstdEntropyTables) + sizeof(ZstdHuffmanStreams)) <= 48 * 1024,
+              "the entropy kernel's tables fit static shared memory");
+
+uint64_t align256(uint64_t n) { return (n + 255) / 256 * 256; }
+
+/// Chunks per round: all of them when their slots fit kBpRoundBytes.
+size_t bp_slots(size_t count, uint64_t max_output) {
+  const uint64_t slot = zstd_bp_slot_layout(max_output).bytes;
+  return std::min<size_t>(count, std::max<uint64_t>(1, kBpRoundBytes / slot));
+}
+
+/// The control area: handled[count], three list prefixes of slots + 1 entries, a ticket.
+struct BpControl {
+  uint32_t* handled;
+  uint32_t* entropy_prefix;
+  uint32_t* execute_prefix;
+  uint32_t* hash_prefix;
+  uint32_t* ticket;
+};
+
+uint64_t bp_control_bytes(size_t count, size_t slots) {
+  return align256(count * 4) + 3 * align256((slots + 1) * 4) + 256;
+}
+
+BpControl bp_control(unsigned char* base, size_t count, size_t slots) {
+  BpControl c;
+  c.handled = reinterpret_cast<uint32_t*>(base);
+  base += align256(count * 4);
+  c.entropy_prefix = reinterpret_cast<uint32_t*>(base);
+  base += align256((slots + 1) * 4);
+  c.execute_prefix = reinterpret_cast<uint32_t*>(base);
+  base += align256((slots + 1) * 4);
+  c.hash_prefix = reinterpret_cast<uint32_t*>(base);
+  base += align256((slots + 1) * 4);
+  c.ticket = reinterpret_cast<uint32_t*>(base);
+  return c;
+}
+
+struct BpRound {
+  DeviceChunkBatch batch;
+  size_t first;  // first chunk of the round
+  uint32_t n;    // chunks in the round
+  unsigned char* slots;
+  uint64_t slot_bytes;
+  ZstdSlotLayout layout;
+  uint64_t max_output;
+  uint64_t min_capacity;  // block-parallel from this capacity on
+};
+
+__device__ inline ZstdSlot bp_slot(const BpRound& r, uint32_t s) {
+  return zstd_bp_slot(r.slots + s * r.slot_bytes, r.layout);
+}
+
+__global__ void zstd_bp_plan_kernel(BpRound r, uint32_t* handled) {
+  const uint32_t s = blockIdx.x * blockDim.x + threadIdx.x;
+  if (s >= r.n) return;
+  const size_t c = r.first + s;
+  const ZstdSlot slot = bp_slot(r, s);
+  const uint64_t capacity = r.batch.output_capacities[c];
+  if (capacity > r.max_output) {  // the slot is too small: leave it to the serial decoder
+    *slot.plan = ZstdChunkPlan{};
+  } else {
+    zstd_bp_plan(reinterpret_cast<const unsigned char*>(r.batch.inputs[c]), r.batch.input_sizes[c],
+                 capacity, slot, r.min_capacity);
+  }
+  handled[c] = slot.plan->block_parallel;
+}
+
+enum class BpList { entropy, execute, hash };
+
+/// prefix[s] = list items of the slots before s (entropy: every planned block; execute: the
+/// blocks the scan kept; hash: the frames that passed the scan); resets the ticket.
+__global__ void zstd_bp_list_kernel(BpRound r, uint32_t* prefix, BpList list, uint32_t* ticket) {
+  if (blockIdx.x != 0 || threadIdx.x != 0) return;
+  uint32_t total = 0;
+  for (uint32_t s = 0; s < r.n; ++s) {
+    prefix[s] = total;
+    const ZstdChunkPlan& plan = *bp_slot(r, s).plan;
+    if (!plan.block_parallel) continue;
+    total += list == BpList::entropy   ? plan.block_count
+             : list == BpList::execute ? plan.executed_blocks
+                                       : plan.checked_frames;
+  }
+  prefix[r.n] = total;
+  *ticket = 0;
+}
+
+/// The slot of list item t: the last s with prefix[s] <= t.
+__device__ inline uint32_t bp_find_slot(const uint32_t* prefix, uint32_t n, uint32_t t) {
+  uint32_t lo = 0, hi = n;  // prefix[lo] <= t < prefix[hi]
+  while (hi - lo > 1) {
+    const uint32_t mid = (lo + hi) / 2;
+    if (prefix[mid] <= t) {
+      lo = mid;
+    } else {
+      hi = mid;
+    }
+  }
+  return lo;
+}
+
+__global__ void __launch_bounds__(kBpWarps* kWarpSize)
+    zstd_bp_entropy_kernel(BpRound r, const uint32_t* prefix) {
+  __shared__ ZstdEntropyTables tables[kBpWarps];
+  __shared__ ZstdHuffmanStreams streams[kBpWarps];
+  const unsigned warp = threadIdx.x / kWarpSize, lane = threadIdx.x % kWarpSize;
+  const uint32_t total = prefix[r.n];
+  for (uint32_t t = blockIdx.x * kBpWarps + warp; t < total; t += gridDim.x * kBpWarps) {
+    const uint32_t s = bp_find_slot(prefix, r.n, t);
+    const ZstdSlot slot = bp_slot(r, s);
+    ZstdBlockRecord& rec = slot.blocks[t - prefix[s]];
+    const auto* in = reinterpret_cast<const unsigned char*>(r.batch.inputs[r.first + s]);
+    if (rec.type == 2) zstd_bp_copy_literals(in, rec, slot.literals, lane, kWarpSize);
+    DeviceChunkStatus status = DeviceChunkStatus::ok;
+    if (lane == 0) {
+      status = zstd_bp_prepare_literals(in, rec, tables[warp], slot.literals, streams[warp]);
+    }
+    __syncwarp();  // the Huffman table and the stream locations are visible to the warp
+    status = static_cast<DeviceChunkStatus>(__shfl_sync(kFullMask, static_cast<int>(status), 0));
+    // Lanes 0..3: one Huffman stream each.
+    DeviceChunkStatus h = DeviceChunkStatus::ok;
+    if (status == DeviceChunkStatus::ok && lane < streams[warp].count) {
+      h = zstd_bp_decode_literal_stream(tables[warp], streams[warp], lane, slot.literals);
+    }
+    if (__any_sync(kFullMask, h != DeviceChunkStatus::ok))
+      status = DeviceChunkStatus::corrupt_input;
+    if (lane == 0) {
+      if (status == DeviceChunkStatus::ok) {
+        status = zstd_bp_decode_sequences(in, rec, tables[warp], slot.sequences);
+      }
+      rec.status = status;
+    }
+    __syncwarp();  // the tables are free for the next block
+  }
+}
+
+__global__ void zstd_bp_scan_kernel(BpRound r) {
+  const uint32_t s = blockIdx.x * blockDim.x + threadIdx.x;
+  if (s >= r.n) return;
+  const ZstdSlot slot = bp_slot(r, s);
+  if (slot.plan->block_parallel) zstd_bp_scan(r.batch.output_capacities[r.first + s], slot);
+}
+
+__device__ inline uint64_t warp_inclusive_sum(uint64_t v, unsigned lane) {
+  for (unsigned d = 1; d < kWarpSize; d *= 2) {
+    const uint64_t u = __shfl_up_sync(kFullMask, static_cast<unsigned long long>(v), d);
+    if (lane >= d) v += u;
+  }
+  return v;
+}
+
+/// Phase 4a for block b (zstd_bp_execute_literals_serial, by a warp): raw / RLE blocks, the
+/// literals of a compressed block 32 sequences at a time, every offset checked.
+__device__ inline void bp_literals_block(const unsigned char* in, const ZstdSlot& slot, uint32_t b,
+                                         unsigned char* out, unsigned lane) {
+  ZstdBlockRecord& rec = slot.blocks[b];
+  const uint64_t start = rec.output_offset;
+  bool bad = false;
+  if (rec.type == 0) {
+    detail::cooperative_copy(out + start, in + rec.in_offset, rec.decoded_size, lane, kWarpSize);
+  } else if (rec.type == 1) {
+    const unsigned char v = in[rec.in_offset];
+    for (uint64_t t = lane; t < rec.decoded_size; t += kWarpSize) out[start + t] = v;
+  } else {
+    const uint64_t frame_start = slot.frames[rec.frame].output_offset;
+    const unsigned char* literals = slot.literals + rec.literal_offset;
+    const ZstdSeqRecord* seqs = slot.sequences + rec.sequence_offset;
+    const uint32_t count = rec.sequence_tables ? rec.sequence_count : 0;
+    uint64_t lp = 0;
+    for (uint32_t g = 0; g < count; g += kWarpSize) {
+      const uint32_t i = g + lane;
+      ZstdSeqRecord seq{0, 0, 0, 0};
+      if (i < count) seq = seqs[i];
+      const uint64_t ll = seq.literal_length, at = start + seq.match_at;
+      const uint64_t ll_end = warp_inclusive_sum(ll, lane);
+      const uint64_t my_lp = lp + ll_end - ll;
+      uint64_t offset = 0;
+      if (i < count) {
+        bad = bad || zstd_bp_resolve_offset(seq, rec.start_reps, at, frame_start, offset) !=
+                         DeviceChunkStatus::ok;
+      }
+      const uint32_t n = count - g < kWarpSize ? count - g : kWarpSize;
+      for (uint32_t j = 0; j < n; ++j) {
+        const uint64_t len = __shfl_sync(kFullMask, static_cast<unsigned long long>(ll), j);
+        const uint64_t from = __shfl_sync(kFullMask, static_cast<unsigned long long>(my_lp), j);
+        const uint64_t to = __shfl_sync(kFullMask, static_cast<unsigned long long>(at - ll), j);
+        for (uint64_t t = lane; t < len; t += kWarpSize) out[to + t] = literals[from + t];
+      }
+      lp += __shfl_sync(kFullMask, static_cast<unsigned long long>(ll_end), kWarpSize - 1);
+    }
+    const uint64_t rest = rec.literal_size - lp;  // the literals after the last sequence
+    const uint64_t tail = start + rec.decoded_size - rest;
+    for (uint64_t t = lane; t < rest; t += kWarpSize) out[tail + t] = literals[lp + t];
+  }
+  bad = __any_sync(kFullMask, bad);
+  if (lane == 0)
+    rec.execute_status = bad ? DeviceChunkStatus::corrupt_input : DeviceChunkStatus::ok;
+}
+
+__global__ void __launch_bounds__(kBpWarps* kWarpSize)
+    zstd_bp_literals_kernel(BpRound r, const uint32_t* prefix) {
+  const unsigned warp = threadIdx.x / kWarpSize, lane = threadIdx.x % kWarpSize;
+  const uint32_t total = prefix[r.n];
+  for (uint32_t t = blockIdx.x * kBpWarps + warp; t < total; t += gridDim.x * kBpWarps) {
+    const uint32_t s = bp_find_slot(prefix, r.n, t);
+    const size_t c = r.first + s;
+    bp_literals_block(reinterpret_cast<const unsigned char*>(r.batch.inputs[c]), bp_slot(r, s),
+                      t - prefix[s], reinterpret_cast<unsigned char*>(r.batch.outputs[c]), lane);
+  }
+}
+
+/// Source chase steps before a match byte waits for the earlier block that writes its source.
+constexpr uint32_t kBpChaseSteps = 16;
+
+/// The byte a match of block b reads at q, before b: chased to a literal of an earlier block
+/// (written by the literals kernel, never rewritten: a plain load is right), else (a long chain)
+/// read once the block that writes it is done, through L2 (an L1 line may predate it).
+__device__ inline unsigned char bp_earlier_byte(const ZstdSlot& slot, uint32_t b, uint64_t q,
+                                                const unsigned char* out, ZstdChaseHint& hint) {
+  if (zstd_bp_chase_source(slot, b, q, kBpChaseSteps, hint)) return out[q];
+  const uint32_t k = zstd_bp_block_at(slot, slot.frames[slot.blocks[b].frame].first_block, b, q);
+  const volatile uint32_t* done = &slot.blocks[k].done;
+  while (*done == 0) __nanosleep(64);
+  __threadfence();
+  return __ldcg(out + q);
+}
+
+/// Phase 4b for block b (zstd_bp_execute_matches_serial, by a warp), after 4a for every block:
+/// 32 sequences at a time, each lane copying its own match when no match of the group reads an
+/// earlier match of the group (its source ends before the group's first match, or lies in its
+/// own literals and output) and the matches are short; else the warp copies them one by one.
+/// Ends by publishing the block's `done`.
+__device__ inline void bp_matches_block(const ZstdSlot& slot, uint32_t b, unsigned char* out,
+                                        unsigned lane) {
+  ZstdBlockRecord& rec = slot.blocks[b];
+  if (rec.type == 2 && rec.execute_status == DeviceChunkStatus::ok) {
+    const uint64_t start = rec.output_offset;
+    const uint64_t frame_start = slot.frames[rec.frame].output_offset;
+    const ZstdSeqRecord* seqs = slot.sequences + rec.sequence_offset;
+    const uint32_t count = rec.sequence_tables ? rec.sequence_count : 0;
+    for (uint32_t g = 0; g < count; g += kWarpSize) {
+      const uint32_t i = g + lane;
+      ZstdSeqRecord seq{0, 0, 0, 0};
+      if (i < count) seq = seqs[i];
+      const uint64_t ll = seq.literal_length, ml = seq.match_length & kZstdSeqLengthMask;
+      const uint64_t at = start + seq.match_at;
+      uint64_t offset = 1;
+      if (i < count) zstd_bp_resolve_offset(seq, rec.start_reps, at, frame_start, offset);
+      const uint64_t first_match = __shfl_sync(kFullMask, static_cast<unsigned long long>(at), 0);
+      const uint64_t from_mine = at - offset;
+      const bool independent =
+          i >= count || from_mine + detail::umin(ml, offset) <= first_match || from_mine >= at - ll;
+      ZstdChaseHint hint;
+      if (__all_sync(kFullMask, independent && ml <= 64)) {
+        for (uint64_t t = 0; t < ml; ++t) {
+          const uint64_t q = at + t - offset;
+          out[at + t] = q < start ? bp_earlier_byte(slot, b, q, out, hint) : out[q];
+        }
+      } else {
+        const uint32_t n = count - g < kWarpSize ? count - g : kWarpSize;
+        for (uint32_t j = 0; j < n; ++j) {
+          const uint64_t len = __shfl_sync(kFullMask, static_cast<unsigned long long>(ml), j);
+          const uint64_t to = __shfl_sync(kFullMask, static_cast<unsigned long long>(at), j);
+          const uint64_t dist = __shfl_sync(kFullMask, static_cast<unsigned long long>(offset), j);
+          if (to - dist + len > first_match) __syncwarp();  // it may read earlier matches
+          for (uint64_t t = lane; t < len; t += kWarpSize) {
+            const uint64_t q = match_source(to, dist, t);
+            out[to + t] = q < start ? bp_earlier_byte(slot, b, q, out, hint) : out[q];
+          }
+        }
+      }
+      __syncwarp();  // the next group reads these bytes
+    }
+  }
+  __threadfence();  // every lane's bytes are visible device-wide before `done`
+  __syncwarp();
+  if (lane == 0) *reinterpret_cast<volatile uint32_t*>(&rec.done) = 1;
+}
+
+/// Warps take blocks in list order (a ticket), so a block waits only for blocks that running
+/// warps hold: the earliest unfinished block never waits, and every wait ends.
+__global__ void __launch_bounds__(kBpWarps* kWarpSize)
+    zstd_bp_matches_kernel(BpRound r, const uint32_t* prefix, uint32_t* ticket) {
+  const unsigned lane = threadIdx.x % kWarpSize;
+  const uint32_t total = prefix[r.n];
+  for (;;) {
+    uint32_t t = 0;
+    if (lane == 0) t = atomicAdd(ticket, 1u);
+    t = __shfl_sync(kFullMask, t, 0);
+    if (t >= total) return;
+    const uint32_t s = bp_find_slot(prefix, r.n, t);
+    bp_matches_block(bp_slot(r, s), t - prefix[s],
+                     reinterpret_cast<unsigned char*>(r.batch.outputs[r.first + s]), lane);
+  }
+}
+
+/// Four lanes per frame (8 frames per warp): the XXH64 accumulators, then lane 0 of the four
+/// combines them.
+__global__ void zstd_bp_hash_kernel(BpRound r, const uint32_t* prefix) {
+  const uint32_t total = prefix[r.n];
+  const unsigned lane = threadIdx.x % kWarpSize, k = lane % 4;
+  const uint32_t warp = (blockIdx.x * blockDim.x + threadIdx.x) / kWarpSize;
+  const uint32_t warps = gridDim.x * blockDim.x / kWarpSize;
+  for (uint32_t first = warp * 8; first < total; first += warps * 8) {
+    const uint32_t t = first + lane / 4;
+    ZstdFrameRecord* frame = nullptr;
+    const unsigned char* data = nullptr;
+    uint64_t v = 0;
+    if (t < total) {
+      const uint32_t s = bp_find_slot(prefix, r.n, t);
+      const ZstdSlot slot = bp_slot(r, s);
+      const uint32_t f = t - prefix[s];
+      if (zstd_bp_frame_hashed(slot, f)) {
+        frame = &slot.frames[f];
+        data = reinterpret_cast<const unsigned char*>(r.batch.outputs[r.first + s]) +
+               frame->output_offset;
+        v = zstd_bp_xxh64_lane(data, frame->output_size, k);
+      }
+    }
+    uint64_t lanes[4];
+    for (unsigned j = 0; j < 4; ++j) {
+      lanes[j] = __shfl_sync(kFullMask, static_cast<unsigned long long>(v), (lane & ~3u) + j);
+    }
+    if (k == 0 && frame != nullptr) {
+      frame->hash = zstd_bp_xxh64_combine(lanes, data, frame->output_size);
+    }
+  }
+}
+
+__global__ void zstd_bp_finish_kernel(BpRound r, bool verify) {
+  const uint32_t s = blockIdx.x * blockDim.x + threadIdx.x;
+  if (s >= r.n) return;
+  const ZstdSlot slot = bp_slot(r, s);
+  if (!slot.plan->block_parallel) return;
+  const size_t c = r.first + s;
+  const DecodeResult result =
+      zstd_bp_finish(reinterpret_cast<const unsigned char*>(r.batch.inputs[c]), slot, verify);
+  r.batch.statuses[c] = result.status;
+  r.batch.output_sizes[c] = result.status == DeviceChunkStatus::ok ? result.size : 0;
+}
+
+uint64_t warp_path_bytes(size_t count) {
+  return align256(decode_workers(count) * sizeof(ZstdWorkspace));
+}
+
 }  // namespace
 
-size_t zstd_decode_temp_bytes(size_t count) {
-  return decode_workers(count) * sizeof(ZstdWorkspace);
+size_t zstd_decode_temp_bytes(size_t count) { return zstd_decode_temp_bytes(count, 0); }
+
+size_t zstd_decode_temp_bytes(size_t count, uint64_t max_output, uint64_t block_parallel_from) {
+  if (count == 0) return 0;
+  uint64_t bytes = warp_path_bytes(count);
+  if (max_output >= block_parallel_from) {
+    const size_t slots = bp_slots(count, max_output);
+    bytes += bp_control_bytes(count, slots) + slots * zstd_bp_slot_layout(max_output).bytes;
+  }
+  return bytes;
+}
+
+void zstd_decode_batch(const DeviceChunkBatch& batch, bool verify_checksum, uint64_t max_output,
+                       void* temp, Stream stream, uint64_t block_parallel_from) {
+  if (batch.count == 0) return;
+  const cudaStream_t s = detail::to_cuda(stream.native());
+  auto* base = static_cast<unsigned char*>(temp);
+  const uint32_t* handled = nullptr;
+  if (max_output >= block_parallel_from) {
+    const size_t slots = bp_slots(batch.count, max_output);
+    const BpControl control = bp_control(base + warp_path_bytes(batch.count), batch.count, slots);
+    handled = control.handled;
+    BpRound r;
+    r.batch = batch;
+    r.slots = base + warp_path_bytes(batch.count) + bp_control_bytes(batch.count, slots);
+    r.layout = zstd_bp_slot_layout(max_output);
+    r.slot_bytes = r.layout.bytes;
+    r.max_output = max_output;
+    r.min_capacity = block_parallel_from;
+    for (size_t first = 0; first < batch.count; first += slots) {
+      r.first = first;
+      r.n = static_cast<uint32_t>(std::min(slots, batch.count - first));
+      const unsigned chunk_blocks = (r.n + 127) / 128;
+      zstd_bp_plan_kernel<<<chunk_blocks, 128, 0, s>>>(r, control.handled);
+      zstd_bp_list_kernel<<<1, 1, 0, s>>>(r, control.entropy_prefix, BpList::entropy,
+                                          control.ticket);
+      zstd_bp_entropy_kernel<<<kBpBlocks, kBpWarps * kWarpSize, 0, s>>>(r, control.entropy_prefix);
+      zstd_bp_scan_kernel<<<chunk_blocks, 128, 0, s>>>(r);
+      zstd_bp_list_kernel<<<1, 1, 0, s>>>(r, control.execute_prefix, BpList::execute,
+                                          control.ticket);
+      zstd_bp_literals_kernel<<<kBpBlocks, kBpWarps * kWarpSize, 0, s>>>(r, control.execute_prefix);
+      zstd_bp_matches_kernel<<<kBpBlocks, kBpWarps * kWarpSize, 0, s>>>(r, control.execute_prefix,
+                                                                        control.ticket);
+      if (verify_checksum) {
+        zstd_bp_list_kernel<<<1, 1, 0, s>>>(r, control.hash_prefix, BpList::hash, control.ticket);
+        zstd_bp_hash_kernel<<<chunk_blocks, 128, 0, s>>>(r, control.hash_prefix);
+      }
+      zstd_bp_finish_kernel<<<chunk_blocks, 128, 0, s>>>(r, verify_checksum);
+      CUZARR_CUDA_CHECK(cudaGetLastError());
+    }
+  }
+  const size_t workers = decode_workers(batch.count);
+  const auto blocks = static_cast<unsigned>((workers + kDecodeWarps - 1) / kDecodeWarps);
+  zstd_decode_kernel<<<blocks, kDecodeWarps * kWarpSize, 0, s>>>(
+      batch, reinterpret_cast<ZstdWorkspace*>(base), workers, verify_checksum, handled);
+  CUZARR_CUDA_CHECK(cudaGetLastError());
 }
 
 void zstd_decode_batch(const DeviceChunkBatch& batch, bool verify_checksum, void* temp,
                        Stream stream) {
-  if (batch.count == 0) return;
-  const size_t workers = decode_workers(batch.count);
-  const auto blocks = static_cast<unsigned>((workers + kDecodeWarps - 1) / kDecodeWarps);
-  zstd_decode_kernel<<<blocks, kDecodeWarps * kWarpSize, 0, detail::to_cuda(stream.native())>>>(
-      batch, static_cast<ZstdWorkspace*>(temp), workers, verify_checksum);
-  CUZARR_CUDA_CHECK(cudaGetLastError());
+  zstd_decode_batch(batch, verify_checksum, 0, temp, stream);
 }
 
 void zstd_decode_batch(const DeviceChunkBatch& batch, void* temp, Stream stream) {
-  zstd_decode_batch(batch, true, temp, stream);
+  zstd_decode_batch(batch, true, 0, temp, stream);
 }
 
 }  // namespace cuzarr::gpu

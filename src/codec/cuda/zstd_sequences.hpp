@@ -90,28 +90,38 @@ struct ZstdSequenceDecoder {
   uint32_t state[3];
   uint32_t remaining = 0;  ///< sequences not decoded yet
 
-  /// Decodes the next sequence and updates the repeat offsets `reps`. corrupt_input when the
-  /// bitstream runs out or a repeat offset becomes 0.
-  CUZARR_HOST_DEVICE DeviceChunkStatus next(ZstdSequence& seq, uint64_t* reps) {
+  /// Decodes the next sequence's codes: literal and match lengths, and the raw Offset_Value
+  /// (1..3 name repeat offsets, larger values are offset + 3). corrupt_input when the bitstream
+  /// runs out.
+  CUZARR_HOST_DEVICE DeviceChunkStatus next_raw(uint64_t& literal_length, uint64_t& match_length,
+                                                uint64_t& offset_value) {
     const ZstdFseCell ll = tables[0]->cells[state[0]];
     const ZstdFseCell of = tables[1]->cells[state[1]];
     const ZstdFseCell ml = tables[2]->cells[state[2]];
     // Extra bits come in the order offset, match length, literal length; then the states are
     // updated in the order literal length, match length, offset, except after the last sequence
     // (RFC 8878, 3.1.1.3.2.2 / 4.1).
-    const uint64_t offset_value = (uint64_t{1} << of.symbol) + bits.read(of.symbol);
+    offset_value = (uint64_t{1} << of.symbol) + bits.read(of.symbol);
     uint32_t base = 0;
     unsigned extra = 0;
     zstd_match_length_code(ml.symbol, base, extra);
-    seq.match_length = base + bits.read(extra);
+    match_length = base + bits.read(extra);
     zstd_literal_length_code(ll.symbol, base, extra);
-    seq.literal_length = base + bits.read(extra);
+    literal_length = base + bits.read(extra);
     if (--remaining > 0) {
       state[0] = ll.baseline + static_cast<uint32_t>(bits.read(ll.bits));
       state[2] = ml.baseline + static_cast<uint32_t>(bits.read(ml.bits));
       state[1] = of.baseline + static_cast<uint32_t>(bits.read(of.bits));
     }
-    if (bits.overflow) return DeviceChunkStatus::corrupt_input;
+    return bits.overflow ? DeviceChunkStatus::corrupt_input : DeviceChunkStatus::ok;
+  }
+
+  /// Decodes the next sequence and updates the repeat offsets `reps`. corrupt_input when the
+  /// bitstream runs out or a repeat offset becomes 0.
+  CUZARR_HOST_DEVICE DeviceChunkStatus next(ZstdSequence& seq, uint64_t* reps) {
+    uint64_t offset_value = 0;
+    const DeviceChunkStatus s = next_raw(seq.literal_length, seq.match_length, offset_value);
+    if (s != DeviceChunkStatus::ok) return s;
     // Offset values 1..3 name repeat offsets, shifted by one when the literal length is 0; the
     // offset used moves to the front of the history (RFC 8878, 3.1.2.5).
     if (offset_value > 3) {

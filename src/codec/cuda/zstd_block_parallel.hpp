@@ -1,0 +1,909 @@
+// Block-parallel Zstandard decoding (RFC 8878) of one chunk in passes, so that the blocks of a
+// large frame are entropy-decoded at the same time:
+//   1. plan (serial per chunk): walks frames and block headers, locates each compressed block's
+//      literals section and sequences section, and records which input bytes describe the
+//      Huffman tree and the three FSE tables each block uses (a "treeless" / "repeat" block names
+//      an earlier block's description, which it reads again);
+//   2. entropy (independent per block): decodes the literals into a literal area and the
+//      sequences into a sequence array, with repeat offsets kept symbolic (a function of the
+//      repeat offsets the block starts with);
+//   3. scan (serial per chunk, one step per block): output offsets and starting repeat offsets
+//      of every block, frame content sizes, capacity;
+//   4. execute (per block; a block whose matches reach into earlier blocks waits for them):
+//      literal and match copies;
+//   5. hash (four threads per frame with a checksum): XXH64 of the frame's content;
+//   6. finish (serial per chunk): the first failure in stream order, content checksums.
+// Everything is CUZARR_HOST_DEVICE, allocation-free and exception-free; state lives in a slot of
+// caller memory (zstd_bp_slot_layout). Chunks that are small or exceed the slot's budgets
+// (blocks, sequences, literals) are left to the serial decoder (plan.block_parallel = 0).
+#pragma once
+
+#include <cstdint>
+
+#include "codec/cuda/zstd_frame_format.hpp"
+
+namespace cuzarr::gpu {
+
+/// By default, chunks whose output capacity is larger than one block decode block-parallel.
+inline constexpr uint64_t kZstdBlockParallelMinCapacity = kZstdMaxBlockSize + 1;
+
+/// Where a sequence code table comes from: mode 0 predefined, 1 RLE (symbol byte at `offset`),
+/// 2 FSE description at `offset` (`available` bytes until the end of its block).
+struct ZstdTableSource {
+  uint64_t offset;
+  uint32_t available;
+  uint32_t mode;
+};
+
+/// A repeat offset as a function of the block's starting ones: `value` when source < 0, else
+/// start[source] - value.
+struct ZstdRepSlot {
+  int64_t value;
+  int32_t source;
+};
+
+/// One decoded sequence; match_length's top two bits say how to resolve `offset` (0: the
+/// offset itself; k = 1..3: start[k - 1] - offset). match_at: where its match starts in the
+/// block's output.
+struct ZstdSeqRecord {
+  uint32_t literal_length;
+  uint32_t match_length;
+  uint32_t offset;
+  uint32_t match_at;
+};
+
+inline constexpr uint32_t kZstdSeqKindShift = 30;
+inline constexpr uint32_t kZstdSeqLengthMask = (1u << kZstdSeqKindShift) - 1;
+
+struct ZstdBlockRecord {
+  // Plan.
+  uint64_t in_offset;     ///< the block's content, after its 3-byte header
+  uint32_t in_size;       ///< raw: its bytes; RLE: 1; compressed: Block_Size
+  uint32_t block_max;     ///< Block_Maximum_Size of its frame
+  uint32_t frame;         ///< index of its frame in the chunk
+  uint32_t type;          ///< 0 raw, 1 RLE, 2 compressed
+  uint32_t literal_type;  ///< 0 raw, 1 RLE, 2 Huffman, 3 treeless
+  uint32_t literal_streams;
+  uint32_t literal_size;     ///< regenerated literals
+  uint64_t literal_offset;   ///< where they go in the literal area
+  uint64_t literal_payload;  ///< input offset: raw literals, the RLE byte, the Huffman streams
+  uint32_t literal_payload_size;
+  uint32_t huffman_tree_available;
+  uint64_t huffman_tree;     ///< input offset of the tree description in use
+  uint64_t sequence_offset;  ///< where its sequences go in the sequence array
+  uint32_t sequence_count;
+  uint32_t sequence_tables;  ///< 0: the section is the single byte 0 (no tables, no bitstream)
+  ZstdTableSource tables[3];
+  uint64_t bitstream;
+  uint32_t bitstream_size;
+  // Entropy.
+  DeviceChunkStatus status;
+  uint32_t decoded_size;  ///< raw / RLE: from the plan
+  ZstdRepSlot reps[3];    ///< repeat offsets after the block
+  // Scan.
+  uint64_t output_offset;
+  int64_t start_reps[3];
+  // Execute.
+  DeviceChunkStatus execute_status;
+  uint32_t done;
+};
+
+struct ZstdFrameRecord {
+  uint32_t first_block;
+  uint32_t block_count;
+  uint64_t content_size;
+  uint64_t checksum_offset;  ///< input offset of Content_Checksum
+  uint32_t has_content_size;
+  uint32_t has_checksum;
+  uint32_t complete;  ///< all blocks (and the checksum field) were read
+  uint64_t output_offset;
+  uint64_t output_size;  ///< set by the scan for the frames that pass it
+  uint64_t hash;         ///< XXH64 of its content (the hash pass, frames with a checksum)
+};
+
+struct ZstdChunkPlan {
+  DeviceChunkStatus header_status;  ///< what stopped the plan (ok: the input was read to its end)
+  uint32_t block_parallel;          ///< 0: decode serially (small chunk, or past the budgets)
+  uint32_t block_count;
+  uint32_t frame_count;
+  uint64_t literal_bytes;
+  uint64_t sequence_count;
+  // Scan.
+  DeviceChunkStatus scan_status;
+  uint32_t executed_blocks;  ///< blocks [0, executed_blocks) are executed
+  uint32_t checked_frames;   ///< frames [0, checked_frames) passed their end checks
+  uint64_t output_size;
+};
+
+/// Budgets of a chunk of `capacity` output bytes (past them: serial decoding).
+CUZARR_HOST_DEVICE inline uint64_t zstd_bp_max_blocks(uint64_t capacity) {
+  return capacity / 1024 + 64;
+}
+CUZARR_HOST_DEVICE inline uint64_t zstd_bp_max_sequences(uint64_t capacity) {
+  return capacity / 4 + 64;
+}
+
+/// Byte offsets of a slot's parts for chunks of at most `capacity` output bytes.
+struct ZstdSlotLayout {
+  uint64_t blocks_at, frames_at, sequences_at, literals_at, bytes;
+};
+
+CUZARR_HOST_DEVICE inline uint64_t zstd_bp_align(uint64_t n) { return (n + 255) / 256 * 256; }
+
+CUZARR_HOST_DEVICE inline ZstdSlotLayout zstd_bp_slot_layout(uint64_t capacity) {
+  ZstdSlotLayout l{};
+  const uint64_t blocks = zstd_bp_max_blocks(capacity);
+  l.blocks_at = zstd_bp_align(sizeof(ZstdChunkPlan));
+  l.frames_at = l.blocks_at + zstd_bp_align(blocks * sizeof(ZstdBlockRecord));
+  l.sequences_at = l.frames_at + zstd_bp_align(blocks * sizeof(ZstdFrameRecord));
+  l.literals_at =
+      l.sequences_at + zstd_bp_align(zstd_bp_max_sequences(capacity) * sizeof(ZstdSeqRecord));
+  l.bytes = l.literals_at + zstd_bp_align(capacity + 16);
+  return l;
+}
+
+struct ZstdSlot {
+  ZstdChunkPlan* plan;
+  ZstdBlockRecord* blocks;
+  ZstdFrameRecord* frames;
+  ZstdSeqRecord* sequences;
+  unsigned char* literals;
+};
+
+CUZARR_HOST_DEVICE inline ZstdSlot zstd_bp_slot(void* base, const ZstdSlotLayout& l) {
+  auto* b = static_cast<unsigned char*>(base);
+  return ZstdSlot{reinterpret_cast<ZstdChunkPlan*>(b),
+                  reinterpret_cast<ZstdBlockRecord*>(b + l.blocks_at),
+                  reinterpret_cast<ZstdFrameRecord*>(b + l.frames_at),
+                  reinterpret_cast<ZstdSeqRecord*>(b + l.sequences_at), b + l.literals_at};
+}
+
+// ---------------------------------------------------------------------------------------------
+// 1. Plan.
+
+/// Reads the literals section header of a compressed block (RFC 8878, 3.1.1.3.1.1) at
+/// in[ip, block_end) into `rec`; `tree` / `tree_available` hold the frame's latest Huffman tree
+/// description (tree_available 0: none yet). Advances ip past the section.
+CUZARR_HOST_DEVICE inline DeviceChunkStatus zstd_bp_plan_literals(const unsigned char* in,
+                                                                  uint64_t& ip, uint64_t block_end,
+                                                                  ZstdBlockRecord& rec,
+                                                                  uint64_t& tree,
+                                                                  uint32_t& tree_available) {
+  const uint64_t size = block_end - ip;
+  if (size < 1) return DeviceChunkStatus::corrupt_input;
+  const unsigned b0 = in[ip];
+  const unsigned type = b0 & 3u, size_format = (b0 >> 2) & 3u;
+  rec.literal_type = type;
+  if (type <= 1) {  // Size_Format 00/10 -> 1 byte, 01 -> 2 bytes, 11 -> 3 bytes
+    uint64_t header = 1, regenerated = b0 >> 3;
+    if (size_format == 1) {
+      header = 2;
+      if (size < 2) return DeviceChunkStatus::corrupt_input;
+      regenerated = (b0 >> 4) + (uint64_t{in[ip + 1]} << 4);
+    } else if (size_format == 3) {
+      header = 3;
+      if (size < 3) return DeviceChunkStatus::corrupt_input;
+      regenerated = (b0 >> 4) + (uint64_t{in[ip + 1]} << 4) + (uint64_t{in[ip + 2]} << 12);
+    }
+    if (regenerated > rec.block_max) return DeviceChunkStatus::corrupt_input;
+    rec.literal_size = static_cast<uint32_t>(regenerated);
+    rec.literal_payload = ip + header;
+    if (type == 0) {
+      if (regenerated > size - header) return DeviceChunkStatus::corrupt_input;
+      rec.literal_payload_size = static_cast<uint32_t>(regenerated);
+      ip += header + regenerated;
+    } else {
+      if (size - header < 1) return DeviceChunkStatus::corrupt_input;
+      rec.literal_payload_size = 1;
+      ip += header + 1;
+    }
+    return DeviceChunkStatus::ok;
+  }
+  // Compressed / treeless: 00 -> 1 stream, 10-bit sizes, 3 bytes; 01 -> 4 streams, 10 bits;
+  // 10 -> 4 streams, 14 bits, 4 bytes; 11 -> 4 streams, 18 bits, 5 bytes.
+  const unsigned header = size_format <= 1 ? 3 : size_format == 2 ? 4 : 5;
+  const unsigned field = size_format <= 1 ? 10 : size_format == 2 ? 14 : 18;
+  if (size < header) return DeviceChunkStatus::corrupt_input;
+  uint64_t h = 0;
+  for (unsigned i = header; i-- > 0;) h = (h << 8) | in[ip + i];
+  const uint64_t mask = (uint64_t{1} << field) - 1;
+  const uint64_t regenerated = (h >> 4) & mask;
+  const uint64_t compressed = (h >> (4 + field)) & mask;
+  if (regenerated > rec.block_max) return DeviceChunkStatus::corrupt_input;
+  if (compressed > size - header) return DeviceChunkStatus::corrupt_input;
+  rec.literal_size = static_cast<uint32_t>(regenerated);
+  rec.literal_streams = size_format == 0 ? 1 : 4;
+  uint64_t payload = ip + header, payload_size = compressed;
+  if (type == 2) {
+    // The tree description's size follows from its first byte (RFC 8878, 4.2.1): < 128: that
+    // many FSE-compressed bytes; else (byte - 127) 4-bit weights.
+    tree_available = 0;
+    if (compressed < 1) return DeviceChunkStatus::corrupt_input;
+    const unsigned hb = in[payload];
+    const uint64_t tree_size = hb < 128 ? 1 + uint64_t{hb} : 1 + (uint64_t{hb} - 127 + 1) / 2;
+    if (tree_size > compressed) return DeviceChunkStatus::corrupt_input;
+    tree = payload;
+    tree_available = static_cast<uint32_t>(compressed);
+    payload += tree_size;
+    payload_size -= tree_size;
+  } else if (tree_available == 0) {
+    return DeviceChunkStatus::corrupt_input;  // treeless needs an earlier tree in the frame
+  }
+  rec.huffman_tree = tree;
+  rec.huffman_tree_available = tree_available;
+  rec.literal_payload = payload;
+  rec.literal_payload_size = static_cast<uint32_t>(payload_size);
+  ip += header + compressed;
+  return DeviceChunkStatus::ok;
+}
+
+/// Reads the sequences section header (RFC 8878, 3.1.1.3.2.1) at in[ip, block_end) into rec:
+/// count, table sources (`sources` / `valid`: the frame's tables in use, for the repeat mode),
+/// bitstream. FSE descriptions are read here (for their size), built by the entropy pass.
+CUZARR_HOST_DEVICE inline DeviceChunkStatus zstd_bp_plan_sequences(const unsigned char* in,
+                                                                   uint64_t ip, uint64_t block_end,
+                                                                   ZstdBlockRecord& rec,
+                                                                   ZstdTableSource* sources,
+                                                                   bool* valid) {
+  const uint64_t size = block_end - ip;
+  const unsigned char* p = in + ip;
+  if (size < 1) return DeviceChunkStatus::corrupt_input;
+  const unsigned b0 = p[0];
+  uint64_t count = 0, pos = 0;
+  if (b0 == 0) {  // no sequences: the section is this one byte
+    rec.sequence_count = 0;
+    rec.sequence_tables = 0;
+    return size == 1 ? DeviceChunkStatus::ok : DeviceChunkStatus::corrupt_input;
+  }
+  if (b0 < 128) {
+    count = b0;
+    pos = 1;
+  } else if (b0 < 255) {
+    if (size < 2) return DeviceChunkStatus::corrupt_input;
+    count = ((b0 - 128) << 8) + uint64_t{p[1]};
+    pos = 2;
+  } else {
+    if (size < 3) return DeviceChunkStatus::corrupt_input;
+    count = uint64_t{p[1]} + (uint64_t{p[2]} << 8) + 0x7F00;
+    pos = 3;
+  }
+  if (size - pos < 1) return DeviceChunkStatus::corrupt_input;
+  const unsigned modes = p[pos++];
+  if ((modes & 3u) != 0) return DeviceChunkStatus::corrupt_input;  // reserved bits
+  const unsigned shift[3] = {6, 4, 2};  // literal length, offset, match length
+  for (int k = 0; k < 3; ++k) {
+    const unsigned mode = (modes >> shift[k]) & 3u;
+    const unsigned max_symbol = k == 0   ? kZstdMaxLiteralLengthCode
+                                : k == 1 ? kZstdMaxOffsetCode
+                                         : kZstdMaxMatchLengthCode;
+    if (mode == 3) {
+      if (!valid[k]) return DeviceChunkStatus::corrupt_input;
+      rec.tables[k] = sources[k];
+      continue;
+    }
+    valid[k] = false;
+    ZstdTableSource src{ip + pos, static_cast<uint32_t>(size - pos), mode};
+    if (mode == 1) {
+      if (size - pos < 1 || p[pos] > max_symbol) return DeviceChunkStatus::corrupt_input;
+      pos += 1;
+    } else if (mode == 2) {
+      int16_t probs[kZstdMaxFseSymbols];
+      unsigned symbols = 0, log = 0;
+      uint64_t used = 0;
+      const DeviceChunkStatus s = zstd_fse_read_description(p + pos, size - pos, k == 1 ? 8 : 9,
+                                                            max_symbol, probs, symbols, log, used);
+      if (s != DeviceChunkStatus::ok) return s;
+      if (used > size - pos) return DeviceChunkStatus::corrupt_input;
+      pos += used;
+    }
+    sources[k] = src;
+    valid[k] = true;
+    rec.tables[k] = src;
+  }
+  rec.sequence_count = static_cast<uint32_t>(count);
+  rec.sequence_tables = 1;
+  rec.bitstream = ip + pos;
+  rec.bitstream_size = static_cast<uint32_t>(size - pos);
+  return DeviceChunkStatus::ok;
+}
+
+/// The plan's walk; returns the status that stops it. Sets `budget_exceeded` when the chunk
+/// needs more records, sequences or literals than its budgets.
+CUZARR_HOST_DEVICE inline DeviceChunkStatus zstd_bp_plan_walk(const unsigned char* in,
+                                                              uint64_t in_size, uint64_t capacity,
+                                                              const ZstdSlot& slot,
+                                                              bool& budget_exceeded) {
+  ZstdChunkPlan& plan = *slot.plan;
+  const uint64_t max_blocks = zstd_bp_max_blocks(capacity);
+  const uint64_t max_sequences = zstd_bp_max_sequences(capacity);
+  ZstdFrameDecoder fd;
+  fd.init(in, in_size, nullptr, capacity, nullptr, false);
+  uint64_t ip = 0;
+  bool any_frame = false;
+  for (;;) {
+    if (ip == in_size) {  // an input holds one or more frames
+      return any_frame ? DeviceChunkStatus::ok : DeviceChunkStatus::corrupt_input;
+    }
+    if (in_size - ip < 4) return DeviceChunkStatus::corrupt_input;
+    const uint32_t magic = load_le32(in + ip);
+    if ((magic & kZstdSkippableMask) == kZstdSkippableMagic) {  // RFC 8878, 3.1.2
+      if (in_size - ip < 8) return DeviceChunkStatus::corrupt_input;
+      const uint64_t skip = load_le32(in + ip + 4);
+      if (skip > in_size - ip - 8) return DeviceChunkStatus::corrupt_input;
+      ip += 8 + skip;
+      any_frame = true;
+      continue;
+    }
+    if (magic != kZstdFrameMagic) return DeviceChunkStatus::corrupt_input;
+    ip += 4;
+    fd.ip = ip;
+    fd.op = 0;  // the scan checks the content size against the output left
+    const DeviceChunkStatus hs = fd.read_frame_header();
+    if (hs != DeviceChunkStatus::ok) return hs;
+    ip = fd.ip;
+    if (plan.frame_count >= max_blocks) {
+      budget_exceeded = true;
+      return DeviceChunkStatus::ok;
+    }
+    ZstdFrameRecord& frame = slot.frames[plan.frame_count++];
+    frame = ZstdFrameRecord{};
+    frame.first_block = plan.block_count;
+    frame.content_size = fd.content_size;
+    frame.has_content_size = fd.has_content_size;
+    frame.has_checksum = fd.has_checksum;
+    // Tables do not carry over from a previous frame.
+    uint64_t tree = 0;
+    uint32_t tree_available = 0;
+    ZstdTableSource sources[3] = {};
+    bool valid[3] = {false, false, false};
+    for (;;) {
+      // Block header: Last_Block, Block_Type (2 bits), Block_Size (RFC 8878, 3.1.1.2.1).
+      if (in_size - ip < 3) return DeviceChunkStatus::corrupt_input;
+      const uint32_t header =
+          uint32_t{in[ip]} | uint32_t{in[ip + 1]} << 8 | uint32_t{in[ip + 2]} << 16;
+      ip += 3;
+      const bool last = header & 1u;
+      const unsigned type = (header >> 1) & 3u;
+      const uint64_t size = header >> 3;
+      if (type == 3 || size > fd.block_max) return DeviceChunkStatus::corrupt_input;
+      if (plan.block_count >= max_blocks) {
+        budget_exceeded = true;
+        return DeviceChunkStatus::ok;
+      }
+      ZstdBlockRecord& rec = slot.blocks[plan.block_count];
+      rec = ZstdBlockRecord{};
+      rec.in_offset = ip;
+      rec.block_max = static_cast<uint32_t>(fd.block_max);
+      rec.frame = plan.frame_count - 1;
+      rec.type = type;
+      rec.status = DeviceChunkStatus::ok;
+      rec.execute_status = DeviceChunkStatus::ok;
+      if (type == 0) {
+        if (size > in_size - ip) return DeviceChunkStatus::corrupt_input;
+        rec.in_size = static_cast<uint32_t>(size);
+        rec.decoded_size = static_cast<uint32_t>(size);
+        ip += size;
+      } else if (type == 1) {
+        if (in_size - ip < 1) return DeviceChunkStatus::corrupt_input;
+        rec.in_size = 1;
+        rec.decoded_size = static_cast<uint32_t>(size);
+        ip += 1;
+      } else {
+        if (size > in_size - ip || size == 0) return DeviceChunkStatus::corrupt_input;
+        rec.in_size = static_cast<uint32_t>(size);
+        const uint64_t block_end = ip + size;
+        DeviceChunkStatus s = zstd_bp_plan_literals(in, ip, block_end, rec, tree, tree_available);
+        if (s != DeviceChunkStatus::ok) return s;
+        s = zstd_bp_plan_sequences(in, ip, block_end, rec, sources, valid);
+        if (s != DeviceChunkStatus::ok) return s;
+        if (rec.literal_size > capacity - plan.literal_bytes ||
+            rec.sequence_count > max_sequences - plan.sequence_count) {
+          budget_exceeded = true;
+          return DeviceChunkStatus::ok;
+        }
+        rec.literal_offset = plan.literal_bytes;
+        plan.literal_bytes += rec.literal_size;
+        rec.sequence_offset = plan.sequence_count;
+        plan.sequence_count += rec.sequence_count;
+        ip = block_end;
+      }
+      ++plan.block_count;
+      ++frame.block_count;
+      if (last) break;
+    }
+    if (frame.has_checksum) {  // Content_Checksum: 4 bytes (RFC 8878, 3.1.1)
+      if (in_size - ip < 4) return DeviceChunkStatus::corrupt_input;
+      frame.checksum_offset = ip;
+      ip += 4;
+    }
+    frame.complete = 1;
+    any_frame = true;
+  }
+}
+
+/// Pass 1 for one chunk: fills slot.plan, its block and frame records. The slot must hold the
+/// budgets of `capacity` (zstd_bp_slot_layout(c) with c >= capacity). Chunks of capacity below
+/// `min_capacity` are left to the serial decoder.
+CUZARR_HOST_DEVICE inline void zstd_bp_plan(const unsigned char* in, uint64_t in_size,
+                                            uint64_t capacity, const ZstdSlot& slot,
+                                            uint64_t min_capacity = kZstdBlockParallelMinCapacity) {
+  ZstdChunkPlan& plan = *slot.plan;
+  plan = ZstdChunkPlan{};
+  plan.header_status = DeviceChunkStatus::ok;
+  plan.scan_status = DeviceChunkStatus::ok;
+  if (capacity < min_capacity) return;  // block_parallel = 0
+  bool budget_exceeded = false;
+  plan.header_status = zstd_bp_plan_walk(in, in_size, capacity, slot, budget_exceeded);
+  plan.block_parallel = budget_exceeded ? 0 : 1;
+}
+
+// ---------------------------------------------------------------------------------------------
+// 2. Entropy.
+
+/// The tables one block's entropy decoding needs.
+struct ZstdEntropyTables {
+  ZstdHuffmanTable huffman;
+  ZstdHuffmanScratch scratch;
+  ZstdSequenceTables sequences;
+};
+
+/// Raw and RLE literals: copies them into the literal area, bytes rank, rank + ranks, ...
+CUZARR_HOST_DEVICE inline void zstd_bp_copy_literals(const unsigned char* in,
+                                                     const ZstdBlockRecord& rec,
+                                                     unsigned char* literal_area, uint32_t rank,
+                                                     uint32_t ranks) {
+  unsigned char* dst = literal_area + rec.literal_offset;
+  const unsigned char* src = in + rec.literal_payload;
+  if (rec.literal_type == 0) {
+    for (uint32_t i = rank; i < rec.literal_size; i += ranks) dst[i] = src[i];
+  } else if (rec.literal_type == 1) {
+    for (uint32_t i = rank; i < rec.literal_size; i += ranks) dst[i] = src[0];
+  }
+}
+
+/// Huffman literals: builds the table and locates the 1 or 4 streams (RFC 8878, 3.1.1.3.1.6:
+/// a jump table of three 2-byte sizes, each of the first three streams decoding
+/// (regenerated + 3) / 4 literals). streams.count = 0 for raw / RLE literals.
+CUZARR_HOST_DEVICE inline DeviceChunkStatus zstd_bp_prepare_literals(const unsigned char* in,
+                                                                     const ZstdBlockRecord& rec,
+                                                                     ZstdEntropyTables& t,
+                                                                     unsigned char* literal_area,
+                                                                     ZstdHuffmanStreams& p) {
+  p.count = 0;
+  if (rec.type != 2 || rec.literal_type <= 1) return DeviceChunkStatus::ok;
+  uint64_t used = 0;
+  DeviceChunkStatus s = zstd_huffman_read_table(in + rec.huffman_tree, rec.huffman_tree_available,
+                                                t.huffman, t.scratch, used);
+  if (s != DeviceChunkStatus::ok) return s;
+  const unsigned char* payload = in + rec.literal_payload;
+  const uint64_t compressed = rec.literal_payload_size;
+  const uint64_t regenerated = rec.literal_size;
+  unsigned char* dst = literal_area + rec.literal_offset;
+  if (rec.literal_streams == 1) {
+    p.data[0] = payload;
+    p.size[0] = compressed;
+    p.offset[0] = 0;
+    p.literals[0] = regenerated;
+    p.count = 1;
+  } else {
+    if (compressed < 6) return DeviceChunkStatus::corrupt_input;
+    p.size[0] = uint64_t{payload[0]} | uint64_t{payload[1]} << 8;
+    p.size[1] = uint64_t{payload[2]} | uint64_t{payload[3]} << 8;
+    p.size[2] = uint64_t{payload[4]} | uint64_t{payload[5]} << 8;
+    const uint64_t total = p.size[0] + p.size[1] + p.size[2];
+    if (total > compressed - 6) return DeviceChunkStatus::corrupt_input;
+    p.size[3] = compressed - 6 - total;
+    const uint64_t segment = (regenerated + 3) / 4;
+    if (3 * segment > regenerated) return DeviceChunkStatus::corrupt_input;
+    const unsigned char* stream = payload + 6;
+    for (unsigned k = 0; k < 4; ++k) {
+      p.data[k] = stream;
+      p.offset[k] = k * segment;
+      p.literals[k] = k < 3 ? segment : regenerated - 3 * segment;
+      stream += p.size[k];
+    }
+    p.count = 4;
+  }
+  for (unsigned k = 0; k < p.count; ++k) p.offset[k] += static_cast<uint64_t>(dst - literal_area);
+  return DeviceChunkStatus::ok;
+}
+
+/// Decodes Huffman stream k of a block prepared by zstd_bp_prepare_literals.
+CUZARR_HOST_DEVICE inline DeviceChunkStatus zstd_bp_decode_literal_stream(
+    const ZstdEntropyTables& t, const ZstdHuffmanStreams& p, unsigned k,
+    unsigned char* literal_area) {
+  return zstd_huffman_decode_stream(t.huffman, p.data[k], p.size[k], literal_area + p.offset[k],
+                                    p.literals[k]);
+}
+
+/// Decodes a compressed block's sequences into sequences[rec.sequence_offset...], with repeat
+/// offsets relative to the block's starting ones (RFC 8878, 3.1.2.5); sets rec.decoded_size and
+/// rec.reps. Checks the literal lengths against the literals, the block against
+/// Block_Maximum_Size, and that the bitstream is consumed exactly.
+CUZARR_HOST_DEVICE inline DeviceChunkStatus zstd_bp_decode_sequences(const unsigned char* in,
+                                                                     ZstdBlockRecord& rec,
+                                                                     ZstdEntropyTables& t,
+                                                                     ZstdSeqRecord* sequences) {
+  ZstdRepSlot reps[3] = {{0, 0}, {0, 1}, {0, 2}};
+  for (int k = 0; k < 3; ++k) rec.reps[k] = reps[k];
+  rec.decoded_size = rec.type == 2 ? rec.literal_size : rec.decoded_size;
+  if (rec.type != 2 || rec.sequence_tables == 0) return DeviceChunkStatus::ok;
+  for (int k = 0; k < 3; ++k) {
+    const ZstdTableSource& src = rec.tables[k];
+    uint64_t used = 0;
+    t.sequences.valid[k] = false;
+    const DeviceChunkStatus s =
+        zstd_read_code_table(static_cast<ZstdSequenceCode>(k), src.mode, in + src.offset,
+                             src.available, t.sequences, used);
+    if (s != DeviceChunkStatus::ok) return s;
+  }
+  ZstdSequenceDecoder dec;
+  DeviceChunkStatus s = dec.bits.init(in + rec.bitstream, rec.bitstream_size);
+  if (s != DeviceChunkStatus::ok) return s;
+  for (int k = 0; k < 3; ++k) {
+    dec.tables[k] = &t.sequences.table[k];
+    dec.state[k] = static_cast<uint32_t>(dec.bits.read(t.sequences.table[k].log));
+  }
+  if (dec.bits.overflow) return DeviceChunkStatus::corrupt_input;
+  dec.remaining = rec.sequence_count;
+  // Every sequence writes at least 3 bytes.
+  if (uint64_t{rec.sequence_count} * 3 > rec.block_max) return DeviceChunkStatus::corrupt_input;
+  uint64_t literals_used = 0, matched = 0;
+  ZstdSeqRecord* out = sequences + rec.sequence_offset;
+  for (uint32_t i = 0; i < rec.sequence_count; ++i) {
+    uint64_t ll = 0, ml = 0, ov = 0;
+    s = dec.next_raw(ll, ml, ov);
+    if (s != DeviceChunkStatus::ok) return s;
+    if (ll > rec.literal_size - literals_used) return DeviceChunkStatus::corrupt_input;
+    literals_used += ll;
+    matched += ml;
+    if (matched > rec.block_max) return DeviceChunkStatus::corrupt_input;
+    // Offset values 1..3 name repeat offsets, shifted by one when the literal length is 0; the
+    // offset used moves to the front of the history (RFC 8878, 3.1.2.5).
+    ZstdRepSlot offset;
+    if (ov > 3) {
+      offset = ZstdRepSlot{static_cast<int64_t>(ov - 3), -1};
+      reps[2] = reps[1];
+      reps[1] = reps[0];
+      reps[0] = offset;
+    } else {
+      const uint64_t index = ov - 1 + (ll == 0 ? 1 : 0);
+      if (index == 0) {
+        offset = reps[0];
+      } else if (index == 3) {  // repeat offset 1 minus one
+        offset = reps[0];
+        if (offset.source < 0) {
+          offset.value -= 1;
+          if (offset.value == 0) return DeviceChunkStatus::corrupt_input;
+        } else {
+          offset.value += 1;
+        }
+        reps[2] = reps[1];
+        reps[1] = reps[0];
+        reps[0] = offset;
+      } else {
+        offset = reps[index];
+        if (index == 2) reps[2] = reps[1];
+        reps[1] = reps[0];
+        reps[0] = offset;
+      }
+    }
+    out[i] = ZstdSeqRecord{
+        static_cast<uint32_t>(ll),
+        static_cast<uint32_t>(ml) | (static_cast<uint32_t>(offset.source + 1) << kZstdSeqKindShift),
+        static_cast<uint32_t>(offset.value), static_cast<uint32_t>(literals_used + matched - ml)};
+  }
+  if (!dec.finished_cleanly()) return DeviceChunkStatus::corrupt_input;
+  if (matched > rec.block_max - rec.literal_size) return DeviceChunkStatus::corrupt_input;
+  rec.decoded_size = static_cast<uint32_t>(rec.literal_size + matched);
+  for (int k = 0; k < 3; ++k) rec.reps[k] = reps[k];
+  return DeviceChunkStatus::ok;
+}
+
+// ---------------------------------------------------------------------------------------------
+// 3. Scan.
+
+/// Pass 3 for one chunk (after every block's entropy pass): output offsets, starting repeat
+/// offsets, the frames' content sizes and the capacity, in stream order; the first failure stops
+/// it (plan.scan_status, plan.executed_blocks, plan.checked_frames).
+CUZARR_HOST_DEVICE inline void zstd_bp_scan(uint64_t capacity, const ZstdSlot& slot) {
+  ZstdChunkPlan& plan = *slot.plan;
+  uint64_t op = 0;
+  plan.scan_status = DeviceChunkStatus::ok;
+  plan.executed_blocks = 0;
+  plan.checked_frames = 0;
+  for (uint32_t f = 0; f < plan.frame_count; ++f) {
+    ZstdFrameRecord& frame = slot.frames[f];
+    frame.output_offset = op;
+    if (frame.has_content_size && frame.content_size > capacity - op) {
+      plan.scan_status = DeviceChunkStatus::output_too_small;
+      return;
+    }
+    int64_t reps[3] = {1, 4, 8};  // at the start of a frame (RFC 8878, 3.1.2.5)
+    for (uint32_t b = frame.first_block; b < frame.first_block + frame.block_count; ++b) {
+      ZstdBlockRecord& rec = slot.blocks[b];
+      if (rec.status != DeviceChunkStatus::ok) {
+        plan.scan_status = rec.status;
+        return;
+      }
+      if (rec.decoded_size > capacity - op) {
+        plan.scan_status = DeviceChunkStatus::output_too_small;
+        return;
+      }
+      rec.output_offset = op;
+      op += rec.decoded_size;
+      int64_t next[3];
+      for (int k = 0; k < 3; ++k) {
+        rec.start_reps[k] = reps[k];
+        const ZstdRepSlot& r = rec.reps[k];
+        next[k] = r.source < 0 ? r.value : reps[r.source] - r.value;
+      }
+      for (int k = 0; k < 3; ++k) reps[k] = next[k];
+      plan.executed_blocks = b + 1;
+    }
+    if (!frame.complete) {
+      plan.scan_status = plan.header_status;
+      return;
+    }
+    if (frame.has_content_size && op - frame.output_offset != frame.content_size) {
+      plan.scan_status = DeviceChunkStatus::corrupt_input;
+      return;
+    }
+    frame.output_size = op - frame.output_offset;
+    plan.checked_frames = f + 1;
+  }
+  plan.output_size = op;
+  plan.scan_status = plan.header_status;
+}
+
+// ---------------------------------------------------------------------------------------------
+// 4. Execute, in two phases. Every output byte is written once, by a literal copy or a match.
+//   4a. literals (any order of blocks): raw and RLE blocks, every compressed block's literals,
+//       and every offset checked;
+//   4b. matches (per block, in order within the block): a match byte whose source lies in an
+//       earlier block reads it only if it is a literal there (final since 4a); if it is a match
+//       byte there, the source is followed through that match to its own source, until a
+//       literal or the current block (zstd_bp_source_byte). So blocks need not wait for each
+//       other; a caller may bound the chase and wait for the block instead.
+
+/// A sequence's match offset from the block's starting repeat offsets, checked: at least 1 and
+/// reaching back no further than the frame's start from `match_at` (no dictionary).
+CUZARR_HOST_DEVICE inline DeviceChunkStatus zstd_bp_resolve_offset(const ZstdSeqRecord& seq,
+                                                                   const int64_t* start_reps,
+                                                                   uint64_t match_at,
+                                                                   uint64_t frame_start,
+                                                                   uint64_t& offset) {
+  const uint32_t kind = seq.match_length >> kZstdSeqKindShift;
+  const int64_t value = kind == 0 ? int64_t{seq.offset} : start_reps[kind - 1] - seq.offset;
+  if (value < 1 || static_cast<uint64_t>(value) > match_at - frame_start) {
+    return DeviceChunkStatus::corrupt_input;
+  }
+  offset = static_cast<uint64_t>(value);
+  return DeviceChunkStatus::ok;
+}
+
+/// Phase 4a for block b, serially: its literals (raw / RLE blocks whole) and its offset checks.
+CUZARR_HOST_DEVICE inline DeviceChunkStatus zstd_bp_execute_literals_serial(const unsigned char* in,
+                                                                            const ZstdSlot& slot,
+                                                                            uint32_t b,
+                                                                            unsigned char* out) {
+  const ZstdBlockRecord& rec = slot.blocks[b];
+  const uint64_t start = rec.output_offset;
+  if (rec.type == 0) {
+    for (uint32_t i = 0; i < rec.decoded_size; ++i) out[start + i] = in[rec.in_offset + i];
+    return DeviceChunkStatus::ok;
+  }
+  if (rec.type == 1) {
+    for (uint32_t i = 0; i < rec.decoded_size; ++i) out[start + i] = in[rec.in_offset];
+    return DeviceChunkStatus::ok;
+  }
+  const uint64_t frame_start = slot.frames[rec.frame].output_offset;
+  const unsigned char* literals = slot.literals + rec.literal_offset;
+  const ZstdSeqRecord* seqs = slot.sequences + rec.sequence_offset;
+  uint64_t lp = 0;
+  const uint32_t count = rec.sequence_tables ? rec.sequence_count : 0;
+  for (uint32_t i = 0; i < count; ++i) {
+    const ZstdSeqRecord seq = seqs[i];
+    const uint64_t ll = seq.literal_length, at = start + seq.match_at;
+    for (uint64_t t = 0; t < ll; ++t) out[at - ll + t] = literals[lp + t];
+    lp += ll;
+    uint64_t offset = 0;
+    const DeviceChunkStatus s =
+        zstd_bp_resolve_offset(seq, rec.start_reps, at, frame_start, offset);
+    if (s != DeviceChunkStatus::ok) return s;
+  }
+  const uint64_t rest = rec.literal_size - lp;
+  const uint64_t tail = start + rec.decoded_size - rest;
+  for (uint64_t t = 0; t < rest; ++t) out[tail + t] = literals[lp + t];
+  return DeviceChunkStatus::ok;
+}
+
+/// The block of frame `frame` (blocks [first, b)) that holds output position q.
+CUZARR_HOST_DEVICE inline uint32_t zstd_bp_block_at(const ZstdSlot& slot, uint32_t first,
+                                                    uint32_t b, uint64_t q) {
+  uint32_t lo = first, hi = b;  // output_offset[lo] <= q < output_offset[hi]
+  while (hi - lo > 1) {
+    const uint32_t mid = lo + (hi - lo) / 2;
+    if (slot.blocks[mid].output_offset <= q) {
+      lo = mid;
+    } else {
+      hi = mid;
+    }
+  }
+  return lo;
+}
+
+/// The block and sequence where the last chase started (consecutive bytes of a match's source
+/// usually fall in the same ones, so the searches are skipped).
+struct ZstdChaseHint {
+  uint32_t block = 0;
+  uint32_t sequence = 0;
+};
+
+/// Where the byte at q (before block b, in b's frame) comes from: after `steps` at most, q is a
+/// literal or raw / RLE byte of an earlier block, or lies in block b (returns true); false when
+/// the chase needs more steps (q is then a match byte of an earlier block). A corrupt earlier
+/// block (its failure is reported first) ends the chase at its bytes.
+CUZARR_HOST_DEVICE inline bool zstd_bp_chase_source(const ZstdSlot& slot, uint32_t b, uint64_t& q,
+                                                    uint32_t steps, ZstdChaseHint& hint) {
+  const ZstdBlockRecord& cur = slot.blocks[b];
+  const uint32_t first = slot.frames[cur.frame].first_block;
+  const uint64_t frame_start = slot.frames[cur.frame].output_offset;
+  for (uint32_t step = 0;; ++step) {
+    if (q >= cur.output_offset) return true;
+    const bool hinted =
+        step == 0 && hint.block >= first && hint.block < b &&
+        slot.blocks[hint.block].output_offset <= q &&
+        q - slot.blocks[hint.block].output_offset < slot.blocks[hint.block].decoded_size;
+    const uint32_t k = hinted ? hint.block : zstd_bp_block_at(slot, first, b, q);
+    const ZstdBlockRecord& rec = slot.blocks[k];
+    const uint32_t count = rec.type == 2 && rec.sequence_tables ? rec.sequence_count : 0;
+    if (count == 0 || rec.execute_status != DeviceChunkStatus::ok) return true;
+    // The last sequence whose match starts at or before q.
+    const ZstdSeqRecord* seqs = slot.sequences + rec.sequence_offset;
+    const uint64_t local = q - rec.output_offset;
+    if (local < seqs[0].match_at) return true;
+    uint32_t lo = 0, hi = count;
+    if (hinted && hint.sequence < count && seqs[hint.sequence].match_at <= local &&
+        (hint.sequence + 1 == count || seqs[hint.sequence + 1].match_at > local)) {
+      lo = hint.sequence;
+    } else {
+      while (hi - lo > 1) {
+        const uint32_t mid = lo + (hi - lo) / 2;
+        if (seqs[mid].match_at <= local) {
+          lo = mid;
+        } else {
+          hi = mid;
+        }
+      }
+    }
+    if (step == 0) hint = ZstdChaseHint{k, lo};
+    const ZstdSeqRecord& seq = seqs[lo];
+    const uint64_t ml = seq.match_length & kZstdSeqLengthMask;
+    if (local >= uint64_t{seq.match_at} + ml) return true;  // a literal after that match
+    if (step == steps) return false;
+    const uint64_t at = rec.output_offset + seq.match_at;
+    uint64_t offset = 0;
+    if (zstd_bp_resolve_offset(seq, rec.start_reps, at, frame_start, offset) !=
+        DeviceChunkStatus::ok) {
+      return true;
+    }
+    q = match_source(at, offset, q - at);
+  }
+}
+
+/// Phase 4b for block b, serially (blocks in any order, after 4a for all): its matches.
+CUZARR_HOST_DEVICE inline void zstd_bp_execute_matches_serial(const ZstdSlot& slot, uint32_t b,
+                                                              unsigned char* out) {
+  const ZstdBlockRecord& rec = slot.blocks[b];
+  if (rec.type != 2 || rec.execute_status != DeviceChunkStatus::ok) return;
+  const uint64_t start = rec.output_offset;
+  const uint64_t frame_start = slot.frames[rec.frame].output_offset;
+  const ZstdSeqRecord* seqs = slot.sequences + rec.sequence_offset;
+  const uint32_t count = rec.sequence_tables ? rec.sequence_count : 0;
+  for (uint32_t i = 0; i < count; ++i) {
+    const ZstdSeqRecord seq = seqs[i];
+    const uint64_t ml = seq.match_length & kZstdSeqLengthMask, at = start + seq.match_at;
+    uint64_t offset = 0;
+    zstd_bp_resolve_offset(seq, rec.start_reps, at, frame_start, offset);  // checked in 4a
+    ZstdChaseHint hint;
+    for (uint64_t t = 0; t < ml; ++t) {
+      uint64_t q = match_source(at, offset, t);
+      zstd_bp_chase_source(slot, b, q, UINT32_MAX, hint);
+      out[at + t] = out[q];
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// 5. Hash: XXH64 of each checked frame with a checksum, split over its four accumulators (each
+// runs over every fourth 8-byte word of the 32-byte stripes, so four threads share a frame).
+
+/// Accumulator k (0..3) of XXH64 (seed 0) over the whole stripes of data[0, size).
+CUZARR_HOST_DEVICE inline uint64_t zstd_bp_xxh64_lane(const unsigned char* data, uint64_t size,
+                                                      unsigned k) {
+  uint64_t v = k == 0   ? kXxh64Prime1 + kXxh64Prime2
+               : k == 1 ? kXxh64Prime2
+               : k == 2 ? 0
+                        : uint64_t{0} - kXxh64Prime1;
+  const uint64_t stripes = size / 32;
+#if defined(__CUDA_ARCH__)
+  if (reinterpret_cast<uintptr_t>(data) % 8 == 0) {  // little-endian 8-byte words
+    const auto* words = reinterpret_cast<const uint64_t*>(data) + k;
+    for (uint64_t i = 0; i < stripes; ++i) v = xxh64_round(v, words[4 * i]);
+    return v;
+  }
+#endif
+  for (uint64_t i = 0; i < stripes; ++i) v = xxh64_round(v, xxh64_load64(data + 32 * i + 8 * k));
+  return v;
+}
+
+/// XXH64 (seed 0) of data[0, size) from the four accumulators (the rest of xxh64()).
+CUZARR_HOST_DEVICE inline uint64_t zstd_bp_xxh64_combine(const uint64_t* v,
+                                                         const unsigned char* data, uint64_t size) {
+  uint64_t h, pos = 0;
+  if (size >= 32) {
+    h = xxh64_rotl(v[0], 1) + xxh64_rotl(v[1], 7) + xxh64_rotl(v[2], 12) + xxh64_rotl(v[3], 18);
+    for (int k = 0; k < 4; ++k) h = xxh64_merge(h, v[k]);
+    pos = size / 32 * 32;
+  } else {
+    h = kXxh64Prime5;
+  }
+  h += size;
+  for (; size - pos >= 8; pos += 8) {
+    h ^= xxh64_round(0, xxh64_load64(data + pos));
+    h = xxh64_rotl(h, 27) * kXxh64Prime1 + kXxh64Prime4;
+  }
+  if (size - pos >= 4) {
+    const uint64_t word = uint64_t{data[pos]} | uint64_t{data[pos + 1]} << 8 |
+                          uint64_t{data[pos + 2]} << 16 | uint64_t{data[pos + 3]} << 24;
+    h ^= word * kXxh64Prime1;
+    h = xxh64_rotl(h, 23) * kXxh64Prime2 + kXxh64Prime3;
+    pos += 4;
+  }
+  for (; pos < size; ++pos) {
+    h ^= data[pos] * kXxh64Prime5;
+    h = xxh64_rotl(h, 11) * kXxh64Prime1;
+  }
+  h ^= h >> 33;
+  h *= kXxh64Prime2;
+  h ^= h >> 29;
+  h *= kXxh64Prime3;
+  h ^= h >> 32;
+  return h;
+}
+
+/// Whether frame f needs the hash pass (passed the scan, has a checksum).
+CUZARR_HOST_DEVICE inline bool zstd_bp_frame_hashed(const ZstdSlot& slot, uint32_t f) {
+  return f < slot.plan->checked_frames && slot.frames[f].has_checksum;
+}
+
+// ---------------------------------------------------------------------------------------------
+// 6. Finish.
+
+/// Pass 6 for one chunk (after the hash pass): the first failure in stream order (a block's
+/// execution, a frame's checksum when `verify_checksum`, then what stopped the scan).
+CUZARR_HOST_DEVICE inline DecodeResult zstd_bp_finish(const unsigned char* in, const ZstdSlot& slot,
+                                                      bool verify_checksum) {
+  const ZstdChunkPlan& plan = *slot.plan;
+  for (uint32_t f = 0; f < plan.frame_count; ++f) {
+    const ZstdFrameRecord& frame = slot.frames[f];
+    const uint32_t end = frame.first_block + frame.block_count;
+    for (uint32_t b = frame.first_block; b < end && b < plan.executed_blocks; ++b) {
+      const DeviceChunkStatus s = slot.blocks[b].execute_status;
+      if (s != DeviceChunkStatus::ok) return {s, 0};
+    }
+    if (f >= plan.checked_frames) break;
+    if (frame.has_checksum && verify_checksum) {
+      // The low 32 bits of XXH64 (seed 0) of the frame's content (RFC 8878, 3.1.1), from the
+      // hash pass.
+      if (static_cast<uint32_t>(frame.hash) != load_le32(in + frame.checksum_offset)) {
+        return {DeviceChunkStatus::checksum_mismatch, 0};
+      }
+    }
+  }
+  if (plan.scan_status != DeviceChunkStatus::ok) return {plan.scan_status, 0};
+  return {DeviceChunkStatus::ok, plan.output_size};
+}
+
+}  // namespace cuzarr::gpu

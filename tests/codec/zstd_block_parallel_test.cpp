@@ -1,0 +1,435 @@
+// The block-parallel Zstandard passes (zstd_block_parallel.hpp), run serially on the CPU by
+// zstd_decode_block_parallel_host: byte-exact against libzstd at every level from -7 to 19, with
+// and without checksum and content size, frames back to back, skippable frames, small windows
+// (matches crossing blocks), 1 to 32 MiB inputs; hostile inputs (truncated, damaged, random)
+// give a failure exactly when the serial decoder fails, and never an access outside the given
+// buffers (exact-size heap copies; these tests also run under AddressSanitizer).
+#include <gtest/gtest.h>
+#include <zstd.h>
+
+#include <cstring>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "codec/cuda/zstd_block_parallel_host.hpp"
+#include "gpu_codec_inputs.hpp"
+
+namespace cuzarr {
+namespace {
+
+using gpu::DeviceChunkStatus;
+using Bytes = std::vector<unsigned char>;
+
+struct Params {
+  int level = 3;
+  bool checksum = false;
+  bool content_size = true;
+  int window_log = 0;  // 0: libzstd's choice
+};
+
+Bytes zstd_compress(const Bytes& in, const Params& p) {
+  ZSTD_CCtx* cctx = ZSTD_createCCtx();
+  EXPECT_NE(cctx, nullptr);
+  ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, p.level);
+  ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, p.checksum ? 1 : 0);
+  ZSTD_CCtx_setParameter(cctx, ZSTD_c_contentSizeFlag, p.content_size ? 1 : 0);
+  if (p.window_log > 0) ZSTD_CCtx_setParameter(cctx, ZSTD_c_windowLog, p.window_log);
+  Bytes out(ZSTD_compressBound(in.size()));
+  const size_t n = ZSTD_compress2(cctx, out.data(), out.size(), in.data(), in.size());
+  ZSTD_freeCCtx(cctx);
+  EXPECT_FALSE(ZSTD_isError(n)) << ZSTD_getErrorName(n);
+  out.resize(ZSTD_isError(n) ? 0 : n);
+  return out;
+}
+
+struct Decoded {
+  gpu::DecodeResult result;
+  bool block_parallel = false;
+  Bytes out;
+};
+
+/// Decodes from an exact-size heap copy of `frame` into exactly `capacity` heap bytes.
+Decoded decode(const Bytes& frame, size_t capacity, bool verify = true) {
+  auto in = std::unique_ptr<unsigned char[]>(new unsigned char[frame.size()]);
+  if (!frame.empty()) std::memcpy(in.get(), frame.data(), frame.size());
+  auto dst = std::unique_ptr<unsigned char[]>(new unsigned char[capacity]);
+  Decoded d;
+  d.result = gpu::zstd_decode_block_parallel_host(in.get(), frame.size(), dst.get(), capacity,
+                                                  verify, &d.block_parallel);
+  if (d.result.status == DeviceChunkStatus::ok) {
+    EXPECT_LE(d.result.size, capacity);
+    d.out.assign(dst.get(), dst.get() + d.result.size);
+  }
+  return d;
+}
+
+/// The serial decoder's status on the same input.
+gpu::DecodeResult decode_serial(const Bytes& frame, size_t capacity, Bytes& out) {
+  static auto workspace = std::make_unique<gpu::ZstdWorkspace>();
+  out.assign(capacity, 0);
+  return gpu::zstd_decode_serial(frame.data(), frame.size(), out.data(), capacity, *workspace);
+}
+
+std::string describe(const std::string& name, const Params& p) {
+  return name + " level " + std::to_string(p.level) + (p.checksum ? " checksum" : "") +
+         (p.content_size ? " content-size" : "") +
+         (p.window_log ? " windowLog " + std::to_string(p.window_log) : "");
+}
+
+void expect_roundtrip(const Bytes& input, const Params& p, const std::string& what) {
+  const Bytes frame = zstd_compress(input, p);
+  const Decoded d = decode(frame, input.size());
+  ASSERT_EQ(d.result.status, DeviceChunkStatus::ok) << what;
+  ASSERT_EQ(d.result.size, input.size()) << what;
+  ASSERT_TRUE(d.out == input) << what;
+  ASSERT_EQ(d.block_parallel, input.size() >= gpu::kZstdBlockParallelMinCapacity) << what;
+}
+
+TEST(ZstdBlockParallel, Xxh64InFourLanesEqualsXxh64) {
+  const Bytes data = test::random_input(5000, 17);
+  for (size_t size = 0; size < 5000; size += size < 100 ? 1 : 97) {
+    uint64_t lanes[4];
+    for (unsigned k = 0; k < 4; ++k) lanes[k] = gpu::zstd_bp_xxh64_lane(data.data(), size, k);
+    EXPECT_EQ(gpu::zstd_bp_xxh64_combine(lanes, data.data(), size), gpu::xxh64(data.data(), size))
+        << size;
+  }
+}
+
+TEST(ZstdBlockParallel, DecodesEveryLevelOfEveryFamily) {
+  const auto inputs = test::input_families({140000, 700001});
+  for (int level = -7; level <= 19; ++level) {
+    for (const auto& input : inputs) {
+      if (level > 12 && input.bytes.size() > 200000 && level != 19) continue;  // test time
+      Params p;
+      p.level = level;
+      p.checksum = (level & 1) != 0;
+      p.content_size = (level % 3) != 0;
+      expect_roundtrip(input.bytes, p, describe(input.name, p));
+      if (HasFatalFailure()) return;
+    }
+  }
+}
+
+TEST(ZstdBlockParallel, DecodesEveryFlagCombination) {
+  const auto inputs = test::input_families({131073, 300000});
+  for (int level : {-3, 1, 3, 7, 12}) {
+    for (int flags = 0; flags < 4; ++flags) {
+      for (const auto& input : inputs) {
+        Params p;
+        p.level = level;
+        p.checksum = flags & 1;
+        p.content_size = flags & 2;
+        expect_roundtrip(input.bytes, p, describe(input.name, p));
+        if (HasFatalFailure()) return;
+      }
+    }
+  }
+}
+
+TEST(ZstdBlockParallel, DecodesLargeInputs) {
+  for (size_t size : {size_t{1} << 20, size_t{4} << 20, size_t{32} << 20}) {
+    for (int level : {1, 3}) {
+      Params p;
+      p.level = level;
+      p.checksum = level == 3;
+      expect_roundtrip(test::smooth_uint16_input(size, 5), p,
+                       describe("smooth_uint16/" + std::to_string(size), p));
+      if (HasFatalFailure()) return;
+    }
+  }
+  Params p;
+  p.level = 9;
+  p.content_size = false;
+  expect_roundtrip(test::runs_input(size_t{4} << 20, 6), p, describe("runs/4MiB", p));
+  expect_roundtrip(test::smooth_float32_input(size_t{4} << 20, 8), p,
+                   describe("smooth_float32/4MiB", p));
+  expect_roundtrip(test::random_input(size_t{1} << 20, 7), p, describe("random/1MiB", p));
+}
+
+TEST(ZstdBlockParallel, SmallWindowsMakeMatchesCrossBlocks) {
+  const auto inputs = test::input_families({size_t{1} << 20});
+  for (int window_log : {10, 11, 14, 17}) {
+    for (int level : {1, 3, 9}) {
+      for (const auto& input : inputs) {
+        Params p;
+        p.level = level;
+        p.window_log = window_log;
+        p.checksum = true;
+        p.content_size = window_log != 14;
+        expect_roundtrip(input.bytes, p, describe(input.name, p));
+        if (HasFatalFailure()) return;
+      }
+    }
+  }
+}
+
+/// A random pattern of `period` bytes repeated: every block is one long match of the previous
+/// content, so a byte's source chain runs through every earlier block.
+Bytes repeated_pattern(size_t size, size_t period, uint32_t seed) {
+  const Bytes pattern = test::random_input(period, seed);
+  Bytes v(size);
+  for (size_t i = 0; i < size; ++i) v[i] = pattern[i % period];
+  return v;
+}
+
+TEST(ZstdBlockParallel, FollowsMatchChainsThroughEveryEarlierBlock) {
+  for (int window_log : {10, 0}) {
+    for (int level : {1, 3, 19}) {
+      Params p;
+      p.level = level;
+      p.window_log = window_log;
+      p.checksum = true;
+      expect_roundtrip(repeated_pattern(200000, 300, 5), p,
+                       describe("repeated 300-byte pattern/200000", p));
+      if (HasFatalFailure()) return;
+    }
+  }
+}
+
+TEST(ZstdBlockParallel, DecodesSmallChunksWhenAskedTo) {
+  const auto inputs = test::input_families(test::small_sizes());
+  int k = 0;
+  for (const auto& input : inputs) {
+    for (int level : {-5, 1, 3, 19}) {
+      Params p;
+      p.level = level;
+      p.checksum = k % 2 == 0;
+      p.content_size = k % 3 != 0;
+      ++k;
+      const Bytes frame = zstd_compress(input.bytes, p);
+      auto in = std::unique_ptr<unsigned char[]>(new unsigned char[frame.size()]);
+      std::memcpy(in.get(), frame.data(), frame.size());
+      auto out = std::unique_ptr<unsigned char[]>(new unsigned char[input.bytes.size() + 1]);
+      bool block_parallel = false;
+      const auto r = gpu::zstd_decode_block_parallel_host(
+          in.get(), frame.size(), out.get(), input.bytes.size(), true, &block_parallel, 0);
+      ASSERT_EQ(r.status, DeviceChunkStatus::ok) << describe(input.name, p);
+      ASSERT_TRUE(block_parallel) << describe(input.name, p);
+      ASSERT_EQ(r.size, input.bytes.size());
+      ASSERT_TRUE(Bytes(out.get(), out.get() + r.size) == input.bytes) << describe(input.name, p);
+    }
+  }
+}
+
+TEST(ZstdBlockParallel, DecodesFramesBackToBackAndSkipsSkippableFrames) {
+  const auto inputs = test::input_families({0, 3, 5000, 150000, 400000});
+  Bytes stream, expected;
+  int k = 0;
+  for (const auto& input : inputs) {
+    Params p;
+    p.level = (k % 5) * 4 - 1;
+    p.checksum = k % 2 == 0;
+    p.content_size = k % 3 != 0;
+    const Bytes frame = zstd_compress(input.bytes, p);
+    stream.insert(stream.end(), frame.begin(), frame.end());
+    expected.insert(expected.end(), input.bytes.begin(), input.bytes.end());
+    if (k % 4 == 1) {  // a skippable frame with 0..20 bytes of payload
+      const uint32_t magic = 0x184D2A50u + static_cast<uint32_t>(k % 16);
+      const uint32_t size = static_cast<uint32_t>(k % 21);
+      for (int i = 0; i < 4; ++i) stream.push_back(static_cast<unsigned char>(magic >> (8 * i)));
+      for (int i = 0; i < 4; ++i) stream.push_back(static_cast<unsigned char>(size >> (8 * i)));
+      for (uint32_t i = 0; i < size; ++i) stream.push_back(static_cast<unsigned char>(0xA0 + i));
+    }
+    ++k;
+  }
+  const Decoded d = decode(stream, expected.size());
+  ASSERT_EQ(d.result.status, DeviceChunkStatus::ok);
+  EXPECT_TRUE(d.block_parallel);
+  EXPECT_TRUE(d.out == expected);
+  // Only skippable frames: a valid empty input; nothing at all is not.
+  const Bytes skippable = {0x5F, 0x2A, 0x4D, 0x18, 2, 0, 0, 0, 9, 9};
+  const Decoded empty = decode(skippable, 200000);
+  EXPECT_EQ(empty.result.status, DeviceChunkStatus::ok);
+  EXPECT_EQ(empty.result.size, 0u);
+  EXPECT_TRUE(empty.block_parallel);
+  EXPECT_EQ(decode({}, 200000).result.status, DeviceChunkStatus::corrupt_input);
+}
+
+TEST(ZstdBlockParallel, ManyTinyFramesFallBackToTheSerialDecoder) {
+  // 300 frames of 500 bytes: more frames than the budget of a 150000-byte chunk.
+  Bytes stream, expected;
+  for (int i = 0; i < 300; ++i) {
+    const Bytes input = test::runs_input(500, static_cast<uint32_t>(i));
+    Params p;
+    const Bytes frame = zstd_compress(input, p);
+    stream.insert(stream.end(), frame.begin(), frame.end());
+    expected.insert(expected.end(), input.begin(), input.end());
+  }
+  const Decoded d = decode(stream, expected.size());
+  ASSERT_EQ(d.result.status, DeviceChunkStatus::ok);
+  EXPECT_FALSE(d.block_parallel);
+  EXPECT_TRUE(d.out == expected);
+}
+
+TEST(ZstdBlockParallel, RareModesAndTableReuseAcrossBlocks) {
+  // RLE literals, a 3-byte sequence count, RLE code tables, a bitstream of no bits.
+  const Bytes rle = {0x28, 0xB5, 0x2F, 0xFD, 0xA0, 0x00, 0xFC, 0x01, 0x00, 0x65, 0x00, 0x00,
+                     0x0D, 0xF0, 0x07, 'a',  0xFF, 0x00, 0x00, 0x54, 0x01, 0x00, 0x00, 0x01};
+  Decoded d = decode(rle, 200000);
+  ASSERT_EQ(d.result.status, DeviceChunkStatus::ok);
+  EXPECT_TRUE(d.block_parallel);
+  EXPECT_EQ(d.out, Bytes(130048, 'a'));
+  // Direct 4-bit Huffman weights, then a treeless block reusing the table.
+  const Bytes direct = {0x28, 0xB5, 0x2F, 0xFD, 0x20, 0x0C, 0x44, 0x00, 0x00,
+                        0x82, 0x00, 0x01, 0x80, 0x10, 0x69, 0x01, 0x00, 0x2D,
+                        0x00, 0x00, 0x43, 0x40, 0x00, 0x1E, 0x00};
+  d = decode(direct, 200000);
+  ASSERT_EQ(d.result.status, DeviceChunkStatus::ok);
+  EXPECT_EQ(d.out, Bytes({0, 1, 1, 0, 1, 0, 0, 1, 1, 1, 1, 0}));
+  // Treeless literals without an earlier tree in the frame.
+  const Bytes orphan = {0x28, 0xB5, 0x2F, 0xFD, 0x20, 0x04, 0x2D,
+                        0x00, 0x00, 0x43, 0x40, 0x00, 0x1E, 0x00};
+  EXPECT_EQ(decode(orphan, 200000).result.status, DeviceChunkStatus::corrupt_input);
+  Bytes split = {0x28, 0xB5, 0x2F, 0xFD, 0x20, 0x08, 0x45, 0x00, 0x00,
+                 0x82, 0x00, 0x01, 0x80, 0x10, 0x69, 0x01, 0x00};
+  split.insert(split.end(), orphan.begin(), orphan.end());
+  EXPECT_EQ(decode(split, 200000).result.status, DeviceChunkStatus::corrupt_input);
+  // libzstd reuses Huffman and FSE tables ("treeless" / "repeat") across the blocks of large
+  // frames at high levels; these decode through the table descriptions of earlier blocks.
+  Params p;
+  p.level = 19;
+  p.checksum = true;
+  expect_roundtrip(test::smooth_float32_input(size_t{3} << 20, 3), p, "float32/3MiB level 19");
+}
+
+TEST(ZstdBlockParallel, PlanPointsTreelessAndRepeatBlocksAtEarlierDescriptions) {
+  Params p;
+  p.level = 19;
+  const Bytes input = test::smooth_float32_input(size_t{3} << 20, 3);
+  const Bytes frame = zstd_compress(input, p);
+  const gpu::ZstdSlotLayout layout = gpu::zstd_bp_slot_layout(input.size());
+  std::vector<uint64_t> storage((layout.bytes + 7) / 8);
+  const gpu::ZstdSlot slot = gpu::zstd_bp_slot(storage.data(), layout);
+  gpu::zstd_bp_plan(frame.data(), frame.size(), input.size(), slot);
+  ASSERT_EQ(slot.plan->header_status, DeviceChunkStatus::ok);
+  ASSERT_EQ(slot.plan->block_parallel, 1u);
+  ASSERT_EQ(slot.plan->frame_count, 1u);
+  EXPECT_GE(slot.plan->block_count, 24u);  // 3 MiB in blocks of at most 128 KiB
+  int treeless = 0, repeated = 0;
+  for (uint32_t b = 0; b < slot.plan->block_count; ++b) {
+    const gpu::ZstdBlockRecord& rec = slot.blocks[b];
+    if (rec.type != 2) continue;
+    if (rec.literal_type == 3) {
+      ++treeless;
+      EXPECT_LT(rec.huffman_tree, rec.in_offset);
+    }
+    for (const auto& table : rec.tables) {
+      if (table.mode != 0 && table.offset < rec.in_offset) ++repeated;
+    }
+  }
+  EXPECT_GT(treeless + repeated, 0);
+}
+
+TEST(ZstdBlockParallel, ReportsOutputTooSmallAndChecksums) {
+  const Bytes input = test::smooth_float32_input(600000, 4);
+  for (bool content_size : {false, true}) {
+    Params p;
+    p.content_size = content_size;
+    p.checksum = true;
+    Bytes frame = zstd_compress(input, p);
+    for (size_t capacity : {size_t{140000}, input.size() / 2, input.size() - 1}) {
+      EXPECT_EQ(decode(frame, capacity).result.status, DeviceChunkStatus::output_too_small)
+          << capacity;
+    }
+    const Decoded d = decode(frame, input.size() + 100);
+    ASSERT_EQ(d.result.status, DeviceChunkStatus::ok);
+    EXPECT_TRUE(d.out == input);
+    frame[frame.size() - 2] ^= 0x10;
+    EXPECT_EQ(decode(frame, input.size()).result.status, DeviceChunkStatus::checksum_mismatch);
+    const Decoded unchecked = decode(frame, input.size(), /*verify=*/false);
+    ASSERT_EQ(unchecked.result.status, DeviceChunkStatus::ok);
+    EXPECT_TRUE(unchecked.out == input);
+  }
+}
+
+/// A hostile input must fail exactly when the serial decoder fails, and decode the same bytes
+/// when it does not.
+void expect_like_serial(const Bytes& frame, size_t capacity, const std::string& what,
+                        int& failures) {
+  const Decoded d = decode(frame, capacity);
+  Bytes ref;
+  const auto r = decode_serial(frame, capacity, ref);
+  ASSERT_EQ(d.result.status == DeviceChunkStatus::ok, r.status == DeviceChunkStatus::ok)
+      << what << ": " << static_cast<int>(d.result.status) << " vs " << static_cast<int>(r.status);
+  if (r.status == DeviceChunkStatus::ok) {
+    ref.resize(r.size);
+    ASSERT_TRUE(d.out == ref) << what;
+  } else {
+    ++failures;
+  }
+}
+
+TEST(ZstdBlockParallel, RejectsEveryTruncation) {
+  const auto inputs = test::input_families({150000, 400000});
+  int level = -2, failures = 0;
+  for (const auto& input : inputs) {
+    Params p;
+    p.level = level;
+    level = level >= 15 ? -2 : level + 3;
+    p.checksum = input.bytes.size() % 2 == 0;
+    const Bytes frame = zstd_compress(input.bytes, p);
+    const size_t step = frame.size() > 600 ? frame.size() / 300 : 1;
+    for (size_t cut = 0; cut < frame.size(); cut += step) {
+      const Bytes part(frame.begin(), frame.begin() + static_cast<std::ptrdiff_t>(cut));
+      const Decoded d = decode(part, input.bytes.size());
+      EXPECT_NE(d.result.status, DeviceChunkStatus::ok)
+          << input.name << " cut at " << cut << " of " << frame.size();
+      ++failures;
+    }
+  }
+  EXPECT_GT(failures, 1000);
+}
+
+TEST(ZstdBlockParallel, DamagedFramesNeverOverrunAndFailLikeTheSerialDecoder) {
+  const auto inputs = test::input_families({140000, 300000});
+  int failures = 0;
+  for (const auto& input : inputs) {
+    for (int level : {-5, 1, 3, 19}) {
+      if (level == 19 && input.bytes.size() > 200000) continue;
+      Params p;
+      p.level = level;
+      p.checksum = level != 3;
+      p.window_log = level == 1 ? 12 : 0;
+      const Bytes frame = zstd_compress(input.bytes, p);
+      std::mt19937 rng(static_cast<uint32_t>(frame.size() * 31 + static_cast<size_t>(level + 7)));
+      for (int trial = 0; trial < 40; ++trial) {
+        Bytes damaged = frame;
+        const int hits = 1 + static_cast<int>(rng() % 3);
+        for (int h = 0; h < hits; ++h) {
+          const size_t at = rng() % damaged.size();
+          damaged[at] =
+              static_cast<unsigned char>(trial % 2 ? rng() : damaged[at] ^ (1u << (rng() % 8)));
+        }
+        const size_t capacity = input.bytes.size() + (trial % 3 == 0 ? 1000 : 0);
+        expect_like_serial(
+            damaged, capacity,
+            input.name + " level " + std::to_string(level) + " trial " + std::to_string(trial),
+            failures);
+        if (HasFatalFailure()) return;
+      }
+    }
+  }
+  EXPECT_GT(failures, 500);
+}
+
+TEST(ZstdBlockParallel, RandomBytesNeverOverrun) {
+  std::mt19937 rng(321);
+  int failures = 0;
+  for (int trial = 0; trial < 2000; ++trial) {
+    // A valid magic number and descriptor, then noise: reaches the block and entropy parsers.
+    Bytes junk = test::random_input(5 + rng() % 600, static_cast<uint32_t>(trial));
+    junk[0] = 0x28;
+    junk[1] = 0xB5;
+    junk[2] = 0x2F;
+    junk[3] = 0xFD;
+    junk[4] &= 0xF4;  // no dictionary, reserved bit clear
+    expect_like_serial(junk, 131073 + rng() % 100000, "trial " + std::to_string(trial), failures);
+    if (HasFatalFailure()) return;
+  }
+  EXPECT_GT(failures, 1000);
+}
+
+}  // namespace
+}  // namespace cuzarr
