@@ -6,6 +6,7 @@
 // encoders, so neither c-blosc nor Google Benchmark is needed; zstd (levels 1 and 3) and deflate
 // (gzip, levels 1 and 6) are decode only, compressed on the CPU by libzstd and zlib.
 //   cuzarr_gpu_codec_throughput [total MiB per batch (default 1024)] [repetitions (default 5)]
+//                               [elements | zstd | deflate (default all rows)]
 #include <cuda_runtime_api.h>
 #include <zlib.h>
 #include <zstd.h>
@@ -250,6 +251,14 @@ bool deflate_rows(size_t total_mib, int repetitions, const Stream& stream) {
 int main(int argc, char** argv) {
   const size_t total_mib = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 1024;
   const int repetitions = argc > 2 ? std::atoi(argv[2]) : 5;
+  // Third argument: which rows, "elements" (LZ4, blosc, shuffle, delta, crc32c), "zstd" or
+  // "deflate"; default all.
+  const std::string only = argc > 3 ? argv[3] : "";
+  if (!only.empty() && only != "elements" && only != "zstd" && only != "deflate") {
+    std::fprintf(stderr, "third argument: elements, zstd or deflate, not \"%s\"\n", only.c_str());
+    return 2;
+  }
+  const auto wanted = [&](const char* rows) { return only.empty() || only == rows; };
   int devices = 0;
   if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
     std::fprintf(stderr, "no CUDA device\n");
@@ -265,6 +274,7 @@ int main(int argc, char** argv) {
   bool all_ok = true;
   constexpr size_t kPoolBytes = 64u << 20;
   for (bool is_float : {false, true}) {
+    if (!wanted("elements")) break;
     const std::string dtype = is_float ? "float32" : "uint16";
     const uint32_t typesize = is_float ? 4 : 2;
     const std::vector<unsigned char> pool = make_field(kPoolBytes, is_float, 1);
@@ -393,6 +403,7 @@ int main(int argc, char** argv) {
   }
   // zstd decode: chunks compressed by libzstd on the CPU (all cores), decoded on the GPU.
   for (bool is_float : {false, true}) {
+    if (!wanted("zstd")) break;
     const std::string dtype = is_float ? "float32" : "uint16";
     const uint32_t typesize = is_float ? 4 : 2;
     const std::vector<unsigned char> pool = make_field(kPoolBytes, is_float, 1);
@@ -450,7 +461,7 @@ int main(int argc, char** argv) {
       }
     }
   }
-  all_ok = deflate_rows(total_mib, repetitions, stream) && all_ok;
+  if (wanted("deflate")) all_ok = deflate_rows(total_mib, repetitions, stream) && all_ok;
   std::printf(all_ok ? "all decoded bytes equal the input\n" : "SOME CHECKS FAILED\n");
   return all_ok ? 0 : 1;
 }
