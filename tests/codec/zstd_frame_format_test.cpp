@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "gpu_codec_inputs.hpp"
+#include "zstd_test_frames.hpp"
 
 namespace cuzarr {
 namespace {
@@ -22,27 +23,8 @@ namespace {
 using gpu::DeviceChunkStatus;
 using Bytes = std::vector<unsigned char>;
 
-struct Params {
-  int level = 3;
-  bool checksum = false;
-  bool content_size = true;
-  int window_log = 0;  // 0: libzstd's choice
-};
-
-Bytes zstd_compress(const Bytes& in, const Params& p) {
-  ZSTD_CCtx* cctx = ZSTD_createCCtx();
-  EXPECT_NE(cctx, nullptr);
-  ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, p.level);
-  ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, p.checksum ? 1 : 0);
-  ZSTD_CCtx_setParameter(cctx, ZSTD_c_contentSizeFlag, p.content_size ? 1 : 0);
-  if (p.window_log > 0) ZSTD_CCtx_setParameter(cctx, ZSTD_c_windowLog, p.window_log);
-  Bytes out(ZSTD_compressBound(in.size()));
-  const size_t n = ZSTD_compress2(cctx, out.data(), out.size(), in.data(), in.size());
-  ZSTD_freeCCtx(cctx);
-  EXPECT_FALSE(ZSTD_isError(n)) << ZSTD_getErrorName(n);
-  out.resize(ZSTD_isError(n) ? 0 : n);
-  return out;
-}
+using Params = test::ZstdFrameParams;
+using test::zstd_compress;
 
 /// Decodes from an exact-size heap copy of `frame` into exactly `capacity` bytes (ASan sees any
 /// access outside either).
