@@ -56,6 +56,52 @@ __device__ inline uint32_t shift(const SharedTables& t, uint32_t r, uint64_t n) 
   return crc32c_shift_by_powers(r, n, t.pow2);
 }
 
+// The little-endian 32-bit word `index` of the 4-aligned words at `base` (base + skew = data):
+// an aligned load when all its bytes lie in data[0, n), else the bytes that do (zeros elsewhere),
+// so no byte outside the chunk is read.
+__device__ inline uint32_t load_word_within(const uint32_t* base, unsigned skew,
+                                            const unsigned char* data, uint64_t n, uint64_t index) {
+  const int64_t begin = static_cast<int64_t>(4 * index) - static_cast<int64_t>(skew);
+  if (begin >= 0 && static_cast<uint64_t>(begin) + 4 <= n) return base[index];
+  uint32_t w = 0;
+  for (int b = 0; b < 4; ++b) {
+    const int64_t at = begin + b;
+    if (at >= 0 && static_cast<uint64_t>(at) < n) w |= uint32_t{data[at]} << (8 * b);
+  }
+  return w;
+}
+
+// The 16 bytes data[offset, offset + 16) (inside data[0, n)), data at any address.
+__device__ inline uint4 load16_any_alignment(const uint32_t* base, unsigned skew,
+                                             const unsigned char* data, uint64_t n,
+                                             uint64_t offset) {
+  const uint64_t first = offset / 4;  // offset is a multiple of 16
+  if (skew == 0) return make_uint4(base[first], base[first + 1], base[first + 2], base[first + 3]);
+  uint32_t w[5];
+  for (int k = 0; k < 5; ++k) w[k] = load_word_within(base, skew, data, n, first + k);
+  const unsigned shift = 8 * skew;
+  return make_uint4(__funnelshift_r(w[0], w[1], shift), __funnelshift_r(w[1], w[2], shift),
+                    __funnelshift_r(w[2], w[3], shift), __funnelshift_r(w[3], w[4], shift));
+}
+
+// Stores the 16 bytes `word` at `dst`, whose address is `skew` mod 16.
+__device__ inline void store16_any_alignment(unsigned char* dst, unsigned skew, uint4 word) {
+  if (skew == 0) {
+    *reinterpret_cast<uint4*>(dst) = word;
+  } else if (skew % 4 == 0) {
+    auto* d = reinterpret_cast<uint32_t*>(dst);
+    d[0] = word.x;
+    d[1] = word.y;
+    d[2] = word.z;
+    d[3] = word.w;
+  } else {
+    store_le32(dst, word.x);
+    store_le32(dst + 4, word.y);
+    store_le32(dst + 8, word.z);
+    store_le32(dst + 12, word.w);
+  }
+}
+
 // XOR-accumulates into *acc the raw CRC contribution of data[0, n) (shifted to the end of the
 // n bytes), computed by the warps [warp, warp + warps); copies the bytes to `copy` when given.
 __device__ void accumulate(const SharedTables& t, const unsigned char* data, uint64_t n,
@@ -80,14 +126,18 @@ __device__ void accumulate(const SharedTables& t, const unsigned char* data, uin
                           word.x, word.y, word.z, word.w);
     }
   } else {
+    // Inputs at any address: 4-byte loads aligned down, shifted into place (the pipeline's staged
+    // inputs are packed back to back, so most chunks start at an odd address).
+    const auto in_addr = reinterpret_cast<uintptr_t>(data);
+    const auto* base = reinterpret_cast<const uint32_t*>(in_addr & ~uintptr_t{3});
+    const unsigned skew = static_cast<unsigned>(in_addr & 3u);
+    const unsigned copy_skew = static_cast<unsigned>(reinterpret_cast<uintptr_t>(copy) & 15u);
     for (uint64_t s = first; s < last; ++s) {
       const uint64_t offset = s * kStepBytes + kCrc32cLaneBytes * lane;
-      const unsigned char* p = data + offset;
-      if (copy) {
-        for (uint64_t b = 0; b < kCrc32cLaneBytes; ++b) copy[offset + b] = p[b];
-      }
+      const uint4 word = load16_any_alignment(base, skew, data, n, offset);
+      if (copy) store16_any_alignment(copy + offset, copy_skew, word);
       r = crc32c_update16(t.wide.table, s == first ? 0u : crc32c_times_wide_step(t.wide.step, r),
-                          load_le32(p), load_le32(p + 4), load_le32(p + 8), load_le32(p + 12));
+                          word.x, word.y, word.z, word.w);
     }
   }
   uint32_t contribution = last > first ? shift(t, r, crc32c_wide_lane_shift(n, last, lane)) : 0u;

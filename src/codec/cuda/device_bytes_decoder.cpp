@@ -56,7 +56,6 @@ class ZstdDeviceDecoder final : public DeviceBytesDecoder {
   size_t temp_bytes(size_t count, uint64_t max_output) const override {
     return zstd_decode_temp_bytes(count, max_output);
   }
-  uint64_t automatic_chunk_limit() const override { return uint64_t{2} << 20; }
   void decode(const DeviceChunkBatch& batch, void* temp, uint64_t max_output,
               Stream stream) const override {
     zstd_decode_batch(batch, true, max_output, temp, stream);
