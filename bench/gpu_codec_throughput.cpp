@@ -251,14 +251,26 @@ bool deflate_rows(size_t total_mib, int repetitions, const Stream& stream) {
 int main(int argc, char** argv) {
   const size_t total_mib = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 1024;
   const int repetitions = argc > 2 ? std::atoi(argv[2]) : 5;
-  // Third argument: which rows, "elements" (LZ4, blosc, shuffle, delta, crc32c), "zstd" or
-  // "deflate"; default all.
+  // Third argument: which rows, "elements" (all of lz4, blosc, filters and crc32c), one of those
+  // four groups, "zstd" or "deflate"; default all.
   const std::string only = argc > 3 ? argv[3] : "";
-  if (!only.empty() && only != "elements" && only != "zstd" && only != "deflate") {
-    std::fprintf(stderr, "third argument: elements, zstd or deflate, not \"%s\"\n", only.c_str());
+  const std::vector<std::string> element_groups = {"lz4", "blosc", "filters", "crc32c"};
+  const bool element_group =
+      std::find(element_groups.begin(), element_groups.end(), only) != element_groups.end();
+  if (!only.empty() && only != "elements" && only != "zstd" && only != "deflate" &&
+      !element_group) {
+    std::fprintf(stderr,
+                 "third argument: elements, lz4, blosc, filters, crc32c, zstd or deflate, not "
+                 "\"%s\"\n",
+                 only.c_str());
     return 2;
   }
-  const auto wanted = [&](const char* rows) { return only.empty() || only == rows; };
+  const auto wanted = [&](const char* rows) {
+    return only.empty() || only == rows || (element_group && std::string(rows) == "elements");
+  };
+  const auto wanted_group = [&](const char* group) {
+    return only.empty() || only == "elements" || only == group;
+  };
   int devices = 0;
   if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
     std::fprintf(stderr, "no CUDA device\n");
@@ -301,7 +313,7 @@ int main(int argc, char** argv) {
         return s;
       };
       // numcodecs.lz4
-      {
+      if (wanted_group("lz4")) {
         Batch encoded(count, chunk, numcodecs_lz4_max_encoded_size(chunk));
         Device temp(lz4_encode_temp_bytes(count));
         const double enc = best_seconds(
@@ -315,7 +327,7 @@ int main(int argc, char** argv) {
         report("numcodecs.lz4", bytes, dec, enc, ok);
       }
       // numcodecs.lz4 with the segment-parallel encoder (64 KiB segments stitched into one block)
-      {
+      if (wanted_group("lz4")) {
         Batch encoded(count, chunk, numcodecs_lz4_max_encoded_size(chunk));
         Device temp(lz4_encode_segments_temp_bytes(count, chunk));
         const double enc = best_seconds(repetitions, [&] {
@@ -331,6 +343,7 @@ int main(int argc, char** argv) {
       }
       // blosc lz4 with byte and bit shuffle
       for (BloscShuffle shuffle : {BloscShuffle::byte, BloscShuffle::bit}) {
+        if (!wanted_group("blosc")) break;
         Batch encoded(count, chunk, blosc_max_encoded_size(chunk));
         Device encode_temp(blosc_encode_temp_bytes(count, chunk));
         const BloscEncodeParams params{5, typesize, shuffle, 0};
@@ -359,29 +372,32 @@ int main(int argc, char** argv) {
         ok = ok && decoded.all_ok() && same_bytes(input, decoded);
         report(name, 0, dec, enc, ok);
       };
-      filter(
-          "shuffle", [&](const DeviceChunkBatch& b) { shuffle_batch(b, typesize, stream); },
-          [&](const DeviceChunkBatch& b) { unshuffle_batch(b, typesize, stream); });
-      filter(
-          "bitshuffle", [&](const DeviceChunkBatch& b) { bitshuffle_batch(b, typesize, stream); },
-          [&](const DeviceChunkBatch& b) { bitunshuffle_batch(b, typesize, stream); });
-      const DeltaType delta_type = is_float ? DeltaType::float32 : DeltaType::uint16;
-      {
-        Device delta_temp(delta_decode_temp_bytes(count));
+      if (wanted_group("filters")) {
         filter(
-            "delta", [&](const DeviceChunkBatch& b) { delta_encode_batch(b, delta_type, stream); },
-            [&](const DeviceChunkBatch& b) {
-              delta_decode_batch(b, delta_type, delta_temp.p, stream);
-            });
-      }
-      if (!is_float) {  // integer decode without scratch: one thread block per chunk
+            "shuffle", [&](const DeviceChunkBatch& b) { shuffle_batch(b, typesize, stream); },
+            [&](const DeviceChunkBatch& b) { unshuffle_batch(b, typesize, stream); });
         filter(
-            "delta (block per chunk)",
-            [&](const DeviceChunkBatch& b) { delta_encode_batch(b, delta_type, stream); },
-            [&](const DeviceChunkBatch& b) { delta_decode_batch(b, delta_type, stream); });
+            "bitshuffle", [&](const DeviceChunkBatch& b) { bitshuffle_batch(b, typesize, stream); },
+            [&](const DeviceChunkBatch& b) { bitunshuffle_batch(b, typesize, stream); });
+        const DeltaType delta_type = is_float ? DeltaType::float32 : DeltaType::uint16;
+        {
+          Device delta_temp(delta_decode_temp_bytes(count));
+          filter(
+              "delta",
+              [&](const DeviceChunkBatch& b) { delta_encode_batch(b, delta_type, stream); },
+              [&](const DeviceChunkBatch& b) {
+                delta_decode_batch(b, delta_type, delta_temp.p, stream);
+              });
+        }
+        if (!is_float) {  // integer decode without scratch: one thread block per chunk
+          filter(
+              "delta (block per chunk)",
+              [&](const DeviceChunkBatch& b) { delta_encode_batch(b, delta_type, stream); },
+              [&](const DeviceChunkBatch& b) { delta_decode_batch(b, delta_type, stream); });
+        }
       }
       // crc32c codec: encode appends 4 bytes, decode verifies and strips them.
-      {
+      if (wanted_group("crc32c")) {
         Batch encoded(count, chunk, chunk + 4);
         Device temp(crc32c_codec_temp_bytes(count));
         const double enc = best_seconds(
