@@ -148,7 +148,7 @@ TEST_F(GpuZstd, BlockParallelMixesSmallAndLargeChunksAndSmallWindows) {
   frames.push_back(joined);
   inputs.push_back(expected);
   expect_decoded(gpu_decode_block_parallel(frames, test::sizes_of(inputs)), inputs);
-  // More chunks than one round's slots hold (2 GiB of slots: one of a 512 MiB chunk).
+  // More chunks than one round's slots hold (6 GiB of slots: two of 512 MiB chunks).
   Chunks few_inputs(inputs.begin() + 10, inputs.begin() + 20);
   Chunks few_frames(frames.begin() + 10, frames.begin() + 20);
   std::vector<uint64_t> capacities = test::sizes_of(few_inputs);

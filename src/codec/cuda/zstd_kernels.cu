@@ -93,9 +93,7 @@ __global__ void __launch_bounds__(kDecodeWarps* kWarpSize)
 
 constexpr int kBpWarps = 4;           // warps per thread block of the block kernels
 constexpr unsigned kBpBlocks = 2048;  // thread blocks of the block kernels (8192 warps)
-// Scratch of one round at most: 2 GiB of slots still hold about 3000 blocks, more than the entropy
-// kernel runs at once on an H200 (20 warps per SM).
-constexpr uint64_t kBpRoundBytes = uint64_t{2} << 30;
+constexpr uint64_t kBpRoundBytes = uint64_t{6} << 30;  // scratch of one round at most
 
 static_assert(kBpWarps * (sizeof(ZstdEntropyTables) + sizeof(ZstdHuffmanStreams)) <= 48 * 1024,
               "the entropy kernel's tables fit static shared memory");

@@ -24,7 +24,7 @@ size_t zstd_decode_temp_bytes(size_t count);
 /// The same with block-parallel decoding of chunks whose output capacity is at most
 /// `max_output`: plus, when max_output >= block_parallel_from (default: above 128 KiB), one slot
 /// of about 5.3 x max_output bytes (block records, sequences, literals) per chunk decoded at
-/// once; at most 2 GiB of slots (or one slot), larger batches go in several rounds.
+/// once; at most 6 GiB of slots, larger batches go in several rounds.
 size_t zstd_decode_temp_bytes(size_t count, uint64_t max_output,
                               uint64_t block_parallel_from = kZstdBlockParallelMinCapacity);
 
