@@ -259,13 +259,17 @@ void ChunkPipeline::read(const NormalizedSelection& selection, const NDBuffer& o
                                        metadata_->data_type.name()));
   }
   // Device output: chunks whose codecs leave nothing to decode on the CPU are read straight into
-  // pinned memory (or device memory, when the store reads there itself).
+  // pinned memory (or device memory, when the store reads there itself); so are encoded chunks
+  // whose codecs all decode on the GPU (into pinned memory: a blosc chunk whose inner codec has
+  // no GPU decoder is still decoded on the CPU from there).
   DeviceReadSink device(out, metadata_->fill_value, Stream::create(),
                         options_.effective_codec_placement());
   MemoryKind fetch_kind = MemoryKind::host;
-  if (DeviceReadSink::stages_array_bytes(chunk_chain) && chunk_chain.bytes_to_bytes().empty() &&
-      !metadata_->rectilinear_grid) {
-    fetch_kind = store_->reads_into_device() ? MemoryKind::device : MemoryKind::pinned;
+  if (DeviceReadSink::stages_array_bytes(chunk_chain) && !metadata_->rectilinear_grid) {
+    if (chunk_chain.bytes_to_bytes().empty())
+      fetch_kind = store_->reads_into_device() ? MemoryKind::device : MemoryKind::pinned;
+    else if (device.decodes_entirely_on_gpu(chunk_chain))
+      fetch_kind = MemoryKind::pinned;
   }
   const auto sink = [&](ChunkReadBatch& batch) { device.submit(batch); };
   if (sharding_)

@@ -116,6 +116,11 @@ bool DeviceReadSink::stages_array_bytes(const CodecChain& chain) {
   return true;
 }
 
+bool DeviceReadSink::decodes_entirely_on_gpu(const CodecChain& chain) {
+  const ChainPlan& plan = plan_for(chain);
+  return plan.array_bytes && plan.gpu_steps == chain.bytes_to_bytes().size();
+}
+
 const DeviceReadSink::ChainPlan& DeviceReadSink::plan_for(const CodecChain& chain) {
   auto& plan = plans_[&chain];
   if (plan) return *plan;
@@ -313,8 +318,13 @@ void DeviceReadSink::submit(ChunkReadBatch& batch) {
         break;
     }
   }
+  // Input of the GPU codecs: host bytes are packed into the pinned slot; bytes fetched into
+  // pinned memory are copied from there into the device slot; device bytes are used in place.
+  const auto packed = [](const StagedChunk& c) {
+    return c.gpu_steps > 0 ? c.bytes.kind() == MemoryKind::host : c.route == Route::packed_staged;
+  };
   for (auto& c : staged) {
-    if (c.route != Route::packed_staged && c.gpu_steps == 0) continue;
+    if (!packed(c)) continue;
     c.pinned_offset = c.device_offset = pinned_size;
     pinned_size += align_up(c.bytes.size());
   }
@@ -333,7 +343,9 @@ void DeviceReadSink::submit(ChunkReadBatch& batch) {
   }
   size_t device_size = batch_copy_size;
   for (auto& c : staged) {
-    if (c.route != Route::pinned_staged) continue;
+    const bool own_pinned =
+        c.gpu_steps > 0 ? c.bytes.kind() == MemoryKind::pinned : c.route == Route::pinned_staged;
+    if (!own_pinned) continue;
     c.device_offset = device_size;
     device_size += align_up(c.bytes.size());
   }
@@ -379,9 +391,13 @@ void DeviceReadSink::submit(ChunkReadBatch& batch) {
   std::memcpy(pinned.data(), fill_value_.data(), fill_value_.size());
   parallel_for(n, [&](size_t i) {
     const StagedChunk& c = staged[i];
-    if (c.gpu_steps > 0 || c.route == Route::packed_direct || c.route == Route::packed_staged)
+    if (packed(c) || (c.gpu_steps == 0 && c.route == Route::packed_direct))
       std::memcpy(pinned.data() + c.pinned_offset, c.bytes.data(), c.bytes.size());
   });
+  // Where the GPU codecs read chunk c.
+  const auto gpu_input = [&](const StagedChunk& c) -> const std::byte* {
+    return c.bytes.kind() == MemoryKind::device ? c.bytes.data() : device.data() + c.device_offset;
+  };
   const auto device_at = [&](size_t offset) { return device.data() + offset; };
   const auto table = [&](size_t step, size_t which) {
     return reinterpret_cast<uint64_t*>(pinned.data() + tables_offset +
@@ -392,7 +408,7 @@ void DeviceReadSink::submit(ChunkReadBatch& batch) {
     for (size_t j = 0; j < c.gpu_steps; ++j) {
       const bool first_step = j + 1 == c.gpu_steps;  // the outermost GPU codec runs first
       table(j, 0)[k] = reinterpret_cast<uint64_t>(
-          first_step ? device_at(c.device_offset) : device_at(c.step_output_offset[j + 1]));
+          first_step ? gpu_input(c) : device_at(c.step_output_offset[j + 1]));
       table(j, 1)[k] = first_step ? c.bytes.size() : 0;  // later steps read the sizes produced
       table(j, 2)[k] = reinterpret_cast<uint64_t>(device_at(c.step_output_offset[j]));
       table(j, 3)[k] = c.step_capacity[j];
@@ -406,6 +422,12 @@ void DeviceReadSink::submit(ChunkReadBatch& batch) {
 
   copy_bytes(device.data(), MemoryKind::device, pinned.data(), MemoryKind::pinned, batch_copy_size,
              stream_);
+  for (size_t i : gpu_order) {
+    const StagedChunk& c = staged[i];
+    if (c.bytes.kind() == MemoryKind::pinned)
+      copy_bytes(device_at(c.device_offset), MemoryKind::device, c.bytes.data(), MemoryKind::pinned,
+                 c.bytes.size(), stream_);
+  }
 
   // 5. The GPU codecs, outermost first, each over every chunk that has it. (A batch holds the
   //    chunks of one chain, or of chains of one codec list on a rectilinear grid.)

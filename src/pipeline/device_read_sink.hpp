@@ -37,6 +37,10 @@ class DeviceReadSink {
   /// True when the GPU takes chunks of `chain` as their array bytes: the chain is "bytes" with
   /// only "transpose" codecs before it. Other chains are decoded whole on the CPU.
   static bool stages_array_bytes(const CodecChain& chain);
+  /// True when chunks of `chain` reach the GPU still encoded and every bytes -> bytes codec of it
+  /// decodes there (per the placement): the CPU never touches their bytes, so they may be
+  /// fetched straight into pinned (or device) memory.
+  bool decodes_entirely_on_gpu(const CodecChain& chain);
 
   /// Decodes on the CPU what must be, waits for the previous batch's GPU work, then queues this
   /// batch's copies and scatter. Throws an Error naming the chunk for a bad chunk.
