@@ -224,6 +224,7 @@ std::vector<Outcome> decode_on_gpu(Codec codec, const std::vector<Case>& cases, 
     case Codec::deflate: {
       DeviceBuffer temp(inflate_temp_bytes(count));
       inflate_batch(batch, wrapper_of(codec), true, temp.p, stream);
+      CHECK(cudaDeviceSynchronize());  // before temp goes
       path = "inflate_batch";
       break;
     }
