@@ -25,3 +25,7 @@ if [[ ! -f /usr/include/blosc.h && -f .gpu-deps/include/blosc.h && -f .gpu-deps/
     "-DCMAKE_SHARED_LINKER_FLAGS=-Wl,-rpath-link,$STAGED_DEPS_LIB -Wl,-rpath,$STAGED_DEPS_LIB")
   export LD_LIBRARY_PATH="$STAGED_DEPS_LIB${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 fi
+# nvCOMP staged by scripts/stage-nvcomp: the nvCOMP comparison benchmark finds it there.
+if [[ -f .gpu-deps/nvcomp/include/nvcomp.h ]]; then
+  STAGED_DEPS_CMAKE_ARGS+=("-DCUZARR_NVCOMP_ROOT=$PWD/.gpu-deps/nvcomp")
+fi
