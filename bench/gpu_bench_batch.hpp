@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cuda_runtime_api.h>
+#include <zlib.h>
 
 #include <algorithm>
 #include <cmath>
@@ -65,6 +66,25 @@ inline std::vector<unsigned char> make_field(size_t bytes, bool is_float, uint32
     }
   }
   return v;
+}
+
+/// zlib window bits for a gzip member (raw deflate: -15).
+inline constexpr int kGzipWindowBits = 31;
+
+/// A deflate stream of `in` at `level` written by zlib: raw (window bits -15) or gzip (31).
+inline std::vector<unsigned char> zlib_compress(const unsigned char* in, size_t n, int level,
+                                                int window_bits) {
+  z_stream z{};
+  if (deflateInit2(&z, level, Z_DEFLATED, window_bits, 8, Z_DEFAULT_STRATEGY) != Z_OK) std::exit(2);
+  std::vector<unsigned char> out(deflateBound(&z, n) + 64);
+  z.next_in = const_cast<Bytef*>(in);
+  z.avail_in = static_cast<uInt>(n);
+  z.next_out = out.data();
+  z.avail_out = static_cast<uInt>(out.size());
+  if (deflate(&z, Z_FINISH) != Z_STREAM_END) std::exit(2);
+  out.resize(z.total_out);
+  deflateEnd(&z);
+  return out;
 }
 
 /// A batch of `count` chunks of `chunk` bytes in one allocation (chunk i at i * stride), with the

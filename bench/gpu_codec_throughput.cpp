@@ -50,21 +50,6 @@ void print(const Row& r) {
   std::fflush(stdout);
 }
 
-// One gzip member of `in` at `level`, written by zlib.
-std::vector<unsigned char> gzip_compress(const unsigned char* in, size_t n, int level) {
-  z_stream z{};
-  if (deflateInit2(&z, level, Z_DEFLATED, 31, 8, Z_DEFAULT_STRATEGY) != Z_OK) std::exit(2);
-  std::vector<unsigned char> out(deflateBound(&z, n) + 64);
-  z.next_in = const_cast<Bytef*>(in);
-  z.avail_in = static_cast<uInt>(n);
-  z.next_out = out.data();
-  z.avail_out = static_cast<uInt>(out.size());
-  if (deflate(&z, Z_FINISH) != Z_STREAM_END) std::exit(2);
-  out.resize(z.total_out);
-  deflateEnd(&z);
-  return out;
-}
-
 // gzip decode rows: levels 1 and 6, chunks of 64 KiB .. 32 MiB.
 bool deflate_rows(size_t total_mib, int repetitions, const Stream& stream) {
   constexpr size_t kPoolBytes = 64u << 20, kDistinctBytes = 64u << 20;
@@ -90,7 +75,7 @@ bool deflate_rows(size_t total_mib, int repetitions, const Stream& stream) {
         size_t stride = 0;
         double packed_bytes = 0;
         for (size_t i = 0; i < distinct; ++i) {
-          packed[i] = gzip_compress(pool.data() + offsets[i], chunk, level);
+          packed[i] = zlib_compress(pool.data() + offsets[i], chunk, level, kGzipWindowBits);
           stride = std::max(stride, packed[i].size());
           packed_bytes += static_cast<double>(packed[i].size());
         }

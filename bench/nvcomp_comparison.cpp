@@ -55,22 +55,6 @@ const char* codec_name(Codec c) {
   return "?";
 }
 
-// A deflate stream of `in` at `level` written by zlib: raw (window bits -15) or gzip (31).
-std::vector<unsigned char> zlib_compress(const unsigned char* in, size_t n, int level,
-                                         int window_bits) {
-  z_stream z{};
-  if (deflateInit2(&z, level, Z_DEFLATED, window_bits, 8, Z_DEFAULT_STRATEGY) != Z_OK) std::exit(2);
-  std::vector<unsigned char> out(deflateBound(&z, n) + 64);
-  z.next_in = const_cast<Bytef*>(in);
-  z.avail_in = static_cast<uInt>(n);
-  z.next_out = out.data();
-  z.avail_out = static_cast<uInt>(out.size());
-  if (deflate(&z, Z_FINISH) != Z_STREAM_END) std::exit(2);
-  out.resize(z.total_out);
-  deflateEnd(&z);
-  return out;
-}
-
 // `in` compressed by the CPU library of `codec` at `level`.
 std::vector<unsigned char> compress(Codec codec, int level, const unsigned char* in, size_t n) {
   std::vector<unsigned char> out;
@@ -94,7 +78,7 @@ std::vector<unsigned char> compress(Codec codec, int level, const unsigned char*
     case Codec::deflate:
       return zlib_compress(in, n, level, -15);
     case Codec::gzip:
-      return zlib_compress(in, n, level, 31);
+      return zlib_compress(in, n, level, kGzipWindowBits);
   }
   return out;
 }
