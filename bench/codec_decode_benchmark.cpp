@@ -16,6 +16,7 @@
 #include <random>
 #include <vector>
 
+#include "cuzarr/codec/codec_chain.hpp"
 #include "cuzarr/codec/codec_registry.hpp"
 #include "cuzarr/core/error.hpp"
 #include "cuzarr/core/parallel.hpp"
@@ -123,6 +124,35 @@ void layer_decode_into(benchmark::State& state, const nlohmann::json& spec) {
     });
     benchmark::DoNotOptimize(out.data());
   }
+  cuzarr::set_cpu_threads(0);
+  report(state, encoded, faults);
+}
+
+// The whole chain [bytes, codec] decoding into one destination array per chunk (reused), as a
+// read does: the direct path when the codec has decode_into, else its decode() plus a copy.
+void chain_decode(benchmark::State& state, const nlohmann::json& spec) {
+  const nlohmann::json specs = {{{"name", "bytes"}, {"configuration", {{"endian", "little"}}}},
+                                spec};
+  std::vector<cuzarr::CodecSpec> parsed;
+  for (const auto& s : specs) parsed.push_back(cuzarr::CodecSpec::from_json(s));
+  auto chain = cuzarr::CodecChain::create(parsed, representation());
+  std::vector<cuzarr::NDBuffer> arrays, out;
+  for (size_t c = 0; c < kChunks; ++c) {
+    arrays.push_back(
+        cuzarr::NDBuffer(raw_chunks()[c], representation().data_type, representation().shape));
+    out.push_back(cuzarr::NDBuffer::allocate(representation().data_type, representation().shape));
+  }
+  std::vector<Buffer> encoded(kChunks);
+  std::vector<ChunkStatus> status(kChunks);
+  chain->encode(arrays, encoded, status);
+  cuzarr::throw_if_failed(status, [](size_t i) { return "benchmark chunk " + std::to_string(i); });
+  cuzarr::set_cpu_threads(static_cast<size_t>(state.range(0)));  // 0 = all cores
+  const int64_t faults = minor_faults();
+  for (auto _ : state) {
+    chain->decode(encoded, out, status);
+    benchmark::DoNotOptimize(out.data());
+  }
+  cuzarr::throw_if_failed(status, [](size_t i) { return "benchmark chunk " + std::to_string(i); });
   cuzarr::set_cpu_threads(0);
   report(state, encoded, faults);
 }
@@ -246,6 +276,9 @@ void BM_lz4_library(benchmark::State& s) {
 void BM_lz4_layer_into(benchmark::State& s) {
   layer_decode_into(s, {{"name", "numcodecs.lz4"}, {"configuration", {{"acceleration", 1}}}});
 }
+void BM_lz4_chain(benchmark::State& s) {
+  chain_decode(s, {{"name", "numcodecs.lz4"}, {"configuration", {{"acceleration", 1}}}});
+}
 void BM_lz4_library_distinct(benchmark::State& s) {
   library_decode_distinct(s, {{"name", "numcodecs.lz4"}, {"configuration", {{"acceleration", 1}}}},
                           [](const Buffer& in, std::vector<uint8_t>& out) {
@@ -271,6 +304,7 @@ BENCHMARK(BM_zlib_layer)->Arg(1)->Arg(0)->UseRealTime()->Unit(benchmark::kMillis
 BENCHMARK(BM_zlib_library)->UseRealTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_lz4_layer)->Arg(1)->Arg(0)->UseRealTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_lz4_layer_into)->Arg(1)->Arg(0)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_lz4_chain)->Arg(1)->Arg(0)->UseRealTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_lz4_library)->UseRealTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_lz4_library_distinct)->UseRealTime()->Unit(benchmark::kMillisecond);
 BENCHMARK_MAIN();
