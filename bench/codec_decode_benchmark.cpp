@@ -1,8 +1,12 @@
 // Decode GB/s of cuzarr's codec layer against the raw library call on the same chunks, for zstd,
 // numcodecs lz4, blosc lz4 + shuffle, gzip and numcodecs zlib: shows how much the layer adds.
 // *_layer: the batched decode (a new output per chunk); *_layer_into: decode_into an output that
-// is reused (the pipeline's direct path); *_library: libzstd, liblz4, c-blosc or zlib called
-// directly into a reused output. /1: one thread, /0: all cores. Data: a smooth uint16 field plus
+// is reused (the pipeline's direct path); *_chain: the [bytes, codec] chain decoding into one
+// destination array per chunk, as a read does; *_library: libzstd, liblz4, c-blosc or zlib called
+// directly into one reused 1 MiB output, which stays in the core's L2 cache; *_library_distinct:
+// the same calls into one output per chunk (64 MiB, reused across iterations), the like-for-like
+// reference for the layer, whose outputs are distinct too. /1: one thread, /0: all cores.
+// "faults": page faults per iteration (fresh memory touched). Data: a smooth uint16 field plus
 // noise (compressible like real imaging/climate data, not zeros, not random bytes), 64 chunks of 1
 // MiB.
 #include <benchmark/benchmark.h>
