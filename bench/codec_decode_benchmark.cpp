@@ -17,6 +17,7 @@
 #include <zstd.h>
 
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -101,6 +102,11 @@ void layer_decode(benchmark::State& state, const nlohmann::json& spec) {
   auto codec = make_codec(spec);
   const auto encoded = encode_all(*codec);
   cuzarr::set_cpu_threads(static_cast<size_t>(state.range(0)));  // 0 = all cores
+  {  // One untimed pass: the outputs then reuse freed memory, as they do in a long read.
+    std::vector<Buffer> out(kChunks);
+    std::vector<ChunkStatus> status(kChunks);
+    codec->decode(encoded, out, representation(), status);
+  }
   const int64_t faults = minor_faults();
   for (auto _ : state) {
     std::vector<Buffer> out(kChunks);
@@ -118,7 +124,10 @@ void layer_decode_into(benchmark::State& state, const nlohmann::json& spec) {
   auto codec = make_codec(spec);
   const auto encoded = encode_all(*codec);
   std::vector<Buffer> out;
-  for (size_t c = 0; c < kChunks; ++c) out.push_back(Buffer::allocate(kChunkElements * 2));
+  for (size_t c = 0; c < kChunks; ++c) {
+    out.push_back(Buffer::allocate(kChunkElements * 2));
+    std::memset(out.back().data(), 0, out.back().size());  // touched, like the library's outputs
+  }
   cuzarr::set_cpu_threads(static_cast<size_t>(state.range(0)));  // 0 = all cores
   const int64_t faults = minor_faults();
   for (auto _ : state) {
@@ -145,6 +154,7 @@ void chain_decode(benchmark::State& state, const nlohmann::json& spec) {
     arrays.push_back(
         cuzarr::NDBuffer(raw_chunks()[c], representation().data_type, representation().shape));
     out.push_back(cuzarr::NDBuffer::allocate(representation().data_type, representation().shape));
+    std::memset(out.back().data(), 0, kChunkElements * 2);  // touched, like the library's outputs
   }
   std::vector<Buffer> encoded(kChunks);
   std::vector<ChunkStatus> status(kChunks);
