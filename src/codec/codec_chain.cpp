@@ -182,8 +182,9 @@ void CodecChain::encode(std::span<const NDBuffer> in, std::span<Buffer> out,
   }
   if (decoded.shape == decoded_.shape && decoded.data_type == decoded_.data_type) {
     if (const auto direct = DirectChunkEncoder::for_chain(*this)) {
-      // [bytes, one compressor]: each chunk is compressed from the caller's array (gathered
-      // into a per-thread buffer when strided), with no intermediate chunk-sized buffer.
+      // [bytes] or [bytes, one compressor]: each chunk is copied or compressed from the caller's
+      // array (gathered into a per-thread buffer when strided and compressed), with no
+      // intermediate chunk-sized buffer.
       for_each_chunk(status, [&](size_t i) {
         Buffer bytes = Buffer::allocate(direct->bound());
         out[i] = bytes.slice(0, direct->encode(in[i], bytes.bytes()));

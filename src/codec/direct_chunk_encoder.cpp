@@ -87,14 +87,17 @@ void gather_c_order(const NDBuffer& chunk, std::byte* dst) {
 
 std::optional<DirectChunkEncoder> DirectChunkEncoder::for_chain(const CodecChain& chain) {
   const ChunkRepresentation& rep = chain.decoded_representation();
-  if (!chain.array_to_array().empty() || chain.bytes_to_bytes().size() != 1) return std::nullopt;
+  if (!chain.array_to_array().empty() || chain.bytes_to_bytes().size() > 1) return std::nullopt;
   const auto* bytes = dynamic_cast<const BytesCodec*>(chain.array_to_bytes().get());
   if (!bytes || bytes->needs_swap(rep.data_type) || rep.data_type.is_variable_length())
     return std::nullopt;
+  const auto nbytes = static_cast<size_t>(rep.nbytes());
+  // [bytes] alone: the encoded chunk is its elements in C order.
+  if (chain.bytes_to_bytes().empty()) return DirectChunkEncoder(chain, nullptr, nbytes);
   const BytesToBytesCodec& codec = *chain.bytes_to_bytes()[0];
-  const auto bound = codec.encode_into_bound(static_cast<size_t>(rep.nbytes()));
+  const auto bound = codec.encode_into_bound(nbytes);
   if (!bound) return std::nullopt;
-  return DirectChunkEncoder(chain, codec, *bound);
+  return DirectChunkEncoder(chain, &codec, *bound);
 }
 
 size_t DirectChunkEncoder::encode(const NDBuffer& chunk, std::span<std::byte> out) const {
@@ -107,6 +110,19 @@ size_t DirectChunkEncoder::encode(const NDBuffer& chunk, std::span<std::byte> ou
         chunk.dtype().name()));
   }
   const auto size = static_cast<size_t>(rep.nbytes());
+  if (!codec_) {
+    if (out.size() < size) {
+      throw InvalidArgumentError(
+          fmt::format("codec \"bytes\": {} output bytes are too few for a chunk of {} bytes",
+                      out.size(), size));
+    }
+    if (chunk.is_c_contiguous()) {
+      if (size > 0) std::memcpy(out.data(), chunk.data(), size);
+    } else {
+      gather_c_order(chunk, out.data());
+    }
+    return size;
+  }
   std::span<const std::byte> elements;
   if (chunk.is_c_contiguous()) {
     elements = {chunk.data(), size};

@@ -1,7 +1,8 @@
-// Encodes chunks with a codec chain of the form [bytes (no byte swap), one bytes -> bytes codec
-// that encodes into caller memory (zstd, blosc)] straight from the caller's array into memory
-// the caller provides: a chunk that is a strided view is gathered into a per-thread buffer, a
-// C-contiguous chunk is compressed where it lies. No chunk-sized allocation per chunk.
+// Encodes chunks with a codec chain of the form [bytes (no byte swap), at most one bytes -> bytes
+// codec that encodes into caller memory (zstd, blosc)] straight from the caller's array into
+// memory the caller provides: with a compressor, a chunk that is a strided view is gathered into
+// a per-thread buffer and a C-contiguous chunk is compressed where it lies; with none, the
+// elements are gathered straight into the caller's memory. No chunk-sized allocation per chunk.
 #pragma once
 
 #include <optional>
@@ -25,11 +26,11 @@ class DirectChunkEncoder {
   size_t encode(const NDBuffer& chunk, std::span<std::byte> out) const;
 
  private:
-  DirectChunkEncoder(const CodecChain& chain, const BytesToBytesCodec& codec, size_t bound)
-      : chain_(&chain), codec_(&codec), bound_(bound) {}
+  DirectChunkEncoder(const CodecChain& chain, const BytesToBytesCodec* codec, size_t bound)
+      : chain_(&chain), codec_(codec), bound_(bound) {}
 
   const CodecChain* chain_;
-  const BytesToBytesCodec* codec_;
+  const BytesToBytesCodec* codec_;  // null for a [bytes] chain
   size_t bound_;
 };
 

@@ -44,35 +44,53 @@ Buffer lz4_compress(std::span<const std::byte> data, int acceleration) {
   return out.slice(0, kHeaderSize + static_cast<size_t>(written));
 }
 
-Buffer lz4_decompress(std::span<const std::byte> data, const ChunkRepresentation& decoded) {
+// The decoded size in numcodecs' header: a little-endian uint32 (data holds >= 4 bytes).
+uint32_t header_size(std::span<const std::byte> data) {
+  uint32_t size = 0;
+  for (size_t b = 0; b < kHeaderSize; ++b) size |= static_cast<uint32_t>(data[b]) << (8 * b);
+  return size;
+}
+
+// The header's decoded size, checked against what the block could hold (LZ4 expands at most
+// 255-fold), the int sizes liblz4 takes and `limit`, the most decoded bytes accepted.
+size_t checked_decoded_size(std::span<const std::byte> data, size_t limit) {
   if (data.size() < kHeaderSize) {
     throw CorruptDataError(
         fmt::format("{}: {} bytes are too few to hold the 4-byte size header", kName, data.size()));
   }
-  uint32_t size = 0;
-  for (size_t b = 0; b < kHeaderSize; ++b) size |= static_cast<uint32_t>(data[b]) << (8 * b);
-  const auto block = data.subspan(kHeaderSize);
-  const uint64_t plausible = static_cast<uint64_t>(block.size()) * kMaxExpansion + 64;
-  const size_t limit = decoded_size_limit(decoded);
+  const uint32_t size = header_size(data);
+  const size_t block = data.size() - kHeaderSize;
+  const uint64_t plausible = static_cast<uint64_t>(block) * kMaxExpansion + 64;
   if (size > limit || size > plausible ||
       size > static_cast<uint32_t>(std::numeric_limits<int>::max()) ||
-      block.size() > static_cast<size_t>(std::numeric_limits<int>::max())) {
+      block > static_cast<size_t>(std::numeric_limits<int>::max())) {
     throw CorruptDataError(
         fmt::format("{}: header claims {} decoded bytes, impossible for a {}-byte block "
                     "(or above the limit of {} bytes for this chunk)",
-                    kName, size, block.size(), limit));
+                    kName, size, block, limit));
   }
-  Buffer out = Buffer::allocate(size);
-  if (size == 0) return out;  // numcodecs refuses to decode an empty buffer; accept it
+  return size;
+}
+
+// Decodes the block after the header into `out`, whose size is the checked header size.
+// LZ4_decompress_safe never reads past the block or writes past `out`.
+void lz4_decompress_into(std::span<const std::byte> data, std::span<std::byte> out) {
+  if (out.empty()) return;  // numcodecs refuses to decode an empty buffer; accept it
+  const auto block = data.subspan(kHeaderSize);
   const int got = LZ4_decompress_safe(reinterpret_cast<const char*>(block.data()),
                                       reinterpret_cast<char*>(out.data()),
-                                      static_cast<int>(block.size()), static_cast<int>(size));
+                                      static_cast<int>(block.size()), static_cast<int>(out.size()));
   if (got < 0)
     throw CorruptDataError(fmt::format("{}: malformed LZ4 block (error {})", kName, got));
-  if (static_cast<uint32_t>(got) != size) {
-    throw CorruptDataError(
-        fmt::format("{}: header claims {} decoded bytes, the block holds {}", kName, size, got));
+  if (static_cast<size_t>(got) != out.size()) {
+    throw CorruptDataError(fmt::format("{}: header claims {} decoded bytes, the block holds {}",
+                                       kName, out.size(), got));
   }
+}
+
+Buffer lz4_decompress(std::span<const std::byte> data, const ChunkRepresentation& decoded) {
+  Buffer out = Buffer::allocate(checked_decoded_size(data, decoded_size_limit(decoded)));
+  lz4_decompress_into(data, out.bytes());
   return out;
 }
 
@@ -105,6 +123,15 @@ void NumcodecsLz4Codec::decode(std::span<const Buffer> in, std::span<Buffer> out
                                std::span<ChunkStatus> status) const {
   check_batch(in.size(), out.size(), status.size());
   for_each_chunk(status, [&](size_t i) { out[i] = lz4_decompress(in[i].bytes(), decoded); });
+}
+
+bool NumcodecsLz4Codec::decode_into(std::span<const std::byte> in, std::span<std::byte> out,
+                                    const ChunkRepresentation&, size_t) const {
+  // Only a header that records exactly out.size(): anything else goes through decode().
+  if (in.size() < kHeaderSize || header_size(in) != out.size()) return false;
+  checked_decoded_size(in, out.size());
+  lz4_decompress_into(in, out);
+  return true;
 }
 
 }  // namespace cuzarr

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstdint>
 #include <map>
 #include <mutex>
 #include <new>
@@ -42,6 +43,9 @@ size_t mapped_size_class(size_t bytes) {
 // Freed mapped blocks kept for reuse, up to kCachedBytes in all. The chunks of an array have one
 // size (or, encoded, similar sizes): a read reuses the pages of the chunks before it instead of
 // faulting in fresh zeroed pages for every chunk, and the bound keeps the resident memory small.
+// A block that does not fit evicts the blocks freed longest ago (sizes of an array read earlier
+// would otherwise fill the cache for good), and reuse takes the block of the size freed last
+// (its bytes are the likeliest to be in the CPU's caches still).
 class MappedBlockCache {
  public:
   MappedBlockCache() = default;
@@ -53,9 +57,10 @@ class MappedBlockCache {
   void* allocate(size_t size) {
     {
       std::lock_guard lock(mutex_);
-      auto it = blocks_.find(size);
-      if (it != blocks_.end()) {
-        void* block = it->second;
+      // Blocks of one size sit in the order they were freed: take the last.
+      auto it = blocks_.upper_bound(size);
+      if (it != blocks_.begin() && (--it)->first == size) {
+        void* block = it->second.block;
         blocks_.erase(it);
         cached_ -= size;
         return block;
@@ -72,28 +77,47 @@ class MappedBlockCache {
   }
 
   void deallocate(void* block, size_t size) noexcept {
-    {
-      std::lock_guard lock(mutex_);
-      if (cached_ + size <= kCachedBytes) {
-        try {
-          blocks_.emplace(size, block);
-          cached_ += size;
-          return;
-        } catch (const std::bad_alloc&) {  // no room to remember it: give it back
+    while (size <= kCachedBytes) {
+      Cached evicted{};
+      size_t evicted_size = 0;
+      {
+        std::lock_guard lock(mutex_);
+        if (cached_ + size <= kCachedBytes) {
+          try {
+            blocks_.emplace(size, Cached{block, ++clock_});
+            cached_ += size;
+            return;
+          } catch (const std::bad_alloc&) {  // no room to remember it: give it back
+            break;
+          }
         }
+        const auto oldest = std::min_element(
+            blocks_.begin(), blocks_.end(),
+            [](const auto& a, const auto& b) { return a.second.freed < b.second.freed; });
+        if (oldest == blocks_.end()) break;
+        evicted = oldest->second;
+        evicted_size = oldest->first;
+        cached_ -= evicted_size;
+        blocks_.erase(oldest);
       }
+      ::munmap(evicted.block, evicted_size);
     }
     ::munmap(block, size);
   }
 
   ~MappedBlockCache() {
-    for (const auto& [size, block] : blocks_) ::munmap(block, size);
+    for (const auto& [size, cached] : blocks_) ::munmap(cached.block, size);
   }
 
  private:
+  struct Cached {
+    void* block;
+    uint64_t freed;  // when it was freed, in deallocations
+  };
   std::mutex mutex_;
-  std::multimap<size_t, void*> blocks_;
+  std::multimap<size_t, Cached> blocks_;  // by size; equal sizes in the order freed
   size_t cached_ = 0;
+  uint64_t clock_ = 0;
 };
 
 class HostMemoryResource final : public MemoryResource {

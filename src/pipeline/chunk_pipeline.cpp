@@ -495,8 +495,9 @@ void ChunkPipeline::write(const NormalizedSelection& selection, const NDBuffer& 
     }
   }
   const size_t per_batch = bounded_batch_size(options_.batch_bytes, rep.nbytes(), plan.size(), in);
-  // Whole shards, and chunks of [bytes, zstd or blosc] chains, are encoded into scratch memory
-  // reused from chunk to chunk and stored by the task that encoded them (below).
+  // Whole shards, and chunks of [bytes] and [bytes, zstd or blosc] chains, are encoded into
+  // scratch memory reused from chunk to chunk and stored by the task that encoded them (below):
+  // write(2) then copies bytes still in the CPU's caches into the page cache.
   const auto direct =
       metadata_->rectilinear_grid ? std::nullopt : DirectChunkEncoder::for_chain(*chain_);
   ScratchPool<ShardingCodec::EncodeScratch> shard_scratch;

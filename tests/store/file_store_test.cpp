@@ -121,6 +121,8 @@ TEST_F(FileStoreTest, ReadersSeeTheOldOrTheNewValueNeverAMix) {
       }
     });
   }
+  // Replacements are quick: start them once a reader runs, or they may all finish before.
+  while (reads.load() == 0) std::this_thread::yield();
   for (int i = 0; i < 200; ++i) store.set("v", std::string_view(i % 2 ? first : second));
   done = true;
   for (auto& reader : readers) reader.join();

@@ -26,6 +26,11 @@ class NumcodecsLz4Codec final : public BytesToBytesCodec {
   /// 255-fold), or the block is malformed or decodes to another size.
   void decode(std::span<const Buffer> in, std::span<Buffer> out, const ChunkRepresentation& decoded,
               std::span<ChunkStatus> status) const override;
+  /// Decodes one chunk straight into `out` when its header records exactly out.size() bytes
+  /// (false, nothing written, otherwise or for input shorter than the header). Throws
+  /// CorruptDataError for an implausible header or a malformed block or one of another size.
+  bool decode_into(std::span<const std::byte> in, std::span<std::byte> out,
+                   const ChunkRepresentation& decoded, size_t threads) const override;
 
   int acceleration() const { return acceleration_; }
 
