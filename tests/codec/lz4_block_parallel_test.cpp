@@ -109,21 +109,18 @@ TEST(Lz4BlockParallel, DecodesLiblz4BlocksOfEveryLevelAndFamily) {
 }
 
 TEST(Lz4BlockParallel, Decodes16MiBBlocks) {
-  for (const auto& input :
-       {test::smooth_uint16_input(16 << 20, 5), test::smooth_float32_input(16 << 20, 6),
-        test::runs_input(16 << 20, 7), test::random_input(16 << 20, 8),
-        test::quantized_float32_input(16 << 20, 8, 9)}) {
-    uint64_t segments = 0, reparsed = 0;
-    expect_roundtrip(input, liblz4_compress(input, 1), "16 MiB fast", segments, reparsed);
-    expect_roundtrip(input, liblz4_compress(input, 1, 9), "16 MiB hc9", segments, reparsed);
-  }
+  const Bytes fields = test::quantized_float32_input(16 << 20, 8, 9);
+  const Bytes random = test::random_input(16 << 20, 8);
+  uint64_t segments = 0, reparsed = 0;
+  expect_roundtrip(fields, liblz4_compress(fields, 1), "16 MiB fields fast", segments, reparsed);
+  expect_roundtrip(random, liblz4_compress(random, 1, 9), "16 MiB random hc9", segments, reparsed);
 }
 
 // Compressible fields (ratio 2 to 20): the speculative chains of almost every segment join the
 // true one, so the stitch parses few segments again.
 TEST(Lz4BlockParallel, SpeculationJoinsTheTrueChainOnCompressibleFields) {
   for (unsigned cleared : {8u, 11u, 13u}) {
-    const Bytes input = test::quantized_float32_input(4 << 20, cleared, cleared);
+    const Bytes input = test::quantized_float32_input(2 << 20, cleared, cleared);
     for (int level : {0, 9}) {
       const Bytes block = liblz4_compress(input, 1, level);
       ASSERT_LT(block.size() * 3, input.size() * 2);  // ratio above 1.5
