@@ -3,8 +3,6 @@
 // same verdict and size as the serial decoder on hostile blocks (truncations, offsets before the
 // start, lengths past the end, random mutations), never an access outside the given buffers
 // (these tests also run under AddressSanitizer), and the stitch's reparse fallback.
-#include "codec/cuda/lz4_block_parallel_host.hpp"
-
 #include <gtest/gtest.h>
 #include <lz4.h>
 #include <lz4hc.h>
@@ -16,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "codec/cuda/lz4_block_parallel_host.hpp"
 #include "gpu_codec_inputs.hpp"
 #include "quantized_field_inputs.hpp"
 
@@ -55,8 +54,8 @@ Decoded decode_parallel(const Bytes& block, size_t capacity, uint64_t min_capaci
   auto out = std::make_unique<unsigned char[]>(capacity + 1);
   d.result = gpu::lz4_decode_block_parallel_host(in.get(), block.size(), out.get(), capacity,
                                                  min_capacity, &d.report);
-  d.out.assign(out.get(), out.get() + (d.result.status == DeviceChunkStatus::ok ? d.result.size
-                                                                                : 0));
+  d.out.assign(out.get(),
+               out.get() + (d.result.status == DeviceChunkStatus::ok ? d.result.size : 0));
   return d;
 }
 
@@ -70,10 +69,9 @@ gpu::DecodeResult decode_serial(const Bytes& block, size_t capacity, Bytes& out)
 int liblz4_decompress(const Bytes& block, size_t capacity, Bytes& out) {
   out.assign(capacity + 1, 0);
   static const char kEmpty = 0;
-  return LZ4_decompress_safe(
-      block.empty() ? &kEmpty : reinterpret_cast<const char*>(block.data()),
-      reinterpret_cast<char*>(out.data()), static_cast<int>(block.size()),
-      static_cast<int>(capacity));
+  return LZ4_decompress_safe(block.empty() ? &kEmpty : reinterpret_cast<const char*>(block.data()),
+                             reinterpret_cast<char*>(out.data()), static_cast<int>(block.size()),
+                             static_cast<int>(capacity));
 }
 
 void expect_roundtrip(const Bytes& input, const Bytes& block, const std::string& what,
@@ -95,16 +93,15 @@ TEST(Lz4BlockParallel, DecodesLiblz4BlocksOfEveryLevelAndFamily) {
     if (input.bytes.empty()) continue;
     expect_roundtrip(input.bytes, liblz4_compress(input.bytes, 1), input.name + " fast", segments,
                      reparsed);
-    expect_roundtrip(input.bytes, liblz4_compress(input.bytes, 8), input.name + " fast8",
-                     segments, reparsed);
+    expect_roundtrip(input.bytes, liblz4_compress(input.bytes, 8), input.name + " fast8", segments,
+                     reparsed);
     for (int level : {3, 9, 12}) {
       expect_roundtrip(input.bytes, liblz4_compress(input.bytes, 1, level),
                        input.name + " hc" + std::to_string(level), segments, reparsed);
     }
   }
   std::printf("liblz4 blocks: %llu segments, %llu reparsed\n",
-              static_cast<unsigned long long>(segments),
-              static_cast<unsigned long long>(reparsed));
+              static_cast<unsigned long long>(segments), static_cast<unsigned long long>(reparsed));
   EXPECT_GT(segments, 1000u);
 }
 
@@ -132,7 +129,7 @@ TEST(Lz4BlockParallel, SpeculationJoinsTheTrueChainOnCompressibleFields) {
                   d.report.segments, d.report.reparsed,
                   static_cast<unsigned long long>(d.report.reparsed_records),
                   static_cast<unsigned long long>(d.report.records));
-      EXPECT_LE(d.report.reparsed * 50, d.report.segments);        // at most 2 %
+      EXPECT_LE(d.report.reparsed * 50, d.report.segments);         // at most 2 %
       EXPECT_LE(d.report.reparsed_records * 50, d.report.records);  // at most 2 % of the work
     }
   }
@@ -152,12 +149,14 @@ TEST(Lz4BlockParallel, LongRunsWithOffsetOneAndOverlaps) {
 
 TEST(Lz4BlockParallel, SmallBlocksGoSerialByDefault) {
   const Bytes input = test::smooth_uint16_input(100000, 3);
-  const Decoded d = decode_parallel(liblz4_compress(input, 1), input.size(), gpu::kLz4BpMinCapacity);
+  const Decoded d =
+      decode_parallel(liblz4_compress(input, 1), input.size(), gpu::kLz4BpMinCapacity);
   EXPECT_FALSE(d.report.parallel);
   ASSERT_EQ(d.result.status, DeviceChunkStatus::ok);
   EXPECT_TRUE(d.out == input);
   const Bytes large = test::smooth_uint16_input(gpu::kLz4BpMinCapacity, 3);
-  const Decoded e = decode_parallel(liblz4_compress(large, 1), large.size(), gpu::kLz4BpMinCapacity);
+  const Decoded e =
+      decode_parallel(liblz4_compress(large, 1), large.size(), gpu::kLz4BpMinCapacity);
   EXPECT_TRUE(e.report.parallel);
   EXPECT_TRUE(e.out == large);
 }
@@ -223,14 +222,14 @@ TEST(Lz4BlockParallel, HostileBlocksGetTheSerialVerdict) {
   int both_accepted = 0;
   const std::vector<std::pair<Bytes, size_t>> handmade = {
       {{}, 10},
-      {{0x10, 'a', 0, 0}, 10},                          // offset 0
-      {{0x10, 'a', 2, 0, 0x00}, 10},                    // offset before the output start
-      {{0x10, 'a', 1}, 10},                             // 1-byte offset
-      {{0xF0, 255, 255}, 10},                           // length runs out
-      {{0x50, 'a', 'b'}, 10},                           // short literals
-      {{0x30, 'a', 'b', 'c'}, 2},                       // literals past the capacity
-      {{0x1F, 'a', 1, 0, 255, 255, 10, 0x00}, 100},     // match past the capacity
-      {{0x10, 'a', 1, 0}, 10},                          // ends after a match
+      {{0x10, 'a', 0, 0}, 10},                             // offset 0
+      {{0x10, 'a', 2, 0, 0x00}, 10},                       // offset before the output start
+      {{0x10, 'a', 1}, 10},                                // 1-byte offset
+      {{0xF0, 255, 255}, 10},                              // length runs out
+      {{0x50, 'a', 'b'}, 10},                              // short literals
+      {{0x30, 'a', 'b', 'c'}, 2},                          // literals past the capacity
+      {{0x1F, 'a', 1, 0, 255, 255, 10, 0x00}, 100},        // match past the capacity
+      {{0x10, 'a', 1, 0}, 10},                             // ends after a match
       {{0x36, 'a', 'b', 'c', 0x03, 0x00, 0x10, 'Z'}, 14},  // overlapping match
   };
   for (size_t i = 0; i < handmade.size(); ++i)
@@ -258,8 +257,8 @@ TEST(Lz4BlockParallel, HostileBlocksGetTheSerialVerdict) {
         for (size_t k = at; k < damaged.size() && k < at + 200; ++k)
           damaged[k] = static_cast<unsigned char>(rng());
       }
-      const size_t capacity = input.bytes.size() - (trial % 7 == 0 ? rng() % 10 : 0) +
-                              (trial % 11 == 0 ? 1000 : 0);
+      const size_t capacity =
+          input.bytes.size() - (trial % 7 == 0 ? rng() % 10 : 0) + (trial % 11 == 0 ? 1000 : 0);
       expect_like_serial(damaged, capacity, input.name + " trial " + std::to_string(trial),
                          both_accepted);
     }

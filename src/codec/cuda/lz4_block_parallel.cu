@@ -16,10 +16,10 @@
 namespace cuzarr::gpu::detail {
 namespace {
 
-constexpr int kWarps = 4;                                  // warps per thread block
-constexpr unsigned kBlocks = 2048;                         // thread blocks of per-segment kernels
-constexpr unsigned kListThreads = 1024;                    // the list kernel's one block
-constexpr uint64_t kRoundBytes = uint64_t{6} << 30;        // slots of one round at most
+constexpr int kWarps = 4;                            // warps per thread block
+constexpr unsigned kBlocks = 2048;                   // thread blocks of per-segment kernels
+constexpr unsigned kListThreads = 1024;              // the list kernel's one block
+constexpr uint64_t kRoundBytes = uint64_t{6} << 30;  // slots of one round at most
 constexpr uint32_t kChaseSteps = 16;  // source chase steps before waiting for a segment
 
 uint64_t align256(uint64_t n) { return (n + 255) / 256 * 256; }
@@ -153,8 +153,7 @@ __global__ void __launch_bounds__(kListThreads)
 
 __global__ void parse_kernel(Round r, const uint32_t* prefix) {
   const uint32_t total = prefix[r.n];
-  for (uint32_t t = blockIdx.x * blockDim.x + threadIdx.x; t < total;
-       t += gridDim.x * blockDim.x) {
+  for (uint32_t t = blockIdx.x * blockDim.x + threadIdx.x; t < total; t += gridDim.x * blockDim.x) {
     const uint32_t s = find_slot(prefix, r.n, t);
     const ChunkView v = chunk_view(r, r.first + s);
     lz4_bp_parse_segment(v.in, v.in_size, round_slot(r, s), t - prefix[s]);
@@ -163,8 +162,7 @@ __global__ void parse_kernel(Round r, const uint32_t* prefix) {
 
 __global__ void link_kernel(Round r, const uint32_t* prefix) {
   const uint32_t total = prefix[r.n];
-  for (uint32_t t = blockIdx.x * blockDim.x + threadIdx.x; t < total;
-       t += gridDim.x * blockDim.x) {
+  for (uint32_t t = blockIdx.x * blockDim.x + threadIdx.x; t < total; t += gridDim.x * blockDim.x) {
     const uint32_t s = find_slot(prefix, r.n, t);
     lz4_bp_link_segment(round_slot(r, s), t - prefix[s]);
   }
@@ -376,8 +374,8 @@ __global__ void __launch_bounds__(kWarps* kWarpSize)
       const uint32_t count = umin(kWarpSize, seg.end - base);
       for (uint32_t j = 0; j < count; ++j) {
         const uint64_t n = shfl64(len, j);
-        if (n > 0) cooperative_copy(v.out + shfl64(to, j), v.in + shfl64(from, j), n, lane,
-                                    kWarpSize);
+        if (n > 0)
+          cooperative_copy(v.out + shfl64(to, j), v.in + shfl64(from, j), n, lane, kWarpSize);
       }
     }
   }
@@ -387,8 +385,8 @@ __global__ void __launch_bounds__(kWarps* kWarpSize)
 /// segment (written by the literals kernel, never rewritten), else (a long chain) read once the
 /// segment that writes it is done, through L2 (an L1 line may predate it).
 __device__ inline unsigned char earlier_byte(const ChunkView& v, const Lz4BpSlot& slot, uint32_t k,
-                                             uint64_t q) {
-  if (lz4_bp_chase_source(v.in, v.in_size, slot, k, q, kChaseSteps)) return v.out[q];
+                                             uint64_t q, Lz4BpChaseHint& hint) {
+  if (lz4_bp_chase_source(v.in, v.in_size, slot, k, q, kChaseSteps, hint)) return v.out[q];
   const uint32_t holder = lz4_bp_segment_at(slot, k, q);
   const volatile uint32_t* done = &slot.segments[holder].done;
   while (*done == 0) __nanosleep(64);
@@ -420,12 +418,13 @@ __device__ inline void matches_segment(const ChunkView& v, const Lz4BpSlot& slot
       }
       const uint64_t first_match = shfl64(at, 0);
       const uint64_t from_mine = at - dist;
-      const bool independent = ml == 0 || from_mine + umin(ml, dist) <= first_match ||
-                               from_mine >= at - ll;
+      const bool independent =
+          ml == 0 || from_mine + umin(ml, dist) <= first_match || from_mine >= at - ll;
+      Lz4BpChaseHint hint;
       if (__all_sync(kFullMask, independent && ml <= 64)) {
         for (uint64_t b = 0; b < ml; ++b) {
           const uint64_t q = match_source(at, dist, b);
-          out[at + b] = q < start ? earlier_byte(v, slot, k, q) : out[q];
+          out[at + b] = q < start ? earlier_byte(v, slot, k, q, hint) : out[q];
         }
       } else {
         const uint32_t count = umin(kWarpSize, seg.end - base);
@@ -433,7 +432,7 @@ __device__ inline void matches_segment(const ChunkView& v, const Lz4BpSlot& slot
           const uint64_t len = shfl64(ml, j), to = shfl64(at, j), d = shfl64(dist, j);
           for (uint64_t b = lane; b < len; b += kWarpSize) {
             const uint64_t q = match_source(to, d, b);
-            out[to + b] = q < start ? earlier_byte(v, slot, k, q) : out[q];
+            out[to + b] = q < start ? earlier_byte(v, slot, k, q, hint) : out[q];
           }
           __syncwarp();  // the next match may read these bytes
         }
@@ -477,8 +476,8 @@ const uint32_t* lz4_bp_decode_batch(const DeviceChunkBatch& batch, bool numcodec
   auto* base = static_cast<unsigned char*>(temp);
   auto* handled = reinterpret_cast<uint32_t*>(base);
   auto* prefix = reinterpret_cast<uint32_t*>(base + align256(batch.count * 4));
-  auto* ticket = reinterpret_cast<uint32_t*>(base + align256(batch.count * 4) +
-                                             align256((slots + 1) * 4));
+  auto* ticket =
+      reinterpret_cast<uint32_t*>(base + align256(batch.count * 4) + align256((slots + 1) * 4));
   Round r;
   r.batch = batch;
   r.slots = base + control_bytes(batch.count, slots);

@@ -55,10 +55,10 @@ inline constexpr uint32_t kLz4BpNone = 0xFFFFFFFFu;
 
 /// What a token at a given position turns out to be (input checks only).
 enum class Lz4TokenKind : uint32_t {
-  sequence = 0,              ///< literals and a match
-  last = 1,                  ///< literals that end exactly at the end of the input
-  bad_before_literals = 2,   ///< truncated length bytes, or literals past the input
-  bad_after_literals = 3,    ///< truncated offset or match length bytes, or offset 0
+  sequence = 0,             ///< literals and a match
+  last = 1,                 ///< literals that end exactly at the end of the input
+  bad_before_literals = 2,  ///< truncated length bytes, or literals past the input
+  bad_after_literals = 3,   ///< truncated offset or match length bytes, or offset 0
 };
 
 /// One token decoded at a position, with the input checks of lz4_parse_sequence (the checks
@@ -177,10 +177,10 @@ struct Lz4BpSegment {
 };
 
 struct Lz4BpChunkPlan {
-  uint32_t parallel;   ///< 0: decode this chunk with the serial (warp) decoder
+  uint32_t parallel;  ///< 0: decode this chunk with the serial (warp) decoder
   uint32_t segments;
-  uint32_t terminated;  ///< the true chain ended (stitch)
-  uint32_t reparsed;    ///< segments the stitch parsed again
+  uint32_t terminated;        ///< the true chain ended (stitch)
+  uint32_t reparsed;          ///< segments the stitch parsed again
   uint64_t reparsed_records;  ///< tokens those parses visited
   uint64_t output_size;
   DeviceChunkStatus status;  ///< the finish pass's verdict
@@ -232,7 +232,7 @@ CUZARR_HOST_DEVICE inline Lz4BpRecord* lz4_bp_records(const Lz4BpSlot& slot, uin
 /// Whether a block of in_size bytes for `capacity` output bytes takes the path (capacity at
 /// least `min_capacity`, both within the path's limits and the slot's).
 CUZARR_HOST_DEVICE inline bool lz4_bp_qualifies(uint64_t in_size, uint64_t capacity,
-                                               uint64_t min_capacity, uint64_t slot_max_input) {
+                                                uint64_t min_capacity, uint64_t slot_max_input) {
   return capacity >= min_capacity && capacity < kLz4BpMaxSize && in_size > 0 &&
          in_size <= lz4_bp_max_input(capacity) && in_size <= slot_max_input &&
          in_size < kLz4BpMaxSize;
@@ -386,7 +386,8 @@ CUZARR_HOST_DEVICE inline void lz4_bp_stitch_step(const unsigned char* in, uint6
 CUZARR_HOST_DEVICE inline void lz4_bp_stitch(const unsigned char* in, uint64_t in_size,
                                              const Lz4BpSlot& slot) {
   Lz4BpStitchState state;
-  for (uint32_t k = 0; k < slot.plan->segments; ++k) lz4_bp_stitch_step(in, in_size, slot, k, state);
+  for (uint32_t k = 0; k < slot.plan->segments; ++k)
+    lz4_bp_stitch_step(in, in_size, slot, k, state);
   slot.plan->terminated = state.ended ? 1 : 0;
 }
 
@@ -498,13 +499,24 @@ CUZARR_HOST_DEVICE inline uint32_t lz4_bp_segment_at(const Lz4BpSlot& slot, uint
   return lo;
 }
 
+/// The record where the last chase started: consecutive bytes of a match's source usually fall
+/// in the same record, so its searches and its token are reused.
+struct Lz4BpChaseHint {
+  uint64_t begin = 1, end = 0;  ///< the record's output [begin, end)
+  ChaseMatch match;             ///< its match (length 0: none)
+};
+
 /// Where the byte at q (before segment k) comes from: after `steps` at most, a literal of an
 /// earlier segment or a byte of segment k (returns true); false when it is still a match byte
 /// of an earlier segment (see chase_match_source). For chunks that passed the finish.
 CUZARR_HOST_DEVICE inline bool lz4_bp_chase_source(const unsigned char* in, uint64_t in_size,
                                                    const Lz4BpSlot& slot, uint32_t k, uint64_t& q,
-                                                   uint32_t steps) {
-  auto find_match = [&](uint64_t at_q, uint32_t, ChaseMatch& m) {
+                                                   uint32_t steps, Lz4BpChaseHint& hint) {
+  auto find_match = [&](uint64_t at_q, uint32_t step, ChaseMatch& m) {
+    if (step == 0 && hint.begin <= at_q && at_q < hint.end) {
+      m = hint.match;
+      return m.length > 0 && at_q >= m.at;
+    }
     const uint32_t s = lz4_bp_segment_at(slot, k, at_q);
     const Lz4BpSegment& seg = slot.segments[s];
     const Lz4BpRecord* records = lz4_bp_records(slot, s);
@@ -518,10 +530,14 @@ CUZARR_HOST_DEVICE inline bool lz4_bp_chase_source(const unsigned char* in, uint
       }
     }
     const Lz4Token t = lz4_bp_parse_token(in, in_size, records[lo].position);
-    const uint64_t at = uint64_t{records[lo].value} + t.literal_length;
-    if (at_q < at || t.kind != Lz4TokenKind::sequence) return false;  // a literal
-    m = ChaseMatch{at, t.distance, t.match_length};
-    return true;
+    const uint64_t begin = records[lo].value, at = begin + t.literal_length;
+    m = ChaseMatch{at, t.distance, t.kind == Lz4TokenKind::sequence ? t.match_length : 0};
+    if (step == 0) {
+      hint.begin = begin;
+      hint.end = at + m.length;
+      hint.match = m;
+    }
+    return m.length > 0 && at_q >= at;  // else a literal
   };
   return chase_match_source(q, slot.segments[k].out_offset, steps, find_match);
 }
@@ -537,9 +553,10 @@ CUZARR_HOST_DEVICE inline void lz4_bp_execute_matches_serial(const unsigned char
     const Lz4Token t = lz4_bp_parse_token(in, in_size, records[i].position);
     if (t.kind != Lz4TokenKind::sequence) continue;
     const uint64_t at = uint64_t{records[i].value} + t.literal_length;
+    Lz4BpChaseHint hint;
     for (uint64_t b = 0; b < t.match_length; ++b) {
       uint64_t q = match_source(at, t.distance, b);
-      lz4_bp_chase_source(in, in_size, slot, k, q, UINT32_MAX);
+      lz4_bp_chase_source(in, in_size, slot, k, q, UINT32_MAX, hint);
       out[at + b] = out[q];
     }
   }

@@ -14,7 +14,7 @@ namespace cuzarr::gpu {
 struct Lz4BpReport {
   bool parallel = false;  ///< it took the path (else: the serial decoder)
   uint32_t segments = 0;
-  uint32_t reparsed = 0;  ///< segments the stitch parsed again (speculation missed)
+  uint32_t reparsed = 0;          ///< segments the stitch parsed again (speculation missed)
   uint64_t reparsed_records = 0;  ///< tokens those parses visited
   uint64_t records = 0;           ///< tokens of the true chain
 };
@@ -44,7 +44,8 @@ inline DecodeResult lz4_decode_block_parallel_host(const unsigned char* in, uint
   if (report) {
     report->reparsed = slot.plan->reparsed;
     report->reparsed_records = slot.plan->reparsed_records;
-    for (uint32_t k = 0; k < n; ++k) report->records += slot.segments[k].end - slot.segments[k].first;
+    for (uint32_t k = 0; k < n; ++k)
+      report->records += slot.segments[k].end - slot.segments[k].first;
   }
   if (r.status != DeviceChunkStatus::ok) return r;
   for (uint32_t k = 0; k < n; ++k) lz4_bp_execute_literals_serial(in, in_size, slot, k, out);

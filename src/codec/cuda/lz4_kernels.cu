@@ -102,8 +102,8 @@ template <bool kNumcodecs>
 void decode_parallel(const DeviceChunkBatch& batch, uint64_t max_output, void* temp,
                      uint64_t block_parallel_from, Stream stream) {
   if (batch.count == 0) return;
-  const uint32_t* handled = detail::lz4_bp_decode_batch(batch, kNumcodecs, max_output,
-                                                        block_parallel_from, temp, stream);
+  const uint32_t* handled =
+      detail::lz4_bp_decode_batch(batch, kNumcodecs, max_output, block_parallel_from, temp, stream);
   decode<kNumcodecs>(batch, stream, handled);
 }
 
@@ -277,8 +277,8 @@ void numcodecs_lz4_decode_batch(const DeviceChunkBatch& batch, Stream stream) {
 size_t lz4_decode_temp_bytes(size_t count, uint64_t max_output, uint64_t block_parallel_from) {
   return detail::lz4_bp_temp_bytes(count, max_output, block_parallel_from);
 }
-void lz4_decode_batch(const DeviceChunkBatch& batch, uint64_t max_output, void* temp,
-                      Stream stream, uint64_t block_parallel_from) {
+void lz4_decode_batch(const DeviceChunkBatch& batch, uint64_t max_output, void* temp, Stream stream,
+                      uint64_t block_parallel_from) {
   decode_parallel<false>(batch, max_output, temp, block_parallel_from, stream);
 }
 void numcodecs_lz4_decode_batch(const DeviceChunkBatch& batch, uint64_t max_output, void* temp,
