@@ -197,6 +197,85 @@ TEST(Lz4BlockParallel, StitchReparsesSegmentsThatMissTheTrueChain) {
   EXPECT_TRUE(out == input);
 }
 
+// A CPU model of the GPU's warp stitch (stitch_chunk in lz4_block_parallel.cu): runs of joined
+// segments in one step of 32 lanes, the other segments through lz4_bp_stitch_step.
+void stitch_like_a_warp(const Bytes& block, const gpu::Lz4BpSlot& slot) {
+  constexpr uint32_t kLanes = 32;
+  const uint32_t n = slot.plan->segments;
+  gpu::Lz4BpStitchState state;
+  uint32_t k = 0;
+  while (k < n) {
+    if (state.ended) {
+      for (uint32_t s = k; s < n; ++s) slot.segments[s].first = slot.segments[s].end = 0;
+      break;
+    }
+    if (state.hint_segment == k && state.hint != gpu::kLz4BpNone) {
+      uint32_t run = 0;
+      while (run < kLanes && gpu::lz4_bp_run_member(slot, k, run)) ++run;
+      for (uint32_t l = 0; l < run; ++l) gpu::lz4_bp_run_segment(slot, k, l, state.hint);
+      gpu::lz4_bp_run_leave(slot, k + run - 1, state);
+      k += run;
+      continue;
+    }
+    gpu::lz4_bp_stitch_step(block.data(), block.size(), slot, k, state);
+    ++k;
+  }
+  slot.plan->terminated = state.ended ? 1 : 0;
+}
+
+struct StitchResult {
+  std::vector<std::pair<uint32_t, uint32_t>> ranges;  // per segment: first, end
+  uint32_t terminated;
+  uint32_t reparsed;
+};
+
+StitchResult stitch(const Bytes& block, uint64_t capacity, bool warp, uint32_t drop_every) {
+  const gpu::Lz4BpSlotLayout layout = gpu::lz4_bp_slot_layout(block.size());
+  std::vector<uint64_t> storage((layout.bytes + 7) / 8);
+  const gpu::Lz4BpSlot slot = gpu::lz4_bp_slot(storage.data(), layout);
+  gpu::lz4_bp_plan(block.size(), capacity, 1, block.size(), slot);
+  const uint32_t n = slot.plan->segments;
+  for (uint32_t k = 0; k < n; ++k) gpu::lz4_bp_parse_segment(block.data(), block.size(), slot, k);
+  for (uint32_t k = 1; drop_every > 0 && k < n; k += drop_every) {
+    slot.segments[k].count = slot.segments[k].total = 0;
+    slot.segments[k].terminated = 1;
+  }
+  for (uint32_t k = 0; k < n; ++k) gpu::lz4_bp_link_segment(slot, k);
+  if (warp) {
+    stitch_like_a_warp(block, slot);
+  } else {
+    gpu::lz4_bp_stitch(block.data(), block.size(), slot);
+  }
+  StitchResult r{{}, slot.plan->terminated, slot.plan->reparsed};
+  for (uint32_t k = 0; k < n; ++k)
+    r.ranges.emplace_back(slot.segments[k].first, slot.segments[k].end);
+  return r;
+}
+
+TEST(Lz4BlockParallel, WarpStitchModelMatchesTheSerialStitch) {
+  std::vector<std::pair<Bytes, uint64_t>> blocks;
+  for (const Bytes& input :
+       {test::quantized_float32_input(1 << 20, 10, 4), test::smooth_uint16_input(1 << 20, 4),
+        test::runs_input(1 << 20, 4), test::random_input(300000, 4)}) {
+    blocks.emplace_back(liblz4_compress(input, 1), input.size());
+    blocks.emplace_back(liblz4_compress(input, 1, 9), input.size());
+  }
+  std::mt19937 rng(8);
+  Bytes damaged = blocks[0].first;
+  for (int i = 0; i < 20; ++i) damaged[rng() % damaged.size()] = static_cast<unsigned char>(rng());
+  blocks.emplace_back(damaged, blocks[0].second);
+  blocks.emplace_back(test::random_input(200000, 9), 1 << 20);
+  for (size_t b = 0; b < blocks.size(); ++b) {
+    for (uint32_t drop : {0u, 2u, 5u, 33u}) {
+      const StitchResult serial = stitch(blocks[b].first, blocks[b].second, false, drop);
+      const StitchResult warp = stitch(blocks[b].first, blocks[b].second, true, drop);
+      ASSERT_EQ(serial.terminated, warp.terminated) << b << " drop " << drop;
+      ASSERT_EQ(serial.reparsed, warp.reparsed) << b << " drop " << drop;
+      ASSERT_TRUE(serial.ranges == warp.ranges) << b << " drop " << drop;
+    }
+  }
+}
+
 // Same verdict, size and bytes as the serial decoder; where liblz4 accepts too, the same bytes.
 void expect_like_serial(const Bytes& block, size_t capacity, const std::string& what,
                         int& both_accepted) {

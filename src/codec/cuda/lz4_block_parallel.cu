@@ -4,8 +4,8 @@
 //   parse, link (thread per segment) -> stitch (warp per chunk: runs of joined segments in one
 //   step, lane 0 for the others) -> bytes (warp per segment) -> scan (warp per chunk) ->
 //   check (warp per segment) -> finish (warp per chunk: statuses) -> literals (warp per segment)
-//   -> matches (warp per segment, taken in list order by a ticket: a segment waits only for
-//   earlier segments that running warps hold, so every wait ends).
+//   -> matches (warp per segment; sources in earlier segments are chased to literals by spans,
+//   so segments never wait for each other).
 #include <algorithm>
 
 #include "codec/cuda/kernel_support.cuh"
@@ -20,7 +20,6 @@ constexpr int kWarps = 4;                            // warps per thread block
 constexpr unsigned kBlocks = 2048;                   // thread blocks of per-segment kernels
 constexpr unsigned kListThreads = 1024;              // the list kernel's one block
 constexpr uint64_t kRoundBytes = uint64_t{6} << 30;  // slots of one round at most
-constexpr uint32_t kChaseSteps = 16;  // source chase steps before waiting for a segment
 
 uint64_t align256(uint64_t n) { return (n + 255) / 256 * 256; }
 
@@ -33,9 +32,9 @@ size_t round_slots(size_t count, uint64_t max_output) {
   return std::min<size_t>(count, std::max<uint64_t>(1, kRoundBytes / slot));
 }
 
-// Control area: handled[count], prefix[slots + 1], ticket.
+// Control area: handled[count], prefix[slots + 1].
 uint64_t control_bytes(size_t count, size_t slots) {
-  return align256(count * 4) + align256((slots + 1) * 4) + 256;
+  return align256(count * 4) + align256((slots + 1) * 4);
 }
 
 struct Round {
@@ -123,9 +122,8 @@ __global__ void plan_kernel(Round r, uint32_t* handled) {
   handled[c] = slot.plan->parallel;
 }
 
-/// prefix[s] = segments of the parallel slots before s; resets the ticket. One block.
-__global__ void __launch_bounds__(kListThreads)
-    list_kernel(Round r, uint32_t* prefix, uint32_t* ticket) {
+/// prefix[s] = segments of the parallel slots before s. One block.
+__global__ void __launch_bounds__(kListThreads) list_kernel(Round r, uint32_t* prefix) {
   __shared__ uint32_t sums[kListThreads];
   const unsigned t = threadIdx.x;
   const uint32_t per = (r.n + kListThreads - 1) / kListThreads;
@@ -145,10 +143,7 @@ __global__ void __launch_bounds__(kListThreads)
     prefix[s] = running;
     running += round_slot(r, s).plan->segments;
   }
-  if (t == kListThreads - 1) {
-    prefix[r.n] = sums[t];
-    *ticket = 0;
-  }
+  if (t == kListThreads - 1) prefix[r.n] = sums[t];
 }
 
 __global__ void parse_kernel(Round r, const uint32_t* prefix) {
@@ -184,30 +179,11 @@ __device__ inline void stitch_chunk(const ChunkView& v, const Lz4BpSlot& slot, u
       break;
     }
     if (state.hint_segment == k && state.hint != kLz4BpNone) {
-      const uint32_t s = k + lane;
-      const bool good = s < n && (lane == 0 || slot.segments[s - 1].join != kLz4BpNone);
-      const unsigned bad = __ballot_sync(kFullMask, !good);
-      const uint32_t run = bad == 0 ? kWarpSize : __ffs(bad) - 1;  // lane 0 is good
-      if (lane < run) {
-        Lz4BpSegment& seg = slot.segments[s];
-        seg.first = lane == 0 ? state.hint : slot.segments[s - 1].join_record;
-        seg.end = seg.join != kLz4BpNone ? seg.count + seg.join : seg.total;
-      }
-      const uint32_t last = k + run - 1;
-      const Lz4BpSegment& ls = slot.segments[last];
-      if (ls.join != kLz4BpNone) {
-        state.position = lz4_bp_records(slot, last)[ls.count + ls.join].position;
-        state.hint_segment = last + 1;
-        state.hint = ls.join_record;
-      } else {
-        state.hint = kLz4BpNone;
-        if (ls.terminated) {
-          state.ended = true;
-        } else {
-          state.position = ls.next;
-        }
-      }
-      k = last + 1;
+      const unsigned out = __ballot_sync(kFullMask, !lz4_bp_run_member(slot, k, lane));
+      const uint32_t run = out == 0 ? kWarpSize : __ffs(out) - 1;  // lane 0 is a member
+      if (lane < run) lz4_bp_run_segment(slot, k, lane, state.hint);
+      lz4_bp_run_leave(slot, k + run - 1, state);
+      k += run;
       __syncwarp();
       continue;
     }
@@ -348,7 +324,8 @@ __global__ void __launch_bounds__(kWarps* kWarpSize) finish_kernel(Round r) {
   }
 }
 
-/// Literals of a segment by a warp: 32 tokens decoded at a time, each run copied by the warp.
+/// Literals of a segment by a warp: 32 tokens decoded at a time; short runs copied by their
+/// lane, longer ones by the warp one after the other.
 __global__ void __launch_bounds__(kWarps* kWarpSize)
     literals_kernel(Round r, const uint32_t* prefix) {
   const unsigned lane = threadIdx.x % kWarpSize;
@@ -371,6 +348,10 @@ __global__ void __launch_bounds__(kWarps* kWarpSize)
         len = tok.literal_length;
         to = records[i].value;
       }
+      if (__all_sync(kFullMask, len <= 16)) {  // short runs: each lane copies its own
+        for (uint64_t b = 0; b < len; ++b) v.out[to + b] = v.in[from + b];
+        continue;
+      }
       const uint32_t count = umin(kWarpSize, seg.end - base);
       for (uint32_t j = 0; j < count; ++j) {
         const uint64_t n = shfl64(len, j);
@@ -381,81 +362,58 @@ __global__ void __launch_bounds__(kWarps* kWarpSize)
   }
 }
 
-/// The byte a match of segment k reads at q (before k): chased to a literal of an earlier
-/// segment (written by the literals kernel, never rewritten), else (a long chain) read once the
-/// segment that writes it is done, through L2 (an L1 line may predate it).
-__device__ inline unsigned char earlier_byte(const ChunkView& v, const Lz4BpSlot& slot, uint32_t k,
-                                             uint64_t q, Lz4BpChaseHint& hint) {
-  if (lz4_bp_chase_source(v.in, v.in_size, slot, k, q, kChaseSteps, hint)) return v.out[q];
-  const uint32_t holder = lz4_bp_segment_at(slot, k, q);
-  const volatile uint32_t* done = &slot.segments[holder].done;
-  while (*done == 0) __nanosleep(64);
-  __threadfence();
-  return __ldcg(v.out + q);
-}
-
 /// Matches of segment k by a warp, 32 tokens at a time: each lane copies its own match when no
 /// match of the group reads an earlier match of the group and the matches are short; else the
-/// warp copies them one by one. Publishes the segment's `done`.
+/// warp copies them one by one, each lane a contiguous part. Sources in earlier segments are
+/// chased back to their literals by spans (lz4_bp_copy_from_earlier), so no segment waits for
+/// another.
 __device__ inline void matches_segment(const ChunkView& v, const Lz4BpSlot& slot, uint32_t k,
                                        unsigned lane) {
-  Lz4BpSegment& seg = slot.segments[k];
-  if (slot.plan->status == DeviceChunkStatus::ok) {
-    const Lz4BpRecord* records = lz4_bp_records(slot, k);
-    const uint64_t start = seg.out_offset;
-    unsigned char* out = v.out;
-    for (uint32_t base = seg.first; base < seg.end; base += kWarpSize) {
-      const uint32_t i = base + lane;
-      uint64_t ll = 0, ml = 0, at = 0, dist = 1;
-      if (i < seg.end) {
-        const Lz4Token tok = lz4_bp_parse_token(v.in, v.in_size, records[i].position);
-        ll = tok.literal_length;
-        at = uint64_t{records[i].value} + ll;
-        if (tok.kind == Lz4TokenKind::sequence) {
-          ml = tok.match_length;
-          dist = tok.distance;
-        }
+  const Lz4BpSegment& seg = slot.segments[k];
+  const Lz4BpRecord* records = lz4_bp_records(slot, k);
+  Lz4BpChaseCache cache;
+  for (uint32_t base = seg.first; base < seg.end; base += kWarpSize) {
+    const uint32_t i = base + lane;
+    uint64_t ll = 0, ml = 0, at = 0, dist = 1;
+    if (i < seg.end) {
+      const Lz4Token tok = lz4_bp_parse_token(v.in, v.in_size, records[i].position);
+      ll = tok.literal_length;
+      at = uint64_t{records[i].value} + ll;
+      if (tok.kind == Lz4TokenKind::sequence) {
+        ml = tok.match_length;
+        dist = tok.distance;
       }
-      const uint64_t first_match = shfl64(at, 0);
-      const uint64_t from_mine = at - dist;
-      const bool independent =
-          ml == 0 || from_mine + umin(ml, dist) <= first_match || from_mine >= at - ll;
-      Lz4BpChaseHint hint;
-      if (__all_sync(kFullMask, independent && ml <= 64)) {
-        for (uint64_t b = 0; b < ml; ++b) {
-          const uint64_t q = match_source(at, dist, b);
-          out[at + b] = q < start ? earlier_byte(v, slot, k, q, hint) : out[q];
-        }
-      } else {
-        const uint32_t count = umin(kWarpSize, seg.end - base);
-        for (uint32_t j = 0; j < count; ++j) {
-          const uint64_t len = shfl64(ml, j), to = shfl64(at, j), d = shfl64(dist, j);
-          for (uint64_t b = lane; b < len; b += kWarpSize) {
-            const uint64_t q = match_source(to, d, b);
-            out[to + b] = q < start ? earlier_byte(v, slot, k, q, hint) : out[q];
-          }
-          __syncwarp();  // the next match may read these bytes
-        }
-      }
-      __syncwarp();  // the next group reads these bytes
     }
+    const uint64_t first_match = shfl64(at, 0);
+    const uint64_t from_mine = at - dist;
+    const bool independent =
+        ml == 0 || from_mine + umin(ml, dist) <= first_match || from_mine >= at - ll;
+    if (__all_sync(kFullMask, independent && ml <= 64)) {
+      if (ml > 0) lz4_bp_copy_match_range(v.in, v.in_size, slot, k, v.out, at, dist, 0, ml, cache);
+    } else {
+      const uint32_t count = umin(kWarpSize, seg.end - base);
+      for (uint32_t j = 0; j < count; ++j) {
+        const uint64_t len = shfl64(ml, j), to = shfl64(at, j), d = shfl64(dist, j);
+        const uint64_t part = (len + kWarpSize - 1) / kWarpSize;
+        const uint64_t b0 = umin(len, lane * part), b1 = umin(len, b0 + part);
+        if (b0 < b1) lz4_bp_copy_match_range(v.in, v.in_size, slot, k, v.out, to, d, b0, b1, cache);
+        __syncwarp();  // the next match may read these bytes
+      }
+    }
+    __syncwarp();  // the next group reads these bytes
   }
-  __threadfence();  // every lane's bytes are visible device-wide before `done`
-  __syncwarp();
-  if (lane == 0) *reinterpret_cast<volatile uint32_t*>(&seg.done) = 1;
 }
 
 __global__ void __launch_bounds__(kWarps* kWarpSize)
-    matches_kernel(Round r, const uint32_t* prefix, uint32_t* ticket) {
+    matches_kernel(Round r, const uint32_t* prefix) {
   const unsigned lane = threadIdx.x % kWarpSize;
   const uint32_t total = prefix[r.n];
-  for (;;) {
-    uint32_t t = 0;
-    if (lane == 0) t = atomicAdd(ticket, 1u);
-    t = __shfl_sync(kFullMask, t, 0);
-    if (t >= total) return;
+  for (uint32_t t = (blockIdx.x * blockDim.x + threadIdx.x) / kWarpSize; t < total;
+       t += gridDim.x * blockDim.x / kWarpSize) {
     const uint32_t s = find_slot(prefix, r.n, t);
-    matches_segment(chunk_view(r, r.first + s), round_slot(r, s), t - prefix[s], lane);
+    const Lz4BpSlot slot = round_slot(r, s);
+    if (slot.plan->status != DeviceChunkStatus::ok) continue;
+    matches_segment(chunk_view(r, r.first + s), slot, t - prefix[s], lane);
   }
 }
 
@@ -476,8 +434,6 @@ const uint32_t* lz4_bp_decode_batch(const DeviceChunkBatch& batch, bool numcodec
   auto* base = static_cast<unsigned char*>(temp);
   auto* handled = reinterpret_cast<uint32_t*>(base);
   auto* prefix = reinterpret_cast<uint32_t*>(base + align256(batch.count * 4));
-  auto* ticket =
-      reinterpret_cast<uint32_t*>(base + align256(batch.count * 4) + align256((slots + 1) * 4));
   Round r;
   r.batch = batch;
   r.slots = base + control_bytes(batch.count, slots);
@@ -492,7 +448,7 @@ const uint32_t* lz4_bp_decode_batch(const DeviceChunkBatch& batch, bool numcodec
     const unsigned chunk_blocks = (r.n + 127) / 128;
     const unsigned warp_blocks = std::min<unsigned>(kBlocks, (r.n + kWarps - 1) / kWarps);
     plan_kernel<<<chunk_blocks, 128, 0, cs>>>(r, handled);
-    list_kernel<<<1, kListThreads, 0, cs>>>(r, prefix, ticket);
+    list_kernel<<<1, kListThreads, 0, cs>>>(r, prefix);
     parse_kernel<<<kBlocks, threads, 0, cs>>>(r, prefix);
     link_kernel<<<kBlocks, threads, 0, cs>>>(r, prefix);
     stitch_kernel<<<warp_blocks, threads, 0, cs>>>(r);
@@ -501,7 +457,7 @@ const uint32_t* lz4_bp_decode_batch(const DeviceChunkBatch& batch, bool numcodec
     check_kernel<<<kBlocks, threads, 0, cs>>>(r, prefix);
     finish_kernel<<<warp_blocks, threads, 0, cs>>>(r);
     literals_kernel<<<kBlocks, threads, 0, cs>>>(r, prefix);
-    matches_kernel<<<kBlocks, threads, 0, cs>>>(r, prefix, ticket);
+    matches_kernel<<<kBlocks, threads, 0, cs>>>(r, prefix);
     CUZARR_CUDA_CHECK(cudaGetLastError());
   }
   return handled;

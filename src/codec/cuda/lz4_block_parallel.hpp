@@ -21,9 +21,9 @@
 //   7. finish (serial per chunk): the first failure in stream order, as the serial decoder
 //      reports it;
 //   8. execute (per segment, only for chunks that passed): all literals first, then the matches;
-//      a match byte whose source lies in an earlier segment, in a match not written yet, is chased
-//      back through that match to a literal (match_chase.hpp), or the reader waits for the
-//      segment that writes it.
+//      a match whose source lies in an earlier segment, in matches not written yet, has that
+//      source span chased back through those matches to literals, piece by piece
+//      (match_chase.hpp), so segments never wait for each other.
 // Everything is CUZARR_HOST_DEVICE, allocation-free and exception-free; the state lives in a slot
 // of caller memory (lz4_bp_slot_layout). Hostile blocks give the verdict of the serial decoder
 // (lz4_decode_block_serial) and never an access outside in[0, in_size) or out[0, capacity); the
@@ -172,8 +172,6 @@ struct Lz4BpSegment {
   // Check.
   DeviceChunkStatus status;  ///< the first failure among its true records (ok: none)
   uint32_t fail_record;
-  // Execute.
-  uint32_t done;
 };
 
 struct Lz4BpChunkPlan {
@@ -292,7 +290,6 @@ CUZARR_HOST_DEVICE inline void lz4_bp_parse_segment(const unsigned char* in, uin
                                                     const Lz4BpSlot& slot, uint64_t k) {
   lz4_bp_parse_chain(in, in_size, slot, k, k * kLz4BpSegmentBytes);
   slot.segments[k].reparsed = 0;
-  slot.segments[k].done = 0;
   slot.segments[k].status = DeviceChunkStatus::ok;
 }
 
@@ -374,6 +371,43 @@ CUZARR_HOST_DEVICE inline void lz4_bp_stitch_step(const unsigned char* in, uint6
     state.hint = seg.join_record;
   } else {
     seg.end = seg.total;
+    if (seg.terminated) {
+      state.ended = true;
+    } else {
+      state.position = seg.next;
+    }
+  }
+}
+
+// The warp stitch (GPU): while the true chain enters segment k at a known own record
+// (state.hint), segments k, k + 1, ... that each enter where the previous one joined them form a
+// run, set in one step (a lane per segment) with the same result as lz4_bp_stitch_step.
+
+/// Whether segment k + l belongs to the run starting at segment k.
+CUZARR_HOST_DEVICE inline bool lz4_bp_run_member(const Lz4BpSlot& slot, uint32_t k, uint32_t l) {
+  const uint32_t s = k + l;
+  return s < slot.plan->segments && (l == 0 || slot.segments[s - 1].join != kLz4BpNone);
+}
+
+/// Sets segment k + l of a run (k entered at `hint`).
+CUZARR_HOST_DEVICE inline void lz4_bp_run_segment(const Lz4BpSlot& slot, uint32_t k, uint32_t l,
+                                                  uint32_t hint) {
+  const uint32_t s = k + l;
+  Lz4BpSegment& seg = slot.segments[s];
+  seg.first = l == 0 ? hint : slot.segments[s - 1].join_record;
+  seg.end = seg.join != kLz4BpNone ? seg.count + seg.join : seg.total;
+}
+
+/// The stitch's state after the run's last segment.
+CUZARR_HOST_DEVICE inline void lz4_bp_run_leave(const Lz4BpSlot& slot, uint32_t last,
+                                                Lz4BpStitchState& state) {
+  const Lz4BpSegment& seg = slot.segments[last];
+  if (seg.join != kLz4BpNone) {
+    state.position = lz4_bp_records(slot, last)[seg.count + seg.join].position;
+    state.hint_segment = last + 1;
+    state.hint = seg.join_record;
+  } else {
+    state.hint = kLz4BpNone;
     if (seg.terminated) {
       state.ended = true;
     } else {
@@ -499,47 +533,101 @@ CUZARR_HOST_DEVICE inline uint32_t lz4_bp_segment_at(const Lz4BpSlot& slot, uint
   return lo;
 }
 
-/// The record where the last chase started: consecutive bytes of a match's source usually fall
-/// in the same record, so its searches and its token are reused.
-struct Lz4BpChaseHint {
-  uint64_t begin = 1, end = 0;  ///< the record's output [begin, end)
-  ChaseMatch match;             ///< its match (length 0: none)
+/// Records visited by recent span chases: the next piece of a span (and the next match's span)
+/// usually walks the same records, so the last kLz4BpChaseCache of them are kept (output range
+/// and match) and their searches skipped.
+inline constexpr uint32_t kLz4BpChaseCache = 8;
+struct Lz4BpChaseCache {
+  struct Entry {
+    uint64_t begin = 1, end = 0;  ///< the record's output [begin, end)
+    ChaseMatch match;             ///< its match (length 0: none)
+  };
+  Entry entries[kLz4BpChaseCache];
+  uint32_t next = 0;  ///< the entry the next search replaces
 };
 
-/// Where the byte at q (before segment k) comes from: after `steps` at most, a literal of an
-/// earlier segment or a byte of segment k (returns true); false when it is still a match byte
-/// of an earlier segment (see chase_match_source). For chunks that passed the finish.
-CUZARR_HOST_DEVICE inline bool lz4_bp_chase_source(const unsigned char* in, uint64_t in_size,
-                                                   const Lz4BpSlot& slot, uint32_t k, uint64_t& q,
-                                                   uint32_t steps, Lz4BpChaseHint& hint) {
-  auto find_match = [&](uint64_t at_q, uint32_t step, ChaseMatch& m) {
-    if (step == 0 && hint.begin <= at_q && at_q < hint.end) {
-      m = hint.match;
-      return m.length > 0 && at_q >= m.at;
+/// The record of an earlier segment (before k) whose output holds q: its output range and match.
+CUZARR_HOST_DEVICE inline Lz4BpChaseCache::Entry lz4_bp_record_at(const unsigned char* in,
+                                                                  uint64_t in_size,
+                                                                  const Lz4BpSlot& slot, uint32_t k,
+                                                                  uint64_t q,
+                                                                  Lz4BpChaseCache& cache) {
+  for (uint32_t e = 0; e < kLz4BpChaseCache; ++e) {
+    if (cache.entries[e].begin <= q && q < cache.entries[e].end) return cache.entries[e];
+  }
+  const uint32_t s = lz4_bp_segment_at(slot, k, q);
+  const Lz4BpSegment& seg = slot.segments[s];
+  const Lz4BpRecord* records = lz4_bp_records(slot, s);
+  uint32_t lo = seg.first, hi = seg.end;  // the last record starting at or before q
+  while (hi - lo > 1) {
+    const uint32_t mid = lo + (hi - lo) / 2;
+    if (records[mid].value <= q) {
+      lo = mid;
+    } else {
+      hi = mid;
     }
-    const uint32_t s = lz4_bp_segment_at(slot, k, at_q);
-    const Lz4BpSegment& seg = slot.segments[s];
-    const Lz4BpRecord* records = lz4_bp_records(slot, s);
-    uint32_t lo = seg.first, hi = seg.end;  // the last record starting at or before q
-    while (hi - lo > 1) {
-      const uint32_t mid = lo + (hi - lo) / 2;
-      if (records[mid].value <= at_q) {
-        lo = mid;
-      } else {
-        hi = mid;
-      }
-    }
-    const Lz4Token t = lz4_bp_parse_token(in, in_size, records[lo].position);
-    const uint64_t begin = records[lo].value, at = begin + t.literal_length;
-    m = ChaseMatch{at, t.distance, t.kind == Lz4TokenKind::sequence ? t.match_length : 0};
-    if (step == 0) {
-      hint.begin = begin;
-      hint.end = at + m.length;
-      hint.match = m;
-    }
-    return m.length > 0 && at_q >= at;  // else a literal
+  }
+  const Lz4Token t = lz4_bp_parse_token(in, in_size, records[lo].position);
+  Lz4BpChaseCache::Entry e;
+  e.begin = records[lo].value;
+  e.match.at = e.begin + t.literal_length;
+  e.match.distance = t.distance;
+  e.match.length = t.kind == Lz4TokenKind::sequence ? t.match_length : 0;
+  e.end = e.match.at + e.match.length;
+  cache.entries[cache.next] = e;
+  cache.next = (cache.next + 1) % kLz4BpChaseCache;
+  return e;
+}
+
+/// Copies out[dst, dst + len) from the source span [q, q + len), which lies before segment k
+/// (q + len <= its out_offset): piece by piece, each chased back to literals of earlier
+/// segments (chase_span_source), which the literal pass wrote. For chunks that passed the
+/// finish; no segment needs to wait for another.
+CUZARR_HOST_DEVICE inline void lz4_bp_copy_from_earlier(const unsigned char* in, uint64_t in_size,
+                                                        const Lz4BpSlot& slot, uint32_t k,
+                                                        unsigned char* out, uint64_t dst,
+                                                        uint64_t q, uint64_t len,
+                                                        Lz4BpChaseCache& cache) {
+  const uint64_t own_start = slot.segments[k].out_offset;
+  auto find_span = [&](uint64_t at_q, uint32_t, ChaseSpanStep& step) {
+    const Lz4BpChaseCache::Entry e = lz4_bp_record_at(in, in_size, slot, k, at_q, cache);
+    step.is_match = at_q >= e.match.at;  // else a literal of the record
+    step.final_end = e.match.at;
+    step.match = e.match;
   };
-  return chase_match_source(q, slot.segments[k].out_offset, steps, find_match);
+  while (len > 0) {
+    uint64_t from = q;
+    const uint64_t piece = chase_span_source(from, len, own_start, find_span);
+    for (uint64_t b = 0; b < piece; ++b) out[dst + b] = out[from + b];
+    dst += piece;
+    q += piece;
+    len -= piece;
+  }
+}
+
+/// Copies bytes [b0, b1) of a match of segment k (output `at`, `distance` back): sources in
+/// segment k are read directly (written before the match), earlier ones through
+/// lz4_bp_copy_from_earlier. Sources always lie before `at`, so ranges of one match may be
+/// copied in any order.
+CUZARR_HOST_DEVICE inline void lz4_bp_copy_match_range(const unsigned char* in, uint64_t in_size,
+                                                       const Lz4BpSlot& slot, uint32_t k,
+                                                       unsigned char* out, uint64_t at,
+                                                       uint64_t distance, uint64_t b0, uint64_t b1,
+                                                       Lz4BpChaseCache& cache) {
+  const uint64_t own_start = slot.segments[k].out_offset;
+  uint64_t t = b0;
+  while (t < b1) {
+    const uint64_t q = match_source(at, distance, t);
+    uint64_t run = distance - t % distance;  // contiguous source bytes from q
+    if (b1 - t < run) run = b1 - t;
+    if (q < own_start) {
+      if (own_start - q < run) run = own_start - q;
+      lz4_bp_copy_from_earlier(in, in_size, slot, k, out, at + t, q, run, cache);
+    } else {
+      for (uint64_t b = 0; b < run; ++b) out[at + t + b] = out[q + b];
+    }
+    t += run;
+  }
 }
 
 /// Matches of segment k, serially (after the literals of every segment; segments in any order).
@@ -549,16 +637,12 @@ CUZARR_HOST_DEVICE inline void lz4_bp_execute_matches_serial(const unsigned char
                                                              unsigned char* out) {
   const Lz4BpSegment& seg = slot.segments[k];
   const Lz4BpRecord* records = lz4_bp_records(slot, k);
+  Lz4BpChaseCache cache;
   for (uint32_t i = seg.first; i < seg.end; ++i) {
     const Lz4Token t = lz4_bp_parse_token(in, in_size, records[i].position);
     if (t.kind != Lz4TokenKind::sequence) continue;
     const uint64_t at = uint64_t{records[i].value} + t.literal_length;
-    Lz4BpChaseHint hint;
-    for (uint64_t b = 0; b < t.match_length; ++b) {
-      uint64_t q = match_source(at, t.distance, b);
-      lz4_bp_chase_source(in, in_size, slot, k, q, UINT32_MAX, hint);
-      out[at + b] = out[q];
-    }
+    lz4_bp_copy_match_range(in, in_size, slot, k, out, at, t.distance, 0, t.match_length, cache);
   }
 }
 
