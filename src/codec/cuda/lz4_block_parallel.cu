@@ -4,8 +4,9 @@
 //   parse, link (thread per segment) -> stitch (warp per chunk: runs of joined segments in one
 //   step, lane 0 for the others) -> bytes (warp per segment) -> scan (warp per chunk) ->
 //   check (warp per segment) -> finish (warp per chunk: statuses) -> literals (warp per segment)
-//   -> matches (warp per segment; sources in earlier segments are chased to literals by spans,
-//   so segments never wait for each other).
+//   -> matches (warp per segment, taken in list order by a ticket; a source in an earlier segment
+//   is chased a few steps to its literal, else read once that segment's progress passes it: a
+//   segment waits only for earlier segments that running warps hold, so every wait ends).
 #include <algorithm>
 
 #include "codec/cuda/kernel_support.cuh"
@@ -32,9 +33,9 @@ size_t round_slots(size_t count, uint64_t max_output) {
   return std::min<size_t>(count, std::max<uint64_t>(1, kRoundBytes / slot));
 }
 
-// Control area: handled[count], prefix[slots + 1].
+// Control area: handled[count], prefix[slots + 1], ticket.
 uint64_t control_bytes(size_t count, size_t slots) {
-  return align256(count * 4) + align256((slots + 1) * 4);
+  return align256(count * 4) + align256((slots + 1) * 4) + 256;
 }
 
 struct Round {
@@ -122,8 +123,9 @@ __global__ void plan_kernel(Round r, uint32_t* handled) {
   handled[c] = slot.plan->parallel;
 }
 
-/// prefix[s] = segments of the parallel slots before s. One block.
-__global__ void __launch_bounds__(kListThreads) list_kernel(Round r, uint32_t* prefix) {
+/// prefix[s] = segments of the parallel slots before s; resets the ticket. One block.
+__global__ void __launch_bounds__(kListThreads)
+    list_kernel(Round r, uint32_t* prefix, uint32_t* ticket) {
   __shared__ uint32_t sums[kListThreads];
   const unsigned t = threadIdx.x;
   const uint32_t per = (r.n + kListThreads - 1) / kListThreads;
@@ -143,7 +145,10 @@ __global__ void __launch_bounds__(kListThreads) list_kernel(Round r, uint32_t* p
     prefix[s] = running;
     running += round_slot(r, s).plan->segments;
   }
-  if (t == kListThreads - 1) prefix[r.n] = sums[t];
+  if (t == kListThreads - 1) {
+    prefix[r.n] = sums[t];
+    *ticket = 0;
+  }
 }
 
 __global__ void parse_kernel(Round r, const uint32_t* prefix) {
@@ -362,15 +367,37 @@ __global__ void __launch_bounds__(kWarps* kWarpSize)
   }
 }
 
+/// The byte a match of segment k reads at q (before k): chased to a literal of an earlier
+/// segment (written by the literals kernel, never rewritten: a plain load is right), else read
+/// once the segment holding it has published progress past q, through L2 (an L1 line may
+/// predate it).
+__device__ inline unsigned char earlier_byte(const ChunkView& v, const Lz4BpSlot& slot, uint32_t k,
+                                             uint64_t q, Lz4BpChaseCache& cache) {
+  if (lz4_bp_chase_source(v.in, v.in_size, slot, k, q, kLz4BpChaseSteps, cache)) return v.out[q];
+  const uint32_t holder = lz4_bp_segment_at(slot, k, q);
+  const volatile uint64_t* progress = &slot.segments[holder].progress;
+  while (*progress <= q) __nanosleep(32);
+  __threadfence();
+  return __ldcg(v.out + q);
+}
+
+/// Publishes that segment bytes below `upto` are final (every lane's writes first).
+__device__ inline void publish_progress(Lz4BpSegment& seg, uint64_t upto, unsigned lane) {
+  __threadfence();
+  __syncwarp();
+  if (lane == 0) *reinterpret_cast<volatile uint64_t*>(&seg.progress) = upto;
+}
+
 /// Matches of segment k by a warp, 32 tokens at a time: each lane copies its own match when no
 /// match of the group reads an earlier match of the group and the matches are short; else the
-/// warp copies them one by one, each lane a contiguous part. Sources in earlier segments are
-/// chased back to their literals by spans (lz4_bp_copy_from_earlier), so no segment waits for
-/// another.
+/// warp copies them one by one. After each group the segment's progress moves to the group's
+/// end, so readers in later segments wait only for the bytes they need.
 __device__ inline void matches_segment(const ChunkView& v, const Lz4BpSlot& slot, uint32_t k,
                                        unsigned lane) {
-  const Lz4BpSegment& seg = slot.segments[k];
+  Lz4BpSegment& seg = slot.segments[k];
   const Lz4BpRecord* records = lz4_bp_records(slot, k);
+  const uint64_t start = seg.out_offset;
+  unsigned char* out = v.out;
   Lz4BpChaseCache cache;
   for (uint32_t base = seg.first; base < seg.end; base += kWarpSize) {
     const uint32_t i = base + lane;
@@ -389,27 +416,41 @@ __device__ inline void matches_segment(const ChunkView& v, const Lz4BpSlot& slot
     const bool independent =
         ml == 0 || from_mine + umin(ml, dist) <= first_match || from_mine >= at - ll;
     if (__all_sync(kFullMask, independent && ml <= 64)) {
-      if (ml > 0) lz4_bp_copy_match_range(v.in, v.in_size, slot, k, v.out, at, dist, 0, ml, cache);
+      for (uint64_t b = 0; b < ml; ++b) {
+        const uint64_t q = match_source(at, dist, b);
+        out[at + b] = q < start ? earlier_byte(v, slot, k, q, cache) : out[q];
+      }
     } else {
       const uint32_t count = umin(kWarpSize, seg.end - base);
       for (uint32_t j = 0; j < count; ++j) {
         const uint64_t len = shfl64(ml, j), to = shfl64(at, j), d = shfl64(dist, j);
-        const uint64_t part = (len + kWarpSize - 1) / kWarpSize;
-        const uint64_t b0 = umin(len, lane * part), b1 = umin(len, b0 + part);
-        if (b0 < b1) lz4_bp_copy_match_range(v.in, v.in_size, slot, k, v.out, to, d, b0, b1, cache);
+        for (uint64_t b = lane; b < len; b += kWarpSize) {
+          const uint64_t q = match_source(to, d, b);
+          out[to + b] = q < start ? earlier_byte(v, slot, k, q, cache) : out[q];
+        }
         __syncwarp();  // the next match may read these bytes
       }
     }
-    __syncwarp();  // the next group reads these bytes
+    // Bytes below the next group's first record are final (its literals are too, but the next
+    // record's match is not).
+    const uint32_t next = base + kWarpSize;
+    const uint64_t upto = next < seg.end ? uint64_t{records[next].value} : start + seg.bytes;
+    publish_progress(seg, upto, lane);
   }
+  publish_progress(seg, start + seg.bytes, lane);
 }
 
+/// Warps take segments in list order (a ticket), so a segment waits only for segments that
+/// running warps hold: the earliest unfinished segment never waits, and every wait ends.
 __global__ void __launch_bounds__(kWarps* kWarpSize)
-    matches_kernel(Round r, const uint32_t* prefix) {
+    matches_kernel(Round r, const uint32_t* prefix, uint32_t* ticket) {
   const unsigned lane = threadIdx.x % kWarpSize;
   const uint32_t total = prefix[r.n];
-  for (uint32_t t = (blockIdx.x * blockDim.x + threadIdx.x) / kWarpSize; t < total;
-       t += gridDim.x * blockDim.x / kWarpSize) {
+  for (;;) {
+    uint32_t t = 0;
+    if (lane == 0) t = atomicAdd(ticket, 1u);
+    t = __shfl_sync(kFullMask, t, 0);
+    if (t >= total) return;
     const uint32_t s = find_slot(prefix, r.n, t);
     const Lz4BpSlot slot = round_slot(r, s);
     if (slot.plan->status != DeviceChunkStatus::ok) continue;
@@ -434,6 +475,8 @@ const uint32_t* lz4_bp_decode_batch(const DeviceChunkBatch& batch, bool numcodec
   auto* base = static_cast<unsigned char*>(temp);
   auto* handled = reinterpret_cast<uint32_t*>(base);
   auto* prefix = reinterpret_cast<uint32_t*>(base + align256(batch.count * 4));
+  auto* ticket =
+      reinterpret_cast<uint32_t*>(base + align256(batch.count * 4) + align256((slots + 1) * 4));
   Round r;
   r.batch = batch;
   r.slots = base + control_bytes(batch.count, slots);
@@ -448,7 +491,7 @@ const uint32_t* lz4_bp_decode_batch(const DeviceChunkBatch& batch, bool numcodec
     const unsigned chunk_blocks = (r.n + 127) / 128;
     const unsigned warp_blocks = std::min<unsigned>(kBlocks, (r.n + kWarps - 1) / kWarps);
     plan_kernel<<<chunk_blocks, 128, 0, cs>>>(r, handled);
-    list_kernel<<<1, kListThreads, 0, cs>>>(r, prefix);
+    list_kernel<<<1, kListThreads, 0, cs>>>(r, prefix, ticket);
     parse_kernel<<<kBlocks, threads, 0, cs>>>(r, prefix);
     link_kernel<<<kBlocks, threads, 0, cs>>>(r, prefix);
     stitch_kernel<<<warp_blocks, threads, 0, cs>>>(r);
@@ -457,7 +500,7 @@ const uint32_t* lz4_bp_decode_batch(const DeviceChunkBatch& batch, bool numcodec
     check_kernel<<<kBlocks, threads, 0, cs>>>(r, prefix);
     finish_kernel<<<warp_blocks, threads, 0, cs>>>(r);
     literals_kernel<<<kBlocks, threads, 0, cs>>>(r, prefix);
-    matches_kernel<<<kBlocks, threads, 0, cs>>>(r, prefix);
+    matches_kernel<<<kBlocks, threads, 0, cs>>>(r, prefix, ticket);
     CUZARR_CUDA_CHECK(cudaGetLastError());
   }
   return handled;

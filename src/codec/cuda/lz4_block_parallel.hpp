@@ -21,9 +21,9 @@
 //   7. finish (serial per chunk): the first failure in stream order, as the serial decoder
 //      reports it;
 //   8. execute (per segment, only for chunks that passed): all literals first, then the matches;
-//      a match whose source lies in an earlier segment, in matches not written yet, has that
-//      source span chased back through those matches to literals, piece by piece
-//      (match_chase.hpp), so segments never wait for each other.
+//      a match byte whose source lies in an earlier segment, in a match not written yet, is
+//      chased back through that match to a literal (match_chase.hpp) for a few steps, else the
+//      reader waits until the segment holding the source has written it (its progress).
 // Everything is CUZARR_HOST_DEVICE, allocation-free and exception-free; the state lives in a slot
 // of caller memory (lz4_bp_slot_layout). Hostile blocks give the verdict of the serial decoder
 // (lz4_decode_block_serial) and never an access outside in[0, in_size) or out[0, capacity); the
@@ -172,6 +172,8 @@ struct Lz4BpSegment {
   // Check.
   DeviceChunkStatus status;  ///< the first failure among its true records (ok: none)
   uint32_t fail_record;
+  // Execute (GPU).
+  uint64_t progress;  ///< its output below this is final (published as its matches are copied)
 };
 
 struct Lz4BpChunkPlan {
@@ -290,6 +292,7 @@ CUZARR_HOST_DEVICE inline void lz4_bp_parse_segment(const unsigned char* in, uin
                                                     const Lz4BpSlot& slot, uint64_t k) {
   lz4_bp_parse_chain(in, in_size, slot, k, k * kLz4BpSegmentBytes);
   slot.segments[k].reparsed = 0;
+  slot.segments[k].progress = 0;
   slot.segments[k].status = DeviceChunkStatus::ok;
 }
 
@@ -533,10 +536,10 @@ CUZARR_HOST_DEVICE inline uint32_t lz4_bp_segment_at(const Lz4BpSlot& slot, uint
   return lo;
 }
 
-/// Records visited by recent span chases: the next piece of a span (and the next match's span)
-/// usually walks the same records, so the last kLz4BpChaseCache of them are kept (output range
-/// and match) and their searches skipped.
-inline constexpr uint32_t kLz4BpChaseCache = 8;
+/// Records visited by recent chases: consecutive bytes of a match's source usually follow the
+/// same path (byte t + 1's source is byte t's plus one), so the last kLz4BpChaseCache records
+/// met are kept (output range and match) and their searches skipped.
+inline constexpr uint32_t kLz4BpChaseCache = 4;
 struct Lz4BpChaseCache {
   struct Entry {
     uint64_t begin = 1, end = 0;  ///< the record's output [begin, end)
@@ -545,6 +548,10 @@ struct Lz4BpChaseCache {
   Entry entries[kLz4BpChaseCache];
   uint32_t next = 0;  ///< the entry the next search replaces
 };
+
+/// Chase steps before a reader needs the earlier segment's bytes themselves (on the GPU it waits
+/// for that segment's progress; chains through smooth data are often hundreds of matches deep).
+inline constexpr uint32_t kLz4BpChaseSteps = 4;
 
 /// The record of an earlier segment (before k) whose output holds q: its output range and match.
 CUZARR_HOST_DEVICE inline Lz4BpChaseCache::Entry lz4_bp_record_at(const unsigned char* in,
@@ -579,70 +586,41 @@ CUZARR_HOST_DEVICE inline Lz4BpChaseCache::Entry lz4_bp_record_at(const unsigned
   return e;
 }
 
-/// Copies out[dst, dst + len) from the source span [q, q + len), which lies before segment k
-/// (q + len <= its out_offset): piece by piece, each chased back to literals of earlier
-/// segments (chase_span_source), which the literal pass wrote. For chunks that passed the
-/// finish; no segment needs to wait for another.
-CUZARR_HOST_DEVICE inline void lz4_bp_copy_from_earlier(const unsigned char* in, uint64_t in_size,
-                                                        const Lz4BpSlot& slot, uint32_t k,
-                                                        unsigned char* out, uint64_t dst,
-                                                        uint64_t q, uint64_t len,
-                                                        Lz4BpChaseCache& cache) {
-  const uint64_t own_start = slot.segments[k].out_offset;
-  auto find_span = [&](uint64_t at_q, uint32_t, ChaseSpanStep& step) {
+/// Where the byte at q (before segment k) comes from: after `steps` at most, a literal of an
+/// earlier segment (returns true); false when it is still a match byte of an earlier segment
+/// (see chase_match_source). For chunks that passed the finish.
+CUZARR_HOST_DEVICE inline bool lz4_bp_chase_source(const unsigned char* in, uint64_t in_size,
+                                                   const Lz4BpSlot& slot, uint32_t k, uint64_t& q,
+                                                   uint32_t steps, Lz4BpChaseCache& cache) {
+  auto find_match = [&](uint64_t at_q, uint32_t, ChaseMatch& m) {
     const Lz4BpChaseCache::Entry e = lz4_bp_record_at(in, in_size, slot, k, at_q, cache);
-    step.is_match = at_q >= e.match.at;  // else a literal of the record
-    step.final_end = e.match.at;
-    step.match = e.match;
+    m = e.match;
+    return m.length > 0 && at_q >= m.at;  // else a literal of the record
   };
-  while (len > 0) {
-    uint64_t from = q;
-    const uint64_t piece = chase_span_source(from, len, own_start, find_span);
-    for (uint64_t b = 0; b < piece; ++b) out[dst + b] = out[from + b];
-    dst += piece;
-    q += piece;
-    len -= piece;
-  }
+  return chase_match_source(q, slot.segments[k].out_offset, steps, find_match);
 }
 
-/// Copies bytes [b0, b1) of a match of segment k (output `at`, `distance` back): sources in
-/// segment k are read directly (written before the match), earlier ones through
-/// lz4_bp_copy_from_earlier. Sources always lie before `at`, so ranges of one match may be
-/// copied in any order.
-CUZARR_HOST_DEVICE inline void lz4_bp_copy_match_range(const unsigned char* in, uint64_t in_size,
-                                                       const Lz4BpSlot& slot, uint32_t k,
-                                                       unsigned char* out, uint64_t at,
-                                                       uint64_t distance, uint64_t b0, uint64_t b1,
-                                                       Lz4BpChaseCache& cache) {
-  const uint64_t own_start = slot.segments[k].out_offset;
-  uint64_t t = b0;
-  while (t < b1) {
-    const uint64_t q = match_source(at, distance, t);
-    uint64_t run = distance - t % distance;  // contiguous source bytes from q
-    if (b1 - t < run) run = b1 - t;
-    if (q < own_start) {
-      if (own_start - q < run) run = own_start - q;
-      lz4_bp_copy_from_earlier(in, in_size, slot, k, out, at + t, q, run, cache);
-    } else {
-      for (uint64_t b = 0; b < run; ++b) out[at + t + b] = out[q + b];
-    }
-    t += run;
-  }
-}
-
-/// Matches of segment k, serially (after the literals of every segment; segments in any order).
+/// Matches of segment k, serially, after the literals of every segment. With `steps` =
+/// UINT32_MAX segments may go in any order (every source is chased to its literal); with fewer,
+/// the segments before k must be complete (as the GPU's waits ensure), and a source that the
+/// chase does not settle is read where it is.
 CUZARR_HOST_DEVICE inline void lz4_bp_execute_matches_serial(const unsigned char* in,
                                                              uint64_t in_size,
                                                              const Lz4BpSlot& slot, uint32_t k,
-                                                             unsigned char* out) {
+                                                             unsigned char* out, uint32_t steps) {
   const Lz4BpSegment& seg = slot.segments[k];
   const Lz4BpRecord* records = lz4_bp_records(slot, k);
+  const uint64_t start = seg.out_offset;
   Lz4BpChaseCache cache;
   for (uint32_t i = seg.first; i < seg.end; ++i) {
     const Lz4Token t = lz4_bp_parse_token(in, in_size, records[i].position);
     if (t.kind != Lz4TokenKind::sequence) continue;
     const uint64_t at = uint64_t{records[i].value} + t.literal_length;
-    lz4_bp_copy_match_range(in, in_size, slot, k, out, at, t.distance, 0, t.match_length, cache);
+    for (uint64_t b = 0; b < t.match_length; ++b) {
+      uint64_t q = match_source(at, t.distance, b);
+      if (q < start) lz4_bp_chase_source(in, in_size, slot, k, q, steps, cache);
+      out[at + b] = out[q];
+    }
   }
 }
 

@@ -49,9 +49,10 @@ inline DecodeResult lz4_decode_block_parallel_host(const unsigned char* in, uint
   }
   if (r.status != DeviceChunkStatus::ok) return r;
   for (uint32_t k = 0; k < n; ++k) lz4_bp_execute_literals_serial(in, in_size, slot, k, out);
-  // Matches segment by segment, last first: any order gives the same bytes, and this one sends
-  // every read of an earlier segment's match bytes through the source chase.
-  for (uint32_t k = n; k-- > 0;) lz4_bp_execute_matches_serial(in, in_size, slot, k, out);
+  // Matches segment by segment in order, with the GPU's chase bound (a source the chase does not
+  // settle lies in a complete earlier segment, as the GPU's waits ensure).
+  for (uint32_t k = 0; k < n; ++k)
+    lz4_bp_execute_matches_serial(in, in_size, slot, k, out, kLz4BpChaseSteps);
   return r;
 }
 

@@ -40,40 +40,4 @@ CUZARR_HOST_DEVICE inline bool chase_match_source(uint64_t& q, uint64_t own_star
   }
 }
 
-/// What a span chase finds at a position q of an earlier part: the match that writes q, or (when
-/// `is_match` is false) a run of final bytes (literals) that ends at `final_end`.
-struct ChaseSpanStep {
-  bool is_match = false;
-  uint64_t final_end = 0;
-  ChaseMatch match;
-};
-
-/// The span form of chase_match_source: follows the source span [q, q + len) (q < own_start)
-/// back through earlier matches as a whole, splitting it where a step's match or literal run
-/// ends (or, for an overlapping match, where its period wraps), so that a long match costs one
-/// walk per piece instead of one per byte. Sets q to the final position of the first piece and
-/// returns that piece's length (>= 1): bytes [q, q + piece) are final (literals) and hold the
-/// first `piece` bytes of the span. `find_span(q, step, s)` fills s for position q. Every step
-/// moves strictly backwards, so the walk ends.
-template <class FindSpan>
-CUZARR_HOST_DEVICE inline uint64_t chase_span_source(uint64_t& q, uint64_t len, uint64_t own_start,
-                                                     FindSpan&& find_span) {
-  uint64_t piece = own_start - q < len ? own_start - q : len;
-  for (uint32_t step = 0;; ++step) {
-    ChaseSpanStep s;
-    find_span(q, step, s);
-    if (!s.is_match) {
-      const uint64_t run = s.final_end - q;
-      return run < piece ? run : piece;
-    }
-    const ChaseMatch& m = s.match;
-    const uint64_t t = q - m.at;
-    const uint64_t in_match = m.length - t;
-    const uint64_t in_period = m.distance - t % m.distance;  // where match_source wraps
-    if (in_match < piece) piece = in_match;
-    if (in_period < piece) piece = in_period;
-    q = match_source(m.at, m.distance, t);
-  }
-}
-
 }  // namespace cuzarr::gpu
