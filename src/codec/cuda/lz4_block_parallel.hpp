@@ -41,7 +41,7 @@
 namespace cuzarr::gpu {
 
 /// Input bytes per segment.
-inline constexpr uint64_t kLz4BpSegmentBytes = 4096;
+inline constexpr uint64_t kLz4BpSegmentBytes = 1024;
 /// Input bytes past its end over which a segment's chain goes on (to join the next one's).
 inline constexpr uint64_t kLz4BpMarginBytes = 1024;
 /// Every sequence but the last takes at least 3 input bytes (token, 2-byte offset), so at most

@@ -26,13 +26,13 @@ void lz4_decode_batch(const DeviceChunkBatch& batch, Stream stream);
 void numcodecs_lz4_decode_batch(const DeviceChunkBatch& batch, Stream stream);
 
 // Block-parallel decoding of large blocks (lz4_block_parallel.hpp): a chunk whose block decodes
-// to at least `block_parallel_from` bytes (default kLz4BpMinCapacity, 256 KiB) is cut into 4 KiB
+// to at least `block_parallel_from` bytes (default kLz4BpMinCapacity, 256 KiB) is cut into 1 KiB
 // segments of input parsed, checked and copied by many threads, so that a few large chunks
 // (numcodecs.lz4 stores a chunk as one block) keep the GPU busy. Same statuses and outputs as the
 // calls above; the other chunks decode one warp per chunk.
 
 /// Scratch bytes for `count` chunks whose output capacities are at most `max_output`: about
-/// 3.4 x max_output per chunk (segment records) when max_output >= block_parallel_from, else 0;
+/// 5.5 x max_output per chunk (segment records) when max_output >= block_parallel_from, else 0;
 /// at most 6 GiB of slots, larger batches go in several rounds.
 size_t lz4_decode_temp_bytes(size_t count, uint64_t max_output,
                              uint64_t block_parallel_from = kLz4BpMinCapacity);
