@@ -311,21 +311,23 @@ __global__ void __launch_bounds__(kWarps* kWarpSize) finish_kernel(Round r) {
         break;
       }
     }
-    if (lane != 0) continue;
-    if (status == DeviceChunkStatus::ok && !slot.plan->terminated)
-      status = DeviceChunkStatus::corrupt_input;  // the chain runs into the input's end
-    uint64_t size = slot.plan->output_size;
-    if (r.numcodecs) {
-      const ChunkView v = chunk_view(r, r.first + s);
-      if (status == DeviceChunkStatus::output_too_small ||
-          (status == DeviceChunkStatus::ok && size != v.expected)) {
-        status = DeviceChunkStatus::corrupt_input;  // the block disagrees with its header
+    if (lane == 0) {
+      if (status == DeviceChunkStatus::ok && !slot.plan->terminated)
+        status = DeviceChunkStatus::corrupt_input;  // the chain runs into the input's end
+      const uint64_t size = slot.plan->output_size;
+      if (r.numcodecs) {
+        const ChunkView v = chunk_view(r, r.first + s);
+        if (status == DeviceChunkStatus::output_too_small ||
+            (status == DeviceChunkStatus::ok && size != v.expected)) {
+          status = DeviceChunkStatus::corrupt_input;  // the block disagrees with its header
+        }
       }
+      slot.plan->status = status;
+      const size_t c = r.first + s;
+      r.batch.statuses[c] = status;
+      r.batch.output_sizes[c] = status == DeviceChunkStatus::ok ? size : 0;
     }
-    slot.plan->status = status;
-    const size_t c = r.first + s;
-    r.batch.statuses[c] = status;
-    r.batch.output_sizes[c] = status == DeviceChunkStatus::ok ? size : 0;
+    __syncwarp();
   }
 }
 
