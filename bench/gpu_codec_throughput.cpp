@@ -181,6 +181,19 @@ int main(int argc, char** argv) {
             repetitions, [&] { numcodecs_lz4_decode_batch(encoded.to(decoded), stream); });
         ok = ok && decoded.all_ok() && same_bytes(input, decoded);
         report("numcodecs.lz4", bytes, dec, enc, ok);
+        // The same blocks decoded block-parallel (lz4_block_parallel.hpp; from 256 KiB by
+        // default, from 64 KiB on the second row).
+        for (uint64_t from : {kLz4BpMinCapacity, uint64_t{64} << 10}) {
+          if (from != kLz4BpMinCapacity && chunk >= kLz4BpMinCapacity) continue;
+          Device bp_temp(lz4_decode_temp_bytes(count, chunk, from));
+          const double bp = best_seconds(repetitions, [&] {
+            numcodecs_lz4_decode_batch(encoded.to(decoded), chunk, bp_temp.p, stream, from);
+          });
+          const bool bp_ok = decoded.all_ok() && same_bytes(input, decoded);
+          report(from == kLz4BpMinCapacity ? "numcodecs.lz4 (block-par)"
+                                           : "numcodecs.lz4 (block-par 64K)",
+                 bytes, bp, 0, bp_ok);
+        }
       }
       // numcodecs.lz4 with the segment-parallel encoder (64 KiB segments stitched into one block)
       if (wanted_group("lz4")) {

@@ -2,7 +2,7 @@
 // codec/cuda/lz4_kernels over chunks in device memory. The encoder is LZ4's fast greedy parser run
 // on 64 KiB segments in parallel and stitched into one block (one level: options asking for LZ4-HC
 // levels stay on the host); its blocks decode with liblz4,
-// and the decoder reads liblz4's blocks of every level.
+// and the decoder reads liblz4's blocks of every level (large blocks block-parallel).
 #include "api/device_compression_backends.hpp"
 
 #if defined(CUZARR_HAVE_CUDA)
@@ -49,7 +49,12 @@ class DeviceLz4Backend final : public CompressionBackend {
   void decompress(std::span<const DecompressTask> tasks, const Stream& stream) const override {
     if (tasks.empty()) return;
     gpu::DeviceBatchTables tables(device_chunks_of(tasks), stream);
-    gpu::lz4_decode_batch(tables.batch(), stream);
+    // Blocks of 256 KiB and more decode block-parallel (many warps per block), the others one
+    // warp per block.
+    uint64_t max_output = 0;
+    for (const auto& task : tasks) max_output = std::max<uint64_t>(max_output, task.output.size());
+    Buffer temp = gpu::device_scratch(gpu::lz4_decode_temp_bytes(tasks.size(), max_output), stream);
+    gpu::lz4_decode_batch(tables.batch(), max_output, temp.data(), stream);
     tables.fetch_results();
     check_decoded(tables, tasks, "lz4");
   }

@@ -41,11 +41,17 @@ class BloscDeviceDecoder final : public DeviceBytesDecoder {
   }
 };
 
+// numcodecs.lz4 stores a chunk as one LZ4 block: chunks of 256 KiB and more decode
+// block-parallel (many warps per chunk), smaller ones one warp per chunk.
 class NumcodecsLz4DeviceDecoder final : public DeviceBytesDecoder {
  public:
   std::optional<uint64_t> decoded_size_from(uint64_t) const override { return std::nullopt; }
-  void decode(const DeviceChunkBatch& batch, void*, uint64_t, Stream stream) const override {
-    numcodecs_lz4_decode_batch(batch, stream);
+  size_t temp_bytes(size_t count, uint64_t max_output) const override {
+    return lz4_decode_temp_bytes(count, max_output);
+  }
+  void decode(const DeviceChunkBatch& batch, void* temp, uint64_t max_output,
+              Stream stream) const override {
+    numcodecs_lz4_decode_batch(batch, max_output, temp, stream);
   }
 };
 

@@ -2,6 +2,8 @@
 
 #include "codec/cuda/kernel_support.cuh"
 #include "codec/cuda/lz4_block_format.hpp"
+#include "codec/cuda/lz4_block_parallel.hpp"
+#include "codec/cuda/lz4_block_parallel_kernels.hpp"
 #include "codec/cuda/lz4_kernels.hpp"
 #include "codec/cuda/lz4_segments.hpp"
 #include "memory/cuda_check.hpp"
@@ -19,9 +21,10 @@ constexpr uint64_t kLz4MaxInputSize = 0x7E000000;
 
 template <bool kNumcodecs>
 __global__ void __launch_bounds__(kDecodeWarps* kWarpSize)
-    lz4_decode_kernel(DeviceChunkBatch batch) {
+    lz4_decode_kernel(DeviceChunkBatch batch, const uint32_t* handled) {
   const size_t chunk = blockIdx.x * size_t{kDecodeWarps} + threadIdx.x / kWarpSize;
   if (chunk >= batch.count) return;
+  if (handled != nullptr && handled[chunk]) return;  // decoded block-parallel
   const unsigned lane = threadIdx.x % kWarpSize;
   const auto* in = reinterpret_cast<const unsigned char*>(batch.inputs[chunk]);
   auto* out = reinterpret_cast<unsigned char*>(batch.outputs[chunk]);
@@ -87,12 +90,21 @@ __global__ void __launch_bounds__(kEncodeThreads)
 }
 
 template <bool kNumcodecs>
-void decode(const DeviceChunkBatch& batch, Stream stream) {
+void decode(const DeviceChunkBatch& batch, Stream stream, const uint32_t* handled = nullptr) {
   if (batch.count == 0) return;
   const auto blocks = static_cast<unsigned>((batch.count + kDecodeWarps - 1) / kDecodeWarps);
   lz4_decode_kernel<kNumcodecs>
-      <<<blocks, kDecodeWarps * kWarpSize, 0, detail::to_cuda(stream.native())>>>(batch);
+      <<<blocks, kDecodeWarps * kWarpSize, 0, detail::to_cuda(stream.native())>>>(batch, handled);
   CUZARR_CUDA_CHECK(cudaGetLastError());
+}
+
+template <bool kNumcodecs>
+void decode_parallel(const DeviceChunkBatch& batch, uint64_t max_output, void* temp,
+                     uint64_t block_parallel_from, Stream stream) {
+  if (batch.count == 0) return;
+  const uint32_t* handled =
+      detail::lz4_bp_decode_batch(batch, kNumcodecs, max_output, block_parallel_from, temp, stream);
+  decode<kNumcodecs>(batch, stream, handled);
 }
 
 size_t encode_workers(size_t count) { return std::min(count, kEncodeWorkers); }
@@ -260,6 +272,18 @@ void lz4_decode_batch(const DeviceChunkBatch& batch, Stream stream) {
 }
 void numcodecs_lz4_decode_batch(const DeviceChunkBatch& batch, Stream stream) {
   decode<true>(batch, stream);
+}
+
+size_t lz4_decode_temp_bytes(size_t count, uint64_t max_output, uint64_t block_parallel_from) {
+  return detail::lz4_bp_temp_bytes(count, max_output, block_parallel_from);
+}
+void lz4_decode_batch(const DeviceChunkBatch& batch, uint64_t max_output, void* temp, Stream stream,
+                      uint64_t block_parallel_from) {
+  decode_parallel<false>(batch, max_output, temp, block_parallel_from, stream);
+}
+void numcodecs_lz4_decode_batch(const DeviceChunkBatch& batch, uint64_t max_output, void* temp,
+                                Stream stream, uint64_t block_parallel_from) {
+  decode_parallel<true>(batch, max_output, temp, block_parallel_from, stream);
 }
 
 uint64_t lz4_max_encoded_size(uint64_t size) { return lz4_encode_bound(size); }

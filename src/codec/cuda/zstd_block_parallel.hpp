@@ -20,6 +20,7 @@
 
 #include <cstdint>
 
+#include "codec/cuda/match_chase.hpp"
 #include "codec/cuda/zstd_frame_format.hpp"
 
 namespace cuzarr::gpu {
@@ -749,20 +750,20 @@ CUZARR_HOST_DEVICE inline bool zstd_bp_chase_source(const ZstdSlot& slot, uint32
   const ZstdBlockRecord& cur = slot.blocks[b];
   const uint32_t first = slot.frames[cur.frame].first_block;
   const uint64_t frame_start = slot.frames[cur.frame].output_offset;
-  for (uint32_t step = 0;; ++step) {
-    if (q >= cur.output_offset) return true;
+  // The match of an earlier block that writes q (false: q is final there).
+  auto find_match = [&](uint64_t at_q, uint32_t step, ChaseMatch& m) {
     const bool hinted =
         step == 0 && hint.block >= first && hint.block < b &&
-        slot.blocks[hint.block].output_offset <= q &&
-        q - slot.blocks[hint.block].output_offset < slot.blocks[hint.block].decoded_size;
-    const uint32_t k = hinted ? hint.block : zstd_bp_block_at(slot, first, b, q);
+        slot.blocks[hint.block].output_offset <= at_q &&
+        at_q - slot.blocks[hint.block].output_offset < slot.blocks[hint.block].decoded_size;
+    const uint32_t k = hinted ? hint.block : zstd_bp_block_at(slot, first, b, at_q);
     const ZstdBlockRecord& rec = slot.blocks[k];
     const uint32_t count = rec.type == 2 && rec.sequence_tables ? rec.sequence_count : 0;
-    if (count == 0 || rec.execute_status != DeviceChunkStatus::ok) return true;
+    if (count == 0 || rec.execute_status != DeviceChunkStatus::ok) return false;
     // The last sequence whose match starts at or before q.
     const ZstdSeqRecord* seqs = slot.sequences + rec.sequence_offset;
-    const uint64_t local = q - rec.output_offset;
-    if (local < seqs[0].match_at) return true;
+    const uint64_t local = at_q - rec.output_offset;
+    if (local < seqs[0].match_at) return false;
     uint32_t lo = 0, hi = count;
     if (hinted && hint.sequence < count && seqs[hint.sequence].match_at <= local &&
         (hint.sequence + 1 == count || seqs[hint.sequence + 1].match_at > local)) {
@@ -780,16 +781,14 @@ CUZARR_HOST_DEVICE inline bool zstd_bp_chase_source(const ZstdSlot& slot, uint32
     if (step == 0) hint = ZstdChaseHint{k, lo};
     const ZstdSeqRecord& seq = seqs[lo];
     const uint64_t ml = seq.match_length & kZstdSeqLengthMask;
-    if (local >= uint64_t{seq.match_at} + ml) return true;  // a literal after that match
-    if (step == steps) return false;
-    const uint64_t at = rec.output_offset + seq.match_at;
-    uint64_t offset = 0;
-    if (zstd_bp_resolve_offset(seq, rec.start_reps, at, frame_start, offset) !=
-        DeviceChunkStatus::ok) {
-      return true;
-    }
-    q = match_source(at, offset, q - at);
-  }
+    if (local >= uint64_t{seq.match_at} + ml) return false;  // a literal after that match
+    m.at = rec.output_offset + seq.match_at;
+    m.length = ml;
+    // Offsets were checked with the block's literals (4a); a bad one ends the chase here.
+    return zstd_bp_resolve_offset(seq, rec.start_reps, m.at, frame_start, m.distance) ==
+           DeviceChunkStatus::ok;
+  };
+  return chase_match_source(q, cur.output_offset, steps, find_match);
 }
 
 /// Phase 4b for block b, serially (blocks in any order, after 4a for all): its matches.

@@ -1,0 +1,43 @@
+// Resolving a match byte of a block-parallel decode whose source lies in an earlier part of the
+// output that may not be written yet. The decoders that execute many parts (zstd blocks, LZ4
+// segments) at once first copy every literal, then the matches; a match byte whose source is a
+// literal of an earlier part can read it at once, while a source that is itself a match byte of
+// an earlier part is followed through that match to the match's own source, and so on, until a
+// literal (final) or the reader's own part (written in order by the reader) is reached. Each step
+// moves strictly backwards (a match reads only bytes before its own), so the chase ends.
+#pragma once
+
+#include <cstdint>
+
+#include "codec/cuda/lz4_block_format.hpp"
+#include "cuzarr/core/host_device.hpp"
+
+namespace cuzarr::gpu {
+
+/// A match of an earlier part, as the chase sees it: it writes [at, at + length) from `distance`
+/// bytes back (overlapping when distance < length: the bytes repeat with that period).
+struct ChaseMatch {
+  uint64_t at = 0;
+  uint64_t distance = 0;
+  uint64_t length = 0;
+};
+
+/// Follows the byte at output position q back to where its value is final: after at most `steps`
+/// steps, q is at or past `own_start` (the reader's own part) or `find_match(q, step, m)` returns
+/// false (q is a literal, or a byte the caller does not chase further): returns true. Returns
+/// false when q is still a match byte of an earlier part after `steps` steps (the caller then
+/// waits for that part instead). `find_match` fills m with the match that writes q and returns
+/// true, else returns false.
+template <class FindMatch>
+CUZARR_HOST_DEVICE inline bool chase_match_source(uint64_t& q, uint64_t own_start, uint32_t steps,
+                                                  FindMatch&& find_match) {
+  for (uint32_t step = 0;; ++step) {
+    if (q >= own_start) return true;
+    ChaseMatch m;
+    if (!find_match(q, step, m)) return true;
+    if (step == steps) return false;
+    q = match_source(m.at, m.distance, q - m.at);
+  }
+}
+
+}  // namespace cuzarr::gpu
