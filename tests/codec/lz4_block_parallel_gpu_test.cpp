@@ -159,8 +159,10 @@ TEST_F(GpuLz4BlockParallel, HostileLargeBlocksGetTheCpuReferenceStatus) {
     blocks.push_back(test::random_input(300000 + seed * 1000, seed));
     capacities.push_back(1 << 20);
   }
+  // Below the default threshold (4 MiB), so that every damaged block takes the parallel path.
+  constexpr uint64_t kFrom = uint64_t{256} << 10;
   DeviceBatch batch(blocks, capacities);
-  decode_parallel(batch, capacities, false);
+  decode_parallel(batch, capacities, false, kFrom);
   const auto statuses = batch.statuses();
   const auto sizes = batch.output_sizes();
   int parallel_ok = 0;
@@ -169,7 +171,7 @@ TEST_F(GpuLz4BlockParallel, HostileLargeBlocksGetTheCpuReferenceStatus) {
     gpu::Lz4BpReport report;
     const auto r =
         gpu::lz4_decode_block_parallel_host(blocks[i].data(), blocks[i].size(), expected.data(),
-                                            capacities[i], gpu::kLz4BpMinCapacity, &report);
+                                            capacities[i], kFrom, &report);
     if (!blocks[i].empty()) {
       ASSERT_TRUE(report.parallel) << i;
     }

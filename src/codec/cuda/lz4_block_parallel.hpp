@@ -47,8 +47,10 @@ inline constexpr uint64_t kLz4BpMarginBytes = 1024;
 /// Every sequence but the last takes at least 3 input bytes (token, 2-byte offset), so at most
 /// this many tokens start in a segment and its margin (the last one included).
 inline constexpr uint64_t kLz4BpMaxRecords = (kLz4BpSegmentBytes + kLz4BpMarginBytes) / 3 + 2;
-/// By default, blocks decoding to at least this many bytes take the block-parallel path.
-inline constexpr uint64_t kLz4BpMinCapacity = uint64_t{256} << 10;
+/// By default, blocks decoding to at least this many bytes take the block-parallel path. Measured
+/// on an H200 (1 GiB batches of numcodecs.lz4 chunks, bench/RESULTS.md), it is slower than a warp
+/// per chunk at 1 MiB (21 against 56 GB/s) and a little faster at 4 MiB (16 against 15 GB/s).
+inline constexpr uint64_t kLz4BpMinCapacity = uint64_t{4} << 20;
 /// Output capacities and input sizes of the path stay below this (32-bit record fields).
 inline constexpr uint64_t kLz4BpMaxSize = uint64_t{1} << 31;
 inline constexpr uint32_t kLz4BpNone = 0xFFFFFFFFu;

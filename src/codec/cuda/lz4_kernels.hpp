@@ -26,7 +26,7 @@ void lz4_decode_batch(const DeviceChunkBatch& batch, Stream stream);
 void numcodecs_lz4_decode_batch(const DeviceChunkBatch& batch, Stream stream);
 
 // Block-parallel decoding of large blocks (lz4_block_parallel.hpp): a chunk whose block decodes
-// to at least `block_parallel_from` bytes (default kLz4BpMinCapacity, 256 KiB) is cut into 1 KiB
+// to at least `block_parallel_from` bytes (default kLz4BpMinCapacity, 4 MiB) is cut into 1 KiB
 // segments of input parsed, checked and copied by many threads, so that a few large chunks
 // (numcodecs.lz4 stores a chunk as one block) keep the GPU busy. Same statuses and outputs as the
 // calls above; the other chunks decode one warp per chunk.
