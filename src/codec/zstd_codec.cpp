@@ -8,6 +8,7 @@
 
 #include "codec/codec_configuration.hpp"
 #include "codec/decode_output.hpp"
+#include "codec/decode_window.hpp"
 #include "codec/zstd_thread_contexts.hpp"
 #include "cuzarr/core/error.hpp"
 
@@ -171,8 +172,7 @@ void ZstdCodec::decode(std::span<const Buffer> in, std::span<Buffer> out,
 bool ZstdCodec::decode_to_sink(std::span<const std::byte> in, size_t size,
                                const DecodedBytesSink& sink) const {
   if (in.empty() || total_content_size(in) != size) return false;
-  constexpr size_t kPieceBytes = size_t{256} << 10;  // stays in the core's cache
-  thread_local std::vector<std::byte> piece(kPieceBytes);
+  thread_local std::vector<std::byte> piece(kDecodeWindowBytes);
   ZSTD_DCtx* dctx = zstd_thread_decompression_context();
   check_zstd(ZSTD_DCtx_reset(dctx, ZSTD_reset_session_and_parameters), "reset");
   ZSTD_inBuffer input{in.data(), in.size(), 0};
