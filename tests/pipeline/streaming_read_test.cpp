@@ -10,6 +10,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <ostream>
 #include <string>
@@ -21,6 +22,7 @@
 #include "cuzarr/memory/allocator_callbacks.hpp"
 #include "cuzarr/metadata/array_metadata.hpp"
 #include "cuzarr/pipeline/chunk_pipeline.hpp"
+#include "cuzarr/store/file_store.hpp"
 #include "cuzarr/store/memory_store.hpp"
 
 namespace cuzarr {
@@ -316,6 +318,73 @@ TEST_P(StreamingRead, CorruptChunkFailsNamingItsKeyAndWritesNothingOutside) {
     EXPECT_NE(std::string(e.what()).find("\"" + key + "\""), std::string::npos) << e.what();
   }
   EXPECT_TRUE(margins_untouched(framed));
+}
+
+// A fresh directory under the system temp directory, removed with its contents.
+class TempDirectory {
+ public:
+  TempDirectory() {
+    std::string pattern = (std::filesystem::temp_directory_path() / "cuzarr-read-XXXXXX").string();
+    if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
+    path_ = pattern;
+  }
+  ~TempDirectory() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+// Raw chunks of a file store are read straight into their place in the output (gathered reads of
+// its rows): equal to the chunk-by-chunk decode, no chunk-sized fetch buffer for the chunks the
+// read covers whole, a chunk file of the wrong size fails naming its key.
+TEST(StreamingReadFileStore, RawChunksLandInTheOutputRows) {
+  const ReadCase c{"raw_float64_3d", "float64", {70, 128, 200}, {32, 64, 96}, {kBytes}};
+  TempDirectory dir;
+  auto store = std::make_shared<FileStore>(dir.path());
+  const auto meta = metadata_for(c);
+  const ChunkPipeline pipeline(store, "a", meta);
+  const NDBuffer data = source_array(meta->data_type, c.shape);
+  pipeline.write(full_selection(c.shape), data);
+  const auto expected = c_order_bytes(read_chunk_by_chunk(pipeline, *store, *meta));
+  EXPECT_TRUE(expected == c_order_bytes(data));
+
+  FramedOutput framed = framed_output(meta->data_type, c.shape);
+  pipeline.read(full_selection(c.shape), framed.view);
+  EXPECT_TRUE(c_order_bytes(framed.view) == expected);
+  EXPECT_TRUE(margins_untouched(framed));
+
+  const Shape inner_shape = {64, 128, 192};
+  Selection inner;
+  for (int64_t e : inner_shape) inner.push_back(Slice{0, e, 1});
+  NDBuffer out = NDBuffer::allocate(meta->data_type, inner_shape);
+  const size_t largest =
+      largest_host_allocation([&] { pipeline.read(normalize_selection(inner, c.shape), out); });
+  EXPECT_LT(largest, size_t{32} * 64 * 96 * 8);
+  EXPECT_TRUE(c_order_bytes(out) == c_order_bytes(region(data, Index(3, 0), inner_shape)));
+
+  // A missing chunk reads as the fill value; a short chunk file is an error naming its key.
+  const int64_t gone[3] = {0, 1, 0};
+  store->erase(pipeline.chunk_key(gone));
+  pipeline.read(full_selection(c.shape), framed.view);
+  EXPECT_EQ(
+      framed.view.sliced(1, 64, 1, 64).sliced(2, 0, 1, 96).sliced(0, 0, 1, 32).data_as<double>()[0],
+      0.0);
+  const int64_t short_coords[3] = {1, 0, 1};
+  const std::string key = pipeline.chunk_key(short_coords);
+  auto bytes = *store->get(key);
+  store->set(key, bytes.bytes().first(bytes.size() - 8));
+  FramedOutput again = framed_output(meta->data_type, c.shape);
+  try {
+    pipeline.read(full_selection(c.shape), again.view);
+    FAIL() << "the short chunk " << key << " was read";
+  } catch (const CorruptDataError& e) {
+    EXPECT_NE(std::string(e.what()).find("\"" + key + "\""), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(margins_untouched(again));
 }
 
 const ReadCase kCases[] = {
