@@ -16,8 +16,8 @@
 #include "cuzarr/pipeline/chunk_plan.hpp"
 #include "pipeline/device_chunk_encoder.hpp"
 #include "pipeline/device_read_sink.hpp"
+#include "pipeline/direct_chunk_read.hpp"
 #include "pipeline/planned_chunk_views.hpp"
-#include "pipeline/raw_chunk_reads.hpp"
 #include "pipeline/scratch_pool.hpp"
 
 namespace cuzarr {
@@ -324,29 +324,30 @@ void ChunkPipeline::read_regular(const NormalizedSelection& selection, const NDB
   const auto plan = this->plan(selection);
   const auto& rep = chain_->decoded_representation();
   const size_t per_batch = bounded_batch_size(options_.batch_bytes, rep.nbytes(), plan.size(), out);
-  // Raw chunks whose place in a host output they fill whole are read straight into it.
-  const bool raw_into_out = fetch_kind == MemoryKind::host && is_host_accessible(out.kind()) &&
-                            !metadata_->rectilinear_grid && stores_raw_elements(*chain_);
+  // Chunks that fill their place in a host output whole are read and decoded straight into it,
+  // each by one task, when the chain allows (raw, or one compressor): no batch of fetched chunks.
+  const bool into_place = fetch_kind == MemoryKind::host && is_host_accessible(out.kind()) &&
+                          !metadata_->rectilinear_grid && reads_chunks_into_place(*chain_);
+  ScratchPool<Buffer> encoded_scratch;
   enum class Placed : char { no, read, absent };
   for (size_t first = 0; first < plan.size(); first += per_batch) {
     const size_t n = std::min(per_batch, plan.size() - first);
     std::vector<std::string> keys(n);
     for (size_t i = 0; i < n; ++i) keys[i] = chunk_key(plan[first + i].coords);
     std::vector<Placed> placed(n, Placed::no);
-    if (raw_into_out) {
+    if (into_place) {
       parallel_for(n, [&](size_t i) {
         const PlannedChunk& p = plan[first + i];
         if (!p.covers_whole_chunk) return;
-        const NDBuffer dst = output_view(out, p);
-        if (dst.nbytes() != rep.nbytes()) return;
-        switch (store_->read_into(keys[i], c_order_byte_runs(dst))) {
-          case ReadIntoResult::read:
+        switch (read_chunk_into_place(*store_, keys[i], *chain_, output_view(out, p),
+                                      encoded_scratch)) {
+          case DirectChunkRead::done:
             placed[i] = Placed::read;
             break;
-          case ReadIntoResult::absent:
+          case DirectChunkRead::absent:
             placed[i] = Placed::absent;
             break;
-          case ReadIntoResult::size_differs:  // fetched below: the bytes codec reports it
+          case DirectChunkRead::declined:  // fetched and decoded below
             break;
         }
       });
