@@ -18,6 +18,7 @@
 #include "pipeline/device_read_sink.hpp"
 #include "pipeline/direct_chunk_read.hpp"
 #include "pipeline/planned_chunk_views.hpp"
+#include "pipeline/raw_chunk_reads.hpp"
 #include "pipeline/scratch_pool.hpp"
 
 namespace cuzarr {
@@ -335,7 +336,9 @@ void ChunkPipeline::read_regular(const NormalizedSelection& selection, const NDB
     std::vector<std::string> keys(n);
     for (size_t i = 0; i < n; ++i) keys[i] = chunk_key(plan[first + i].coords);
     std::vector<Placed> placed(n, Placed::no);
-    if (into_place) {
+    // A compressed chunk is decoded by one thread here; a batch of fewer chunks than threads goes
+    // the usual way, where the decoder may use the spare threads inside each chunk.
+    if (into_place && (n >= cpu_threads() || stores_raw_elements(*chain_))) {
       parallel_for(n, [&](size_t i) {
         const PlannedChunk& p = plan[first + i];
         if (!p.covers_whole_chunk) return;
