@@ -51,6 +51,24 @@ DirectChunkRead read_chunk_into_place(const Store& store, const std::string& key
   // A chunk whose encoded size is out of all proportion goes the usual way (which bounds it).
   if (*size > 2 * static_cast<uint64_t>(nbytes) + (uint64_t{1} << 20))
     return DirectChunkRead::declined;
+  // Streaming decoders read the encoded bytes piece by piece too: no buffer of the chunk's size
+  // on either side. The others (and chunks a streaming decoder declines) are read whole into a
+  // scratch buffer reused from chunk to chunk.
+  try {
+    uint64_t offset = 0;
+    const auto source = [&](std::span<std::byte> piece) {
+      const size_t n = store.read_at(key, offset, piece);
+      offset += n;
+      return n;
+    };
+    StridedByteWriter writer(place);
+    if (codec->decode_stream_to_sink(
+            static_cast<size_t>(*size), source, nbytes,
+            [&](std::span<const std::byte> piece) { writer.write(piece); }))
+      return DirectChunkRead::done;
+  } catch (const Error& e) {
+    throw_error(e.code(), fmt::format("chunk \"{}\": {}", key, e.what()));
+  }
   const auto buffer = scratch.take();
   if (buffer->size() < *size) {
     // Some slack, so that slightly larger chunks later reuse the buffer.

@@ -392,6 +392,32 @@ ReadIntoResult FileStore::read_into(std::string_view key,
   return ReadIntoResult::read;
 }
 
+size_t FileStore::read_at(std::string_view key, uint64_t offset, std::span<std::byte> out) const {
+  const fs::path path = path_of(key);
+  FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (fd.get() < 0) {
+    const int error = errno;
+    if (is_missing(error)) {
+      throw NotFoundError(fmt::format("key \"{}\" not found (no file \"{}\")", key, path.string()));
+    }
+    throw IoError(
+        fmt::format("cannot open \"{}\" (key \"{}\"): {}", path.string(), key, errno_text(error)));
+  }
+  size_t done = 0;
+  while (done < out.size()) {
+    const ssize_t n =
+        ::pread(fd.get(), out.data() + done, out.size() - done, static_cast<off_t>(offset + done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      throw IoError(fmt::format("cannot read \"{}\" (key \"{}\") at byte {}: {}", path.string(),
+                                key, offset + done, errno_text(errno)));
+    }
+    if (n == 0) break;  // the end of the file
+    done += static_cast<size_t>(n);
+  }
+  return done;
+}
+
 std::optional<uint64_t> FileStore::size(std::string_view key) const {
   const fs::path path = path_of(key);
   struct stat info {};

@@ -1,5 +1,8 @@
+#include <fmt/format.h>
+
 #include <cstring>
 
+#include "cuzarr/core/error.hpp"
 #include "cuzarr/store/store.hpp"
 
 namespace cuzarr {
@@ -18,6 +21,13 @@ ReadIntoResult Store::read_into(std::string_view key,
     from += t.size();
   }
   return ReadIntoResult::read;
+}
+
+size_t Store::read_at(std::string_view key, uint64_t offset, std::span<std::byte> out) const {
+  const auto value = get(key, ByteRange::range(offset, out.size()));
+  if (!value) throw NotFoundError(fmt::format("key \"{}\" not found in {}", key, description()));
+  if (!value->empty()) std::memcpy(out.data(), value->data(), value->size());
+  return value->size();
 }
 
 }  // namespace cuzarr

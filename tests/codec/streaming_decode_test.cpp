@@ -112,6 +112,79 @@ TEST(ZstdStreamingDecode, CorruptFramesThrow) {
   EXPECT_THROW(stream(*codec, Buffer::copy_of(flipped), size, accepted), CorruptDataError);
 }
 
+// Runs decode_stream_to_sink with a source that hands out at most `step` bytes per call.
+Streamed stream_input(const BytesToBytesCodec& codec, const std::vector<std::byte>& encoded,
+                      size_t step, size_t size, bool& accepted, size_t* largest_read = nullptr) {
+  Streamed s;
+  size_t at = 0;
+  const auto source = [&](std::span<std::byte> into) {
+    const size_t n = std::min({into.size(), step, encoded.size() - at});
+    if (largest_read) *largest_read = std::max(*largest_read, into.size());
+    std::memcpy(into.data(), encoded.data() + at, n);
+    at += n;
+    return n;
+  };
+  accepted = codec.decode_stream_to_sink(
+      encoded.size(), source, size, [&](std::span<const std::byte> piece) {
+        s.bytes.insert(s.bytes.end(), piece.begin(), piece.end());
+        ++s.pieces;
+        s.largest_piece = std::max(s.largest_piece, piece.size());
+      });
+  return s;
+}
+
+TEST(ZstdStreamingDecode, InputReadPieceByPiece) {
+  const auto rep = representation(DataType(DataTypeKind::uint16), {1500, 1000});
+  const NDBuffer array = test::make_array(rep.data_type, rep.shape, 15);
+  const auto size = static_cast<size_t>(rep.nbytes());
+  const auto codec = ZstdCodec::create({{"level", 1}, {"checksum", true}}, rep);
+  const auto one_frame = to_vector(encode_one(*codec, buffer_of(array), rep).bytes);
+  // Two frames back to back (the first records only a third of the chunk).
+  std::vector<std::byte> two_frames;
+  for (size_t at : {size_t{0}, size / 3}) {
+    const size_t end = at == 0 ? size / 3 : size;
+    std::vector<std::byte> frame(ZSTD_compressBound(end - at));
+    const size_t n = ZSTD_compress(frame.data(), frame.size(), array.data() + at, end - at, 1);
+    ASSERT_FALSE(ZSTD_isError(n));
+    two_frames.insert(two_frames.end(), frame.begin(), frame.begin() + static_cast<ptrdiff_t>(n));
+  }
+  const std::vector<const std::vector<std::byte>*> inputs = {&one_frame, &two_frames};
+  for (const auto* encoded : inputs) {
+    for (size_t step : {size_t{1} << 30, size_t{4093}}) {  // whole pieces, and short reads
+      bool accepted = false;
+      size_t largest_read = 0;
+      const Streamed s = stream_input(*codec, *encoded, step, size, accepted, &largest_read);
+      ASSERT_TRUE(accepted);
+      ASSERT_EQ(s.bytes.size(), size);
+      EXPECT_EQ(std::memcmp(s.bytes.data(), array.data(), size), 0);
+      EXPECT_LE(s.largest_piece, kLargestPiece);
+      EXPECT_LE(largest_read, kLargestPiece);
+    }
+  }
+  // Truncated input, a flipped byte (checksum), a chunk of another size: errors.
+  bool accepted = false;
+  const std::vector<std::byte> truncated(one_frame.begin(), one_frame.end() - 100);
+  EXPECT_THROW(stream_input(*codec, truncated, 1 << 20, size, accepted), CorruptDataError);
+  auto flipped = one_frame;
+  flipped[flipped.size() / 2] ^= std::byte{0x5A};
+  EXPECT_THROW(stream_input(*codec, flipped, 1 << 20, size, accepted), CorruptDataError);
+  EXPECT_THROW(stream_input(*codec, two_frames, 1 << 20, size + 2, accepted), CorruptDataError);
+  // A frame whose content size exceeds the chunk, or is not recorded: declined, nothing given.
+  const Streamed none = stream_input(*codec, one_frame, 1 << 20, size - 2, accepted);
+  EXPECT_FALSE(accepted);
+  EXPECT_EQ(none.pieces, 0u);
+  ZSTD_CCtx* cctx = ZSTD_createCCtx();
+  ZSTD_CCtx_setParameter(cctx, ZSTD_c_contentSizeFlag, 0);
+  std::vector<std::byte> unsized(ZSTD_compressBound(size));
+  const size_t n = ZSTD_compress2(cctx, unsized.data(), unsized.size(), array.data(), size);
+  ZSTD_freeCCtx(cctx);
+  ASSERT_FALSE(ZSTD_isError(n));
+  unsized.resize(n);
+  const Streamed declined = stream_input(*codec, unsized, 1 << 20, size, accepted);
+  EXPECT_FALSE(accepted);
+  EXPECT_EQ(declined.pieces, 0u);
+}
+
 #if CUZARR_HAVE_BLOSC
 
 struct BloscCase {

@@ -8,6 +8,7 @@
 #include <span>
 #include <vector>
 
+#include "cuzarr/core/error.hpp"
 #include "cuzarr/store/file_store.hpp"
 #include "cuzarr/store/memory_store.hpp"
 #include "temp_directory.hpp"
@@ -87,6 +88,28 @@ void check_store(Store& store) {
   EXPECT_EQ(store.read_into("a/c/9", absent_targets), ReadIntoResult::absent);
   EXPECT_EQ(store.read_into("a", absent_targets), ReadIntoResult::absent);  // a directory
   EXPECT_EQ(untouched(fresh), fresh.size());
+}
+
+void check_read_at(Store& store) {
+  const auto value = pattern(10000);
+  store.set("a/c/1", value);
+  std::vector<std::byte> out(4096, std::byte{0xEE});
+  EXPECT_EQ(store.read_at("a/c/1", 0, out), 4096u);
+  EXPECT_TRUE(std::equal(out.begin(), out.end(), value.begin()));
+  std::fill(out.begin(), out.end(), std::byte{0xEE});
+  EXPECT_EQ(store.read_at("a/c/1", 8000, out), 2000u);  // the end of the value
+  EXPECT_TRUE(std::equal(out.begin(), out.begin() + 2000, value.begin() + 8000));
+  EXPECT_EQ(out[2000], std::byte{0xEE});
+  EXPECT_EQ(store.read_at("a/c/1", 10000, out), 0u);
+  EXPECT_THROW(store.read_at("a/c/8", 0, out), NotFoundError);
+}
+
+TEST(StoreReadAt, FileStoreAndDefault) {
+  testing::TempDirectory dir;
+  FileStore file_store(dir.path());
+  check_read_at(file_store);
+  MemoryStore memory_store;
+  check_read_at(memory_store);
 }
 
 TEST(StoreReadInto, FileStoreFillsTheTargetsInOrder) {

@@ -35,6 +35,8 @@ class FileStore final : public Store {
   /// default does.
   ReadIntoResult read_into(std::string_view key,
                            std::span<const std::span<std::byte>> targets) const override;
+  /// pread into `out`.
+  size_t read_at(std::string_view key, uint64_t offset, std::span<std::byte> out) const override;
   std::optional<uint64_t> size(std::string_view key) const override;
   void set(std::string_view key, std::span<const std::byte> value) override;
   /// Writes the parts with gathered writes (writev), without joining them first.

@@ -47,6 +47,12 @@ class Store {
   /// reads into the targets themselves. Throws what get() throws.
   virtual ReadIntoResult read_into(std::string_view key,
                                    std::span<const std::span<std::byte>> targets) const;
+  /// Reads up to out.size() bytes of the value of `key` from byte `offset` into host memory
+  /// `out` and returns how many (fewer only at the end of the value; 0 past it): for reading a
+  /// value piece by piece into a small buffer. The default reads with get(); the file store
+  /// reads into `out` itself. Throws NotFoundError naming the key when it is absent, and what
+  /// get() throws.
+  virtual size_t read_at(std::string_view key, uint64_t offset, std::span<std::byte> out) const;
   /// True when get() with MemoryKind::device reads straight into device memory (GPUDirect
   /// Storage) instead of through host memory.
   virtual bool reads_into_device() const { return false; }
