@@ -5,9 +5,11 @@
 
 #include <algorithm>
 #include <string_view>
+#include <vector>
 
 #include "codec/codec_configuration.hpp"
 #include "codec/decode_output.hpp"
+#include "codec/decode_window.hpp"
 #include "cuzarr/core/error.hpp"
 #include "cuzarr/core/parallel.hpp"
 
@@ -225,6 +227,43 @@ bool BloscCodec::decode_into(std::span<const std::byte> in, std::span<std::byte>
                              const ChunkRepresentation&, size_t threads) const {
   if (validated_decoded_size(in) != out.size()) return false;
   decompress_into(in, out, threads);
+  return true;
+}
+
+bool BloscCodec::decode_to_sink(std::span<const std::byte> in, size_t size,
+                                const DecodedBytesSink& sink) const {
+  if (validated_decoded_size(in) != size) return false;
+  if (size == 0) return true;
+  // c-blosc 1.x format: after the 16-byte header (version, versionlz, flags, typesize, nbytes,
+  // blocksize, cbytes) come the offsets of blocks of `blocksize` decoded bytes (the last one may
+  // be shorter), each compressed (and shuffled) on its own, or, with BLOSC_MEMCPYED, the bytes
+  // themselves. blosc_getitem decodes the blocks an item range overlaps through its own
+  // block-sized buffers, so whole blocks at a time give the chunk in order with no chunk-sized
+  // buffer. It reads item ranges: the block and chunk sizes must be whole items.
+  const auto version = static_cast<uint8_t>(in[0]);
+  size_t typesize = 0, nbytes = 0, cbytes = 0, blocksize = 0;
+  int flags = 0;
+  blosc_cbuffer_metainfo(in.data(), &typesize, &flags);
+  blosc_cbuffer_sizes(in.data(), &nbytes, &cbytes, &blocksize);
+  constexpr size_t kLargestStreamedBlock = size_t{16} << 20;
+  if (version != BLOSC_VERSION_FORMAT || typesize == 0 || blocksize == 0 || blocksize > size ||
+      blocksize > kLargestStreamedBlock || blocksize % typesize != 0 || size % typesize != 0) {
+    return false;  // decode() handles (or rejects) the rest with a chunk-sized buffer
+  }
+  const size_t window = std::max<size_t>(1, kDecodeWindowBytes / blocksize) * blocksize;
+  thread_local std::vector<std::byte> piece;
+  if (piece.size() < window) piece.resize(window);
+  for (size_t at = 0; at < size; at += window) {
+    const size_t length = std::min(window, size - at);
+    const int got = blosc_getitem(in.data(), static_cast<int>(at / typesize),
+                                  static_cast<int>(length / typesize), piece.data());
+    if (got < 0 || static_cast<size_t>(got) != length) {
+      throw CorruptDataError(
+          fmt::format("codec \"blosc\": decompression failed ({}) for decoded bytes [{}, {}) of {}",
+                      got, at, at + length, size));
+    }
+    sink(std::span<const std::byte>(piece.data(), length));
+  }
   return true;
 }
 

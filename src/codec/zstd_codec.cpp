@@ -3,11 +3,13 @@
 #include <fmt/format.h>
 #include <zstd.h>
 
+#include <algorithm>
 #include <memory>
 #include <vector>
 
 #include "codec/codec_configuration.hpp"
 #include "codec/decode_output.hpp"
+#include "codec/decode_window.hpp"
 #include "codec/zstd_thread_contexts.hpp"
 #include "cuzarr/core/error.hpp"
 
@@ -171,8 +173,7 @@ void ZstdCodec::decode(std::span<const Buffer> in, std::span<Buffer> out,
 bool ZstdCodec::decode_to_sink(std::span<const std::byte> in, size_t size,
                                const DecodedBytesSink& sink) const {
   if (in.empty() || total_content_size(in) != size) return false;
-  constexpr size_t kPieceBytes = size_t{256} << 10;  // stays in the core's cache
-  thread_local std::vector<std::byte> piece(kPieceBytes);
+  thread_local std::vector<std::byte> piece(kDecodeWindowBytes);
   ZSTD_DCtx* dctx = zstd_thread_decompression_context();
   check_zstd(ZSTD_DCtx_reset(dctx, ZSTD_reset_session_and_parameters), "reset");
   ZSTD_inBuffer input{in.data(), in.size(), 0};
@@ -204,6 +205,65 @@ bool ZstdCodec::decode_to_sink(std::span<const std::byte> in, size_t size,
   if (delivered != size) {
     throw CorruptDataError(
         fmt::format("codec \"zstd\": frame headers claim {} bytes, decoded {}", size, delivered));
+  }
+  return true;
+}
+
+bool ZstdCodec::decode_stream_to_sink(size_t encoded_size, const EncodedBytesSource& source,
+                                      size_t size, const DecodedBytesSink& sink) const {
+  if (encoded_size == 0) return false;
+  thread_local std::vector<std::byte> input_buffer(kDecodeWindowBytes);
+  thread_local std::vector<std::byte> output_buffer(kDecodeWindowBytes);
+  size_t read = 0;  // encoded bytes taken from `source`
+  ZSTD_inBuffer input{input_buffer.data(), 0, 0};
+  const auto refill = [&] {
+    const size_t want = std::min(input_buffer.size(), encoded_size - read);
+    const size_t got = source(std::span(input_buffer.data(), want));
+    if (got == 0 || got > want) {
+      throw CorruptDataError(fmt::format("codec \"zstd\": the input ended after {} of its {} bytes",
+                                         read, encoded_size));
+    }
+    read += got;
+    input = {input_buffer.data(), got, 0};
+  };
+  refill();
+  // Zstandard frame format (RFC 8878, 3.1.1): the first frame's header says whether it records
+  // its content size. Frames back to back must decode to exactly `size` bytes in all.
+  const unsigned long long first = ZSTD_getFrameContentSize(input_buffer.data(), input.size);
+  if (first == ZSTD_CONTENTSIZE_ERROR || first == ZSTD_CONTENTSIZE_UNKNOWN || first > size)
+    return false;
+  ZSTD_DCtx* dctx = zstd_thread_decompression_context();
+  check_zstd(ZSTD_DCtx_reset(dctx, ZSTD_reset_session_and_parameters), "reset");
+  const auto input_gone = [&] { return input.pos == input.size && read == encoded_size; };
+  size_t delivered = 0;
+  bool finished = false;
+  while (!finished) {
+    ZSTD_outBuffer out{output_buffer.data(), output_buffer.size(), 0};
+    while (out.pos < out.size) {
+      if (input.pos == input.size && read < encoded_size) refill();
+      const size_t rc = ZSTD_decompressStream(dctx, &out, &input);
+      check_zstd(rc, "decompression failed");
+      if (input_gone()) {
+        if (rc == 0) {  // the last frame is complete and flushed
+          finished = true;
+          break;
+        }
+        if (out.pos < out.size) {  // room left, input gone, frame unfinished
+          throw CorruptDataError(
+              fmt::format("codec \"zstd\": frame truncated after {} input bytes", encoded_size));
+        }
+      }
+    }
+    if (delivered + out.pos > size) {
+      throw CorruptDataError(
+          fmt::format("codec \"zstd\": frames decode to more than the chunk's {} bytes", size));
+    }
+    if (out.pos > 0) sink(std::span<const std::byte>(output_buffer.data(), out.pos));
+    delivered += out.pos;
+  }
+  if (delivered != size) {
+    throw CorruptDataError(fmt::format(
+        "codec \"zstd\": frames decode to {} bytes, the chunk has {}", delivered, size));
   }
   return true;
 }

@@ -16,7 +16,9 @@
 #include "cuzarr/pipeline/chunk_plan.hpp"
 #include "pipeline/device_chunk_encoder.hpp"
 #include "pipeline/device_read_sink.hpp"
+#include "pipeline/direct_chunk_read.hpp"
 #include "pipeline/planned_chunk_views.hpp"
+#include "pipeline/raw_chunk_reads.hpp"
 #include "pipeline/scratch_pool.hpp"
 
 namespace cuzarr {
@@ -327,23 +329,58 @@ void ChunkPipeline::read_regular(const NormalizedSelection& selection, const NDB
   const auto plan = this->plan(selection);
   const auto& rep = chain_->decoded_representation();
   const size_t per_batch = bounded_batch_size(options_.batch_bytes, rep.nbytes(), plan.size(), out);
+  // Chunks that fill their place in a host output whole are read and decoded straight into it,
+  // each by one task, when the chain allows (raw, or one compressor): no batch of fetched chunks.
+  const bool into_place = fetch_kind == MemoryKind::host && is_host_accessible(out.kind()) &&
+                          !metadata_->rectilinear_grid && reads_chunks_into_place(*chain_);
+  ScratchPool<Buffer> encoded_scratch;
+  enum class Placed : char { no, read, absent };
   for (size_t first = 0; first < plan.size(); first += per_batch) {
     const size_t n = std::min(per_batch, plan.size() - first);
-    std::vector<KeyRange> requests(n);
-    for (size_t i = 0; i < n; ++i) requests[i].key = chunk_key(plan[first + i].coords);
+    std::vector<std::string> keys(n);
+    for (size_t i = 0; i < n; ++i) keys[i] = chunk_key(plan[first + i].coords);
+    std::vector<Placed> placed(n, Placed::no);
+    // A compressed chunk is decoded by one thread here; a batch of fewer chunks than threads goes
+    // the usual way, where the decoder may use the spare threads inside each chunk.
+    if (into_place && (n >= cpu_threads() || stores_raw_elements(*chain_))) {
+      parallel_for(n, [&](size_t i) {
+        const PlannedChunk& p = plan[first + i];
+        if (!p.covers_whole_chunk) return;
+        switch (read_chunk_into_place(*store_, keys[i], *chain_, output_view(out, p),
+                                      encoded_scratch)) {
+          case DirectChunkRead::done:
+            placed[i] = Placed::read;
+            break;
+          case DirectChunkRead::absent:
+            placed[i] = Placed::absent;
+            break;
+          case DirectChunkRead::declined:  // fetched and decoded below
+            break;
+        }
+      });
+    }
+    std::vector<KeyRange> requests;
+    std::vector<size_t> request_owner;
+    for (size_t i = 0; i < n; ++i) {
+      if (placed[i] != Placed::no) continue;
+      requests.push_back({keys[i], ByteRange::full()});
+      request_owner.push_back(i);
+    }
     auto fetched = store_->get_many(requests, fetch_kind);
 
     ChunkReadBatch batch;
-    for (size_t i = 0; i < n; ++i) {
-      const PlannedChunk& p = plan[first + i];
-      if (!fetched[i]) {
+    for (size_t i = 0; i < n; ++i)
+      if (placed[i] == Placed::absent) batch.missing.push_back(&plan[first + i]);
+    for (size_t r = 0; r < requests.size(); ++r) {
+      const PlannedChunk& p = plan[first + request_owner[r]];
+      if (!fetched[r]) {
         batch.missing.push_back(&p);
         continue;
       }
-      batch.encoded.push_back(std::move(*fetched[i]));
+      batch.encoded.push_back(std::move(*fetched[r]));
       batch.planned.push_back(&p);
       batch.chains.push_back(&chain_for(p.coords));
-      batch.labels.push_back(fmt::format("chunk \"{}\"", requests[i].key));
+      batch.labels.push_back(fmt::format("chunk \"{}\"", requests[r].key));
     }
     sink(batch);
   }

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <climits>
 #include <cstdio>
 #include <mutex>
 #include <random>
@@ -362,6 +363,89 @@ std::vector<std::optional<Buffer>> FileStore::get_many(std::span<const KeyRange>
   parallel_for(requests.size(),
                [&](size_t i) { results[i] = get(requests[i].key, requests[i].range, kind); });
   return results;
+}
+
+ReadIntoResult FileStore::read_into(std::string_view key,
+                                    std::span<const std::span<std::byte>> targets) const {
+  if (direct_io_) return Store::read_into(key, targets);  // O_DIRECT needs aligned memory
+  const fs::path path = path_of(key);
+  FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (fd.get() < 0) {
+    const int error = errno;
+    if (is_missing(error)) return ReadIntoResult::absent;
+    throw IoError(
+        fmt::format("cannot open \"{}\" (key \"{}\"): {}", path.string(), key, errno_text(error)));
+  }
+  struct stat info {};
+  if (::fstat(fd.get(), &info) != 0) {
+    throw IoError(
+        fmt::format("cannot stat \"{}\" (key \"{}\"): {}", path.string(), key, errno_text(errno)));
+  }
+  if (!S_ISREG(info.st_mode)) return ReadIntoResult::absent;
+  uint64_t total = 0;
+  for (const auto& t : targets) total += t.size();
+  if (static_cast<uint64_t>(info.st_size) != total) return ReadIntoResult::size_differs;
+  // Gathered reads of at most IOV_MAX targets each, resuming inside a target after a short read.
+  std::vector<iovec> iov;
+  size_t next = 0;    // the first target not yet filled
+  size_t within = 0;  // bytes of targets[next] already read
+  uint64_t offset = 0;
+  while (offset < total) {
+    iov.clear();
+    for (size_t t = next; t < targets.size() && iov.size() < IOV_MAX; ++t) {
+      const size_t skip = t == next ? within : 0;
+      if (targets[t].size() > skip)
+        iov.push_back({targets[t].data() + skip, targets[t].size() - skip});
+    }
+    const ssize_t n =
+        ::preadv(fd.get(), iov.data(), static_cast<int>(iov.size()), static_cast<off_t>(offset));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const std::string why = n == 0 ? "the file shrank while being read" : errno_text(errno);
+      throw IoError(fmt::format("cannot read bytes {}..{} of \"{}\" (key \"{}\"): {}", offset,
+                                total, path.string(), key, why));
+    }
+    offset += static_cast<uint64_t>(n);
+    size_t left = static_cast<size_t>(n);
+    while (left > 0 && next < targets.size()) {
+      const size_t room = targets[next].size() - within;
+      if (left < room) {
+        within += left;
+        left = 0;
+      } else {
+        left -= room;
+        within = 0;
+        ++next;
+      }
+    }
+  }
+  return ReadIntoResult::read;
+}
+
+size_t FileStore::read_at(std::string_view key, uint64_t offset, std::span<std::byte> out) const {
+  const fs::path path = path_of(key);
+  FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (fd.get() < 0) {
+    const int error = errno;
+    if (is_missing(error)) {
+      throw NotFoundError(fmt::format("key \"{}\" not found (no file \"{}\")", key, path.string()));
+    }
+    throw IoError(
+        fmt::format("cannot open \"{}\" (key \"{}\"): {}", path.string(), key, errno_text(error)));
+  }
+  size_t done = 0;
+  while (done < out.size()) {
+    const ssize_t n =
+        ::pread(fd.get(), out.data() + done, out.size() - done, static_cast<off_t>(offset + done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      throw IoError(fmt::format("cannot read \"{}\" (key \"{}\") at byte {}: {}", path.string(),
+                                key, offset + done, errno_text(errno)));
+    }
+    if (n == 0) break;  // the end of the file
+    done += static_cast<size_t>(n);
+  }
+  return done;
 }
 
 std::optional<uint64_t> FileStore::size(std::string_view key) const {

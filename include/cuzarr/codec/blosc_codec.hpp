@@ -45,6 +45,11 @@ class BloscCodec final : public BytesToBytesCodec {
   /// `threads` blosc internal threads.
   bool decode_into(std::span<const std::byte> in, std::span<std::byte> out,
                    const ChunkRepresentation& decoded, size_t threads) const override;
+  /// Decodes whole blocks at a time (pieces of about 512 KiB) into `sink`, one thread, with no
+  /// chunk-sized buffer, when the validated header records `size` decoded bytes in blocks of
+  /// whole items. CorruptDataError naming the failing byte range for a corrupt block.
+  bool decode_to_sink(std::span<const std::byte> in, size_t size,
+                      const DecodedBytesSink& sink) const override;
 
   const std::string& cname() const { return cname_; }
   int clevel() const { return clevel_; }

@@ -113,6 +113,18 @@ class BytesToBytesCodec : public Codec {
     (void)in, (void)size, (void)sink;
     return false;
   }
+  /// Writes the next encoded bytes of a chunk into the buffer it is given and returns how many
+  /// (0: none are left).
+  using EncodedBytesSource = std::function<size_t(std::span<std::byte>)>;
+  /// As decode_to_sink, but also reads the `encoded_size` encoded bytes piece by piece from
+  /// `source` (no chunk-sized buffer on either side). Returns false, having delivered nothing
+  /// (it may have read from `source`), when it cannot (the default: without reading). Throws
+  /// CorruptDataError for malformed or short input, possibly after delivering some pieces.
+  virtual bool decode_stream_to_sink(size_t encoded_size, const EncodedBytesSource& source,
+                                     size_t size, const DecodedBytesSink& sink) const {
+    (void)encoded_size, (void)source, (void)size, (void)sink;
+    return false;
+  }
 };
 
 }  // namespace cuzarr

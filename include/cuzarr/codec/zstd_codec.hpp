@@ -36,6 +36,10 @@ class ZstdCodec final : public BytesToBytesCodec {
   /// Streams frames whose headers record a total content size of `size` through a small buffer.
   bool decode_to_sink(std::span<const std::byte> in, size_t size,
                       const DecodedBytesSink& sink) const override;
+  /// Streams frames whose first header records a content size of at most `size`, reading the
+  /// input in pieces of about 512 KiB; declines frames without a content size.
+  bool decode_stream_to_sink(size_t encoded_size, const EncodedBytesSource& source, size_t size,
+                             const DecodedBytesSink& sink) const override;
 
   int level() const { return level_; }
   bool checksum() const { return checksum_; }

@@ -31,6 +31,12 @@ class FileStore final : public Store {
                             MemoryKind kind = MemoryKind::host) const override;
   std::vector<std::optional<Buffer>> get_many(std::span<const KeyRange> requests,
                                               MemoryKind kind = MemoryKind::host) const override;
+  /// Reads with gathered reads (preadv) straight into the targets; with direct I/O on, as the
+  /// default does.
+  ReadIntoResult read_into(std::string_view key,
+                           std::span<const std::span<std::byte>> targets) const override;
+  /// pread into `out`.
+  size_t read_at(std::string_view key, uint64_t offset, std::span<std::byte> out) const override;
   std::optional<uint64_t> size(std::string_view key) const override;
   void set(std::string_view key, std::span<const std::byte> value) override;
   /// Writes the parts with gathered writes (writev), without joining them first.

@@ -25,6 +25,9 @@ struct DirectoryListing {
   std::vector<std::string> prefixes;
 };
 
+/// What Store::read_into found.
+enum class ReadIntoResult { read, absent, size_differs };
+
 class Store {
  public:
   virtual ~Store() = default;
@@ -37,6 +40,19 @@ class Store {
   /// Result i answers requests[i].
   virtual std::vector<std::optional<Buffer>> get_many(std::span<const KeyRange> requests,
                                                       MemoryKind kind = MemoryKind::host) const;
+  /// Reads the whole value of `key` into the host memory `targets`, one after the other, when its
+  /// size is exactly their total size (a value that needs no decoding, read straight into the
+  /// rows of its place in a larger array): returns `read`. Returns `absent` or `size_differs`,
+  /// having written nothing, otherwise. The default reads with get() and copies; the file store
+  /// reads into the targets themselves. Throws what get() throws.
+  virtual ReadIntoResult read_into(std::string_view key,
+                                   std::span<const std::span<std::byte>> targets) const;
+  /// Reads up to out.size() bytes of the value of `key` from byte `offset` into host memory
+  /// `out` and returns how many (fewer only at the end of the value; 0 past it): for reading a
+  /// value piece by piece into a small buffer. The default reads with get(); the file store
+  /// reads into `out` itself. Throws NotFoundError naming the key when it is absent, and what
+  /// get() throws.
+  virtual size_t read_at(std::string_view key, uint64_t offset, std::span<std::byte> out) const;
   /// True when get() with MemoryKind::device reads straight into device memory (GPUDirect
   /// Storage) instead of through host memory.
   virtual bool reads_into_device() const { return false; }
