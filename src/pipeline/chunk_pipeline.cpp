@@ -406,8 +406,16 @@ void ChunkPipeline::read_sharded(const NormalizedSelection& selection, const NDB
   std::vector<std::pair<Index, std::vector<size_t>>> shards(by_shard.begin(), by_shard.end());
 
   const int64_t index_size = sharding.index_encoded_size();
-  const size_t shards_per_batch = bounded_batch_size(
-      options_.batch_bytes, chain_->decoded_representation().nbytes(), shards.size(), out);
+  // A shard's inner chunks keep every thread busy, so a batch for host memory needs no shard per
+  // thread: it is bounded by batch_bytes alone, which bounds the encoded shards held at once.
+  const int64_t shard_bytes = chain_->decoded_representation().nbytes();
+  size_t shards_per_batch =
+      bounded_batch_size(options_.batch_bytes, shard_bytes, shards.size(), out);
+  if (is_host_accessible(out.kind())) {
+    shards_per_batch = std::min<size_t>(
+        shards_per_batch,
+        std::max<uint64_t>(1, options_.batch_bytes / std::max<int64_t>(shard_bytes, 1)));
+  }
 
   for (size_t first = 0; first < shards.size(); first += shards_per_batch) {
     const size_t n = std::min(shards_per_batch, shards.size() - first);
