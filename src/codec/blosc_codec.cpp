@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
+#include <cstdint>
 #include <string_view>
 #include <vector>
 
@@ -263,6 +265,102 @@ bool BloscCodec::decode_to_sink(std::span<const std::byte> in, size_t size,
                       got, at, at + length, size));
     }
     sink(std::span<const std::byte>(piece.data(), length));
+  }
+  return true;
+}
+
+namespace {
+
+uint32_t load_le32(const std::byte* p) {
+  return uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24;
+}
+
+void store_le32(std::byte* p, uint32_t v) {
+  for (int k = 0; k < 4; ++k) p[k] = static_cast<std::byte>(v >> (8 * k));
+}
+
+// Reads the next `n` encoded bytes into `to`; CorruptDataError when the input ends first.
+void read_exactly(const BytesToBytesCodec::EncodedBytesSource& source, std::byte* to, size_t n,
+                  size_t& read, size_t encoded_size) {
+  for (size_t done = 0; done < n;) {
+    const size_t got = source(std::span(to + done, n - done));
+    if (got == 0 || got > n - done) {
+      throw CorruptDataError(fmt::format(
+          "codec \"blosc\": the input ended after {} of its {} bytes", read + done, encoded_size));
+    }
+    done += got;
+  }
+  read += n;
+}
+
+}  // namespace
+
+bool BloscCodec::decode_stream_to_sink(size_t encoded_size, const EncodedBytesSource& source,
+                                       size_t size, const DecodedBytesSink& sink) const {
+  // c-blosc 1.x format: a 16-byte header (version, versionlz, flags, typesize, then nbytes,
+  // blocksize and cbytes as little-endian 32-bit words), the 32-bit offsets of the blocks, then
+  // the blocks, each compressed (and shuffled) on its own. So the blocks of a window, behind a
+  // header and offsets of their own, are a blosc chunk that c-blosc decodes like any other.
+  // Declined: plain copies (flag 0x2) and delta (flag 0x8, which refers every block to the
+  // first), and blocks that are not whole items or out of order.
+  constexpr size_t kHeader = BLOSC_MIN_HEADER_LENGTH;
+  constexpr size_t kLargestStreamedBlock = size_t{16} << 20;
+  if (size == 0 || encoded_size < kHeader || encoded_size > INT32_MAX) return false;
+  std::array<std::byte, kHeader> header;
+  size_t read = 0;
+  read_exactly(source, header.data(), kHeader, read, encoded_size);
+  const auto version = static_cast<uint8_t>(header[0]);
+  const auto flags = static_cast<uint8_t>(header[2]);
+  const auto typesize = static_cast<size_t>(header[3]);
+  const size_t nbytes = load_le32(&header[4]), blocksize = load_le32(&header[8]),
+               cbytes = load_le32(&header[12]);
+  if (version != BLOSC_VERSION_FORMAT || (flags & (BLOSC_MEMCPYED | 0x8)) != 0 || nbytes != size ||
+      cbytes != encoded_size || typesize == 0 || blocksize == 0 || blocksize > size ||
+      blocksize > kLargestStreamedBlock || blocksize % typesize != 0 || size % typesize != 0) {
+    return false;
+  }
+  const size_t nblocks = (size + blocksize - 1) / blocksize;
+  const size_t offsets_end = kHeader + 4 * nblocks;
+  if (offsets_end > encoded_size) return false;
+  std::vector<std::byte> offsets(4 * nblocks);
+  read_exactly(source, offsets.data(), offsets.size(), read, encoded_size);
+  const auto start = [&](size_t block) {
+    return block < nblocks ? size_t{load_le32(&offsets[4 * block])} : encoded_size;
+  };
+  for (size_t b = 0; b < nblocks; ++b) {
+    if (start(b) < (b == 0 ? offsets_end : start(b - 1)) || start(b) > encoded_size) return false;
+  }
+
+  const size_t blocks_per_window = std::max<size_t>(1, kDecodeWindowBytes / blocksize);
+  thread_local std::vector<std::byte> part;   // a window's blocks as a chunk of their own
+  thread_local std::vector<std::byte> piece;  // their decoded bytes
+  for (size_t first = 0, count = 0; first < nblocks; first += count) {
+    count = std::min(blocks_per_window, nblocks - first);
+    // A chunk of its own smaller than one block would make c-blosc take its size as the block
+    // size (and split the block's streams), so a last, shorter block never goes alone.
+    if (first + count == nblocks - 1 && size % blocksize != 0) ++count;
+    const size_t decoded = std::min(count * blocksize, size - first * blocksize);
+    // Encoded bytes [read, end) hold these blocks (read == start(first) but for a gap after the
+    // offsets, which is kept).
+    const size_t end = start(first + count), own_offsets = kHeader + 4 * count;
+    const size_t part_size = own_offsets + (end - read);
+    if (part.size() < part_size) part.resize(part_size);
+    std::copy(header.begin(), header.end(), part.begin());
+    store_le32(&part[4], static_cast<uint32_t>(decoded));
+    store_le32(&part[12], static_cast<uint32_t>(part_size));
+    for (size_t k = 0; k < count; ++k)
+      store_le32(&part[kHeader + 4 * k],
+                 static_cast<uint32_t>(own_offsets + start(first + k) - read));
+    const size_t base = read;
+    read_exactly(source, part.data() + own_offsets, end - base, read, encoded_size);
+    if (piece.size() < decoded) piece.resize(decoded);
+    const int got = blosc_decompress_ctx(part.data(), piece.data(), decoded, 1);
+    if (got < 0 || static_cast<size_t>(got) != decoded) {
+      throw CorruptDataError(
+          fmt::format("codec \"blosc\": decompression failed ({}) for decoded bytes [{}, {}) of {}",
+                      got, first * blocksize, first * blocksize + decoded, size));
+    }
+    sink(std::span<const std::byte>(piece.data(), decoded));
   }
   return true;
 }

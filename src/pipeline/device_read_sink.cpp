@@ -47,7 +47,7 @@ namespace {
 
 constexpr size_t kStagingAlignment = 256;
 
-size_t align_up(size_t v) {
+[[maybe_unused]] size_t align_up(size_t v) {
   return (v + kStagingAlignment - 1) / kStagingAlignment * kStagingAlignment;
 }
 
@@ -84,7 +84,7 @@ Buffer contiguous_bytes(const NDBuffer& array) {
 
 // True when every GPU-decoded blosc layer of `encoded` can run on the GPU (c-blosc format 2,
 // blosclz or lz4 blocks); blosc under only-appending codecs (crc32c) is checked by its header.
-bool blosc_runs_on_gpu(const Buffer& encoded) {
+[[maybe_unused]] bool blosc_runs_on_gpu(const Buffer& encoded) {
   if (!is_host_accessible(encoded.kind())) return true;
   gpu::BloscHeader header;
   const auto status = gpu::blosc_parse_header(

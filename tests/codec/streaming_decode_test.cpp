@@ -219,6 +219,35 @@ TEST_P(BloscStreamingDecode, PiecesAreTheDecodedChunk) {
   expect_streams_like_decode(*codec, encoded.bytes, rep, array);
 }
 
+TEST_P(BloscStreamingDecode, InputReadPieceByPiece) {
+  const BloscCase c = GetParam();
+  const auto rep = representation(DataType(c.type), {5, 301, 799});
+  const NDBuffer array = test::make_array(rep.data_type, rep.shape, 12);
+  const auto size = static_cast<size_t>(rep.nbytes());
+  const auto codec = BloscCodec::create({{"cname", c.cname},
+                                         {"clevel", c.clevel},
+                                         {"shuffle", c.shuffle},
+                                         {"blocksize", c.blocksize}},
+                                        rep);
+  const auto encoded = to_vector(encode_one(*codec, buffer_of(array), rep).bytes);
+  size_t typesize = 0;
+  int flags = 0;
+  blosc_cbuffer_metainfo(encoded.data(), &typesize, &flags);
+  for (size_t step : {size_t{1} << 30, size_t{4093}}) {  // whole pieces, and short reads
+    bool accepted = false;
+    const Streamed s = stream_input(*codec, encoded, step, size, accepted);
+    if (flags & BLOSC_MEMCPYED) {  // plain copies go the buffered way
+      EXPECT_FALSE(accepted);
+      EXPECT_EQ(s.pieces, 0u);
+      continue;
+    }
+    ASSERT_TRUE(accepted);
+    ASSERT_EQ(s.bytes.size(), size);
+    EXPECT_EQ(std::memcmp(s.bytes.data(), array.data(), size), 0);
+    EXPECT_GT(s.pieces, 1u);
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(
     Configurations, BloscStreamingDecode,
     ::testing::Values(BloscCase{"lz4", "shuffle", 5, DataTypeKind::float32, 0},
@@ -261,6 +290,52 @@ TEST(BloscStreamingDecodeErrors, CorruptBlockOffsetThrowsAfterTheGoodBlocks) {
   }
   // The non-streaming decode rejects it too.
   EXPECT_FALSE(decode_one(*codec, Buffer::copy_of(encoded), rep).status.ok);
+}
+
+TEST(BloscStreamingDecodeErrors, StreamedInputThatEndsEarlyOrIsOutOfOrder) {
+  const auto rep = representation(DataType(DataTypeKind::uint16), {1024, 1024});
+  NDBuffer array = NDBuffer::allocate(rep.data_type, rep.shape);
+  for (int64_t i = 0; i < array.size(); ++i) array.data_as<uint16_t>()[i] = (i / 5) & 0xFFFF;
+  const auto codec = BloscCodec::create(
+      {{"cname", "lz4"}, {"clevel", 5}, {"shuffle", "shuffle"}, {"blocksize", 1 << 16}}, rep);
+  const auto encoded = to_vector(encode_one(*codec, buffer_of(array), rep).bytes);
+  size_t typesize = 0;
+  int flags = 0;
+  blosc_cbuffer_metainfo(encoded.data(), &typesize, &flags);
+  ASSERT_FALSE(flags & BLOSC_MEMCPYED) << "expected compressed blocks";
+  const size_t size = static_cast<size_t>(rep.nbytes());
+  // The whole input streams.
+  bool whole = false;
+  const Streamed all = stream_input(*codec, encoded, 1 << 20, size, whole);
+  ASSERT_TRUE(whole);
+  ASSERT_EQ(all.bytes.size(), size);
+  EXPECT_EQ(std::memcmp(all.bytes.data(), array.data(), size), 0);
+  // The source ends before the size the store reported: an error naming the bytes read.
+  size_t at = 0;
+  const size_t available = encoded.size() - 1000;
+  const auto short_source = [&](std::span<std::byte> into) {
+    const size_t n = std::min(into.size(), available - at);
+    std::memcpy(into.data(), encoded.data() + at, n);
+    at += n;
+    return n;
+  };
+  try {
+    (void)codec->decode_stream_to_sink(encoded.size(), short_source, size,
+                                       [](std::span<const std::byte>) {});
+    FAIL() << "a short input was accepted";
+  } catch (const CorruptDataError& e) {
+    EXPECT_NE(std::string(e.what()).find("input ended"), std::string::npos) << e.what();
+  }
+  // Block offsets out of order, or past the end: declined before any piece (the buffered decode
+  // then reports the chunk).
+  for (const uint32_t offset : {uint32_t{20}, uint32_t{0x7FFFFFF0u}}) {
+    auto damaged = encoded;
+    std::memcpy(damaged.data() + 16 + 4 * 3, &offset, 4);
+    bool accepted = true;
+    const Streamed s = stream_input(*codec, damaged, 1 << 20, size, accepted);
+    EXPECT_FALSE(accepted) << offset;
+    EXPECT_EQ(s.pieces, 0u) << offset;
+  }
 }
 
 TEST(BloscStreamingDecodeErrors, TruncatedOrGarbageInputThrows) {

@@ -50,6 +50,11 @@ class BloscCodec final : public BytesToBytesCodec {
   /// whole items. CorruptDataError naming the failing byte range for a corrupt block.
   bool decode_to_sink(std::span<const std::byte> in, size_t size,
                       const DecodedBytesSink& sink) const override;
+  /// Reads the chunk window by window: the header and block offsets, then the compressed blocks
+  /// of each window of decoded bytes, decoded as a blosc chunk of their own (c-blosc format:
+  /// every block is compressed on its own). Declines memcpyed chunks and offsets out of order.
+  bool decode_stream_to_sink(size_t encoded_size, const EncodedBytesSource& source, size_t size,
+                             const DecodedBytesSink& sink) const override;
 
   const std::string& cname() const { return cname_; }
   int clevel() const { return clevel_; }
