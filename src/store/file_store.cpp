@@ -15,6 +15,7 @@
 #include <mutex>
 #include <random>
 #include <system_error>
+#include <utility>
 #include <vector>
 
 #include "cuzarr/core/error.hpp"
@@ -45,6 +46,7 @@ std::string_view strip_trailing_slash(std::string_view prefix) {
 class FileDescriptor {
  public:
   explicit FileDescriptor(int fd) : fd_(fd) {}
+  FileDescriptor(FileDescriptor&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
   FileDescriptor(const FileDescriptor&) = delete;
   FileDescriptor& operator=(const FileDescriptor&) = delete;
   ~FileDescriptor() {
@@ -127,6 +129,31 @@ std::string unique_temp_name() {
 }
 
 bool is_missing(int error) { return error == ENOENT || error == ENOTDIR; }
+
+// A regular file opened for reading, and its size.
+struct ReadableFile {
+  FileDescriptor fd;
+  uint64_t size = 0;
+};
+
+// Opens the file of `key` at `path` for reading: nullopt when no regular file is there (a
+// directory is a prefix, not a key); IoError naming the file when it cannot be opened or stat'ed.
+std::optional<ReadableFile> open_readable(const fs::path& path, std::string_view key) {
+  FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (fd.get() < 0) {
+    const int error = errno;
+    if (is_missing(error)) return std::nullopt;
+    throw IoError(
+        fmt::format("cannot open \"{}\" (key \"{}\"): {}", path.string(), key, errno_text(error)));
+  }
+  struct stat info {};
+  if (::fstat(fd.get(), &info) != 0) {
+    throw IoError(
+        fmt::format("cannot stat \"{}\" (key \"{}\"): {}", path.string(), key, errno_text(errno)));
+  }
+  if (!S_ISREG(info.st_mode)) return std::nullopt;
+  return ReadableFile{std::move(fd), static_cast<uint64_t>(info.st_size)};
+}
 
 // Moves the finished temporary file `temp` onto `path` atomically (readers see the old or the
 // new value); 0 or the errno of the failure, with `temp` then still in place.
@@ -270,21 +297,11 @@ fs::path FileStore::path_of(std::string_view key) const {
 
 std::optional<Buffer> FileStore::get(std::string_view key, ByteRange range, MemoryKind kind) const {
   const fs::path path = path_of(key);
-  FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (fd.get() < 0) {
-    const int error = errno;
-    if (is_missing(error)) return std::nullopt;
-    throw IoError(
-        fmt::format("cannot open \"{}\" (key \"{}\"): {}", path.string(), key, errno_text(error)));
-  }
-  struct stat info {};
-  if (::fstat(fd.get(), &info) != 0) {
-    throw IoError(
-        fmt::format("cannot stat \"{}\" (key \"{}\"): {}", path.string(), key, errno_text(errno)));
-  }
-  if (!S_ISREG(info.st_mode)) return std::nullopt;  // a directory is a prefix, not a key
+  std::optional<ReadableFile> file = open_readable(path, key);
+  if (!file) return std::nullopt;
+  const FileDescriptor& fd = file->fd;
   uint64_t begin = 0, end = 0;
-  range.resolve(static_cast<uint64_t>(info.st_size), begin, end);
+  range.resolve(file->size, begin, end);
   if (direct_io_ && end > begin && enable_direct_io(fd.get())) {
     if (auto direct = read_direct(fd.get(), begin, end, path, key))
       return kind == MemoryKind::host ? *direct : direct->copy_to(kind);
@@ -369,22 +386,12 @@ ReadIntoResult FileStore::read_into(std::string_view key,
                                     std::span<const std::span<std::byte>> targets) const {
   if (direct_io_) return Store::read_into(key, targets);  // O_DIRECT needs aligned memory
   const fs::path path = path_of(key);
-  FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (fd.get() < 0) {
-    const int error = errno;
-    if (is_missing(error)) return ReadIntoResult::absent;
-    throw IoError(
-        fmt::format("cannot open \"{}\" (key \"{}\"): {}", path.string(), key, errno_text(error)));
-  }
-  struct stat info {};
-  if (::fstat(fd.get(), &info) != 0) {
-    throw IoError(
-        fmt::format("cannot stat \"{}\" (key \"{}\"): {}", path.string(), key, errno_text(errno)));
-  }
-  if (!S_ISREG(info.st_mode)) return ReadIntoResult::absent;
+  const std::optional<ReadableFile> file = open_readable(path, key);
+  if (!file) return ReadIntoResult::absent;
+  const FileDescriptor& fd = file->fd;
   uint64_t total = 0;
   for (const auto& t : targets) total += t.size();
-  if (static_cast<uint64_t>(info.st_size) != total) return ReadIntoResult::size_differs;
+  if (file->size != total) return ReadIntoResult::size_differs;
   // Gathered reads of at most IOV_MAX targets each, resuming inside a target after a short read.
   std::vector<iovec> iov;
   size_t next = 0;    // the first target not yet filled
