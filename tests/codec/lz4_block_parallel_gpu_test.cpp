@@ -169,9 +169,8 @@ TEST_F(GpuLz4BlockParallel, HostileLargeBlocksGetTheCpuReferenceStatus) {
   for (size_t i = 0; i < blocks.size(); ++i) {
     Bytes expected(capacities[i]);
     gpu::Lz4BpReport report;
-    const auto r =
-        gpu::lz4_decode_block_parallel_host(blocks[i].data(), blocks[i].size(), expected.data(),
-                                            capacities[i], kFrom, &report);
+    const auto r = gpu::lz4_decode_block_parallel_host(
+        blocks[i].data(), blocks[i].size(), expected.data(), capacities[i], kFrom, &report);
     if (!blocks[i].empty()) {
       ASSERT_TRUE(report.parallel) << i;
     }
