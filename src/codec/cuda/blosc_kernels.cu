@@ -4,6 +4,7 @@
 #include "codec/cuda/blosc_kernels.hpp"
 #include "codec/cuda/kernel_support.cuh"
 #include "codec/cuda/shuffle_device.cuh"
+#include "codec/cuda/warp_copy_steps.cuh"
 #include "cuzarr/core/error.hpp"
 #include "memory/cuda_check.hpp"
 
@@ -24,26 +25,6 @@ __host__ __device__ inline uint64_t align_up(uint64_t n) {
 }
 
 // Decode ----------------------------------------------------------------------------------------
-
-// Warp-cooperative blosclz decode: lane 0 parses (blosclz_next), the warp copies.
-__device__ DecodeResult warp_blosclz_decode(const unsigned char* in, uint64_t in_size,
-                                            unsigned char* out, uint64_t capacity, unsigned lane) {
-  BlosclzCursor cursor;
-  if (lane == 0) cursor = blosclz_begin(in, in_size);
-  bool ended = __shfl_sync(kFullMask, static_cast<int>(cursor.ended), 0) != 0;
-  uint64_t op = 0;
-  while (!ended) {
-    CopyStep step;
-    DeviceChunkStatus status = DeviceChunkStatus::ok;
-    if (lane == 0) status = blosclz_next(in, in_size, cursor, op, capacity, step);
-    detail::warp_broadcast(step, status);
-    if (status != DeviceChunkStatus::ok) return {status, op};
-    detail::warp_execute_step(step, in, out, op, lane);
-    op += step.literal_length + step.match_length;
-    ended = __shfl_sync(kFullMask, static_cast<int>(cursor.ended), 0) != 0;
-  }
-  return {DeviceChunkStatus::ok, op};
-}
 
 // The (block, stream) pair of job k: full blocks have `streams` jobs each, a short last block one.
 struct Job {
@@ -126,7 +107,7 @@ __global__ void __launch_bounds__(kDecodeThreads)
         const DecodeResult r =
             h.compressor == BloscCompressor::lz4
                 ? detail::warp_lz4_decode(in + pos, csize, dest, b.stream_size, lane)
-                : warp_blosclz_decode(in + pos, csize, dest, b.stream_size, lane);
+                : detail::warp_blosclz_decode(in + pos, csize, dest, b.stream_size, lane);
         if (r.status != DeviceChunkStatus::ok || r.size != b.stream_size) {
           if (lane == 0) record_error(&chunk_status, DeviceChunkStatus::corrupt_input);
           break;

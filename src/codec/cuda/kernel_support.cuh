@@ -1,6 +1,5 @@
 // Device-side helpers shared by the batched codec kernels (.cu files only): how a launch spreads
-// chunks over thread blocks, cooperative copies, and the warp-cooperative execution of LZ4 /
-// blosclz copy steps.
+// chunks over thread blocks, and cooperative copies.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -53,56 +52,6 @@ __device__ inline void cooperative_copy(unsigned char* dst, const unsigned char*
     return;
   }
   for (uint64_t t = rank; t < n; t += ranks) dst[t] = src[t];
-}
-
-/// The warp executes one copy step at out[op] (literals from `in`, then the match); every lane
-/// passes the same step. Ends with __syncwarp so the next step sees these bytes.
-__device__ inline void warp_execute_step(const CopyStep& step, const unsigned char* in,
-                                         unsigned char* out, uint64_t op, unsigned lane) {
-  for (uint64_t t = lane; t < step.literal_length; t += kWarpSize) {
-    out[op + t] = in[step.literal_start + t];
-  }
-  op += step.literal_length;
-  if (step.match_length > 0) {
-    if (step.literal_length > 0) __syncwarp();  // a match may read the literals just written
-    const uint64_t distance = step.match_distance;
-    if (distance >= step.match_length) {
-      for (uint64_t t = lane; t < step.match_length; t += kWarpSize)
-        out[op + t] = out[op - distance + t];
-    } else {
-      for (uint64_t t = lane; t < step.match_length; t += kWarpSize)
-        out[op + t] = out[op - distance + t % distance];
-    }
-  }
-  __syncwarp();
-}
-
-/// Broadcasts a copy step (and a status) from lane 0 to the warp.
-__device__ inline void warp_broadcast(CopyStep& step, DeviceChunkStatus& status) {
-  step.literal_start = __shfl_sync(kFullMask, step.literal_start, 0);
-  step.literal_length = __shfl_sync(kFullMask, step.literal_length, 0);
-  step.match_distance = __shfl_sync(kFullMask, step.match_distance, 0);
-  step.match_length = __shfl_sync(kFullMask, step.match_length, 0);
-  step.last = __shfl_sync(kFullMask, static_cast<int>(step.last), 0) != 0;
-  status = static_cast<DeviceChunkStatus>(__shfl_sync(kFullMask, static_cast<int>(status), 0));
-}
-
-/// Warp-cooperative LZ4 block decode: lane 0 parses each sequence (all bounds checks in
-/// lz4_parse_sequence), the warp copies it. All lanes return the same result.
-__device__ inline DecodeResult warp_lz4_decode(const unsigned char* in, uint64_t in_size,
-                                               unsigned char* out, uint64_t capacity,
-                                               unsigned lane) {
-  uint64_t ip = 0, op = 0;
-  for (;;) {
-    CopyStep step;
-    DeviceChunkStatus status = DeviceChunkStatus::ok;
-    if (lane == 0) status = lz4_parse_sequence(in, in_size, ip, op, capacity, step);
-    warp_broadcast(step, status);
-    if (status != DeviceChunkStatus::ok) return {status, op};
-    warp_execute_step(step, in, out, op, lane);
-    op += step.literal_length + step.match_length;
-    if (step.last) return {DeviceChunkStatus::ok, op};
-  }
 }
 
 }  // namespace cuzarr::gpu::detail

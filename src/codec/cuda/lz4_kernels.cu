@@ -6,6 +6,7 @@
 #include "codec/cuda/lz4_block_parallel_kernels.hpp"
 #include "codec/cuda/lz4_kernels.hpp"
 #include "codec/cuda/lz4_segments.hpp"
+#include "codec/cuda/warp_copy_steps.cuh"
 #include "memory/cuda_check.hpp"
 
 namespace cuzarr::gpu {
@@ -14,13 +15,14 @@ namespace {
 using detail::kWarpSize;
 using detail::umin;
 
-constexpr int kDecodeWarps = 4;  // warps (chunks) per thread block
+constexpr int kDecodeWarps = 4;        // warps (chunks) per thread block
+constexpr int kDecodeBlocksPerSm = 6;  // resident thread blocks per SM the registers allow
 constexpr int kEncodeThreads = 64;
 constexpr size_t kEncodeWorkers = 8192;  // encoder threads at most, each with its hash table
 constexpr uint64_t kLz4MaxInputSize = 0x7E000000;
 
 template <bool kNumcodecs>
-__global__ void __launch_bounds__(kDecodeWarps* kWarpSize)
+__global__ void __launch_bounds__(kDecodeWarps* kWarpSize, kDecodeBlocksPerSm)
     lz4_decode_kernel(DeviceChunkBatch batch, const uint32_t* handled) {
   const size_t chunk = blockIdx.x * size_t{kDecodeWarps} + threadIdx.x / kWarpSize;
   if (chunk >= batch.count) return;

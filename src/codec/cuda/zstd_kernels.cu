@@ -1,6 +1,7 @@
 #include <algorithm>
 
 #include "codec/cuda/kernel_support.cuh"
+#include "codec/cuda/warp_copy_steps.cuh"
 #include "codec/cuda/zstd_block_parallel.hpp"
 #include "codec/cuda/zstd_frame_format.hpp"
 #include "codec/cuda/zstd_kernels.hpp"
@@ -21,45 +22,55 @@ __device__ inline uint64_t broadcast64(uint64_t v) {
   return static_cast<uint64_t>(__shfl_sync(kFullMask, static_cast<unsigned long long>(v), 0));
 }
 
-/// One chunk, one warp: lane 0 produces the steps (all checks in ZstdFrameDecoder), lanes 0..3
-/// decode the Huffman literal streams of a block, the warp executes the copies. All lanes return
-/// the same result.
+/// One chunk, one warp: lane 0 produces the steps (all checks in ZstdFrameDecoder) in groups of
+/// up to 32 sequences of one block, which the warp executes together (warp_copy_steps.cuh); lanes
+/// 0..3 decode a block's Huffman literal streams. A group never reaches past its block: the next
+/// block's literals overwrite the workspace, and a frame's checksum reads all of its output. All
+/// lanes return the same result.
 __device__ DecodeResult warp_zstd_decode(const unsigned char* in, uint64_t in_size,
                                          unsigned char* out, uint64_t capacity,
                                          ZstdWorkspace* workspace, bool verify, unsigned lane) {
   ZstdFrameDecoder decoder;
   if (lane == 0) decoder.init(in, in_size, out, capacity, workspace, verify);
+  uint64_t op = 0;
   for (;;) {
-    ZstdStep step{nullptr, 0, 0, 0, 0, 0};
-    DeviceChunkStatus status = DeviceChunkStatus::ok;
-    bool done = false;
-    if (lane == 0) status = decoder.next(step, done);
-    __syncwarp();  // the literals lane 0 decoded into the workspace are visible to the warp
-    status = static_cast<DeviceChunkStatus>(__shfl_sync(kFullMask, static_cast<int>(status), 0));
-    done = __shfl_sync(kFullMask, static_cast<int>(done), 0) != 0;
-    if (status != DeviceChunkStatus::ok) return {status, 0};
-    if (done) return {DeviceChunkStatus::ok, broadcast64(decoder.op)};
+    unsigned streams = 0;  // lane 0: Huffman literal streams to decode before going on
+    bool done = false;     // lane 0: every frame decoded
+    const detail::WarpStepGroup g = detail::warp_parse_group<detail::WarpParse::lane0>(
+        op, lane, [&](uint64_t, detail::WarpStep& s) {
+          ZstdStep step{nullptr, 0, 0, 0, 0, 0};
+          const DeviceChunkStatus status = decoder.next(step, done);
+          if (status != DeviceChunkStatus::ok) return static_cast<int>(status);
+          if (done) return static_cast<int>(detail::kStepNone);
+          if (step.huffman_streams > 0) {
+            streams = step.huffman_streams;
+            return static_cast<int>(detail::kStepNone);
+          }
+          s.literals = step.literals;
+          s.literal_length = step.literal_length;
+          s.match_distance = step.match_distance;
+          s.match_length = step.match_length;
+          const bool more_in_block = decoder.phase == ZstdFrameDecoder::Phase::sequences &&
+                                     decoder.sequences.remaining > 0;
+          return more_in_block ? 0 : static_cast<int>(detail::kStepEndGroup);
+        });
+    // Ends with __syncwarp: the next steps, the checksum and the literal decoding see the bytes
+    // and lane 0's workspace writes.
+    op = detail::warp_execute_group(g, out, op, lane);
+    if (g.status != DeviceChunkStatus::ok) return {g.status, 0};
+    if (__shfl_sync(kFullMask, static_cast<int>(done), 0) != 0) {
+      return {DeviceChunkStatus::ok, broadcast64(decoder.op)};
+    }
     // Huffman literals: lanes 0..3 decode one stream each (lane 0 wrote their locations into the
-    // workspace before the __syncwarp above).
-    const unsigned streams = __shfl_sync(kFullMask, step.huffman_streams, 0);
+    // workspace).
+    streams = __shfl_sync(kFullMask, streams, 0);
     if (streams > 0) {
       DeviceChunkStatus h = DeviceChunkStatus::ok;
       if (lane < streams) h = zstd_decode_literal_stream(workspace->literals, lane);
       const bool failed = __any_sync(kFullMask, h != DeviceChunkStatus::ok);
       __syncwarp();  // the literals are visible to the whole warp
       if (failed) return {DeviceChunkStatus::corrupt_input, 0};
-      continue;
     }
-    const auto* literals = reinterpret_cast<const unsigned char*>(
-        broadcast64(reinterpret_cast<uintptr_t>(step.literals)));
-    CopyStep copy;
-    copy.literal_start = 0;
-    copy.literal_length = broadcast64(step.literal_length);
-    copy.match_distance = broadcast64(step.match_distance);
-    copy.match_length = broadcast64(step.match_length);
-    const uint64_t op = broadcast64(step.op);
-    // Ends with __syncwarp: the next step (and the checksum) see these bytes.
-    detail::warp_execute_step(copy, literals, out, op, lane);
   }
 }
 

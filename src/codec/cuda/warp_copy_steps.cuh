@@ -1,0 +1,246 @@
+// Warp execution of copy steps (CopyStep: literals, then a match) in groups of up to 32, and the
+// LZ4 and blosclz decoders built on it (.cu files only). The steps of a stream are parsed one after
+// the other, with every bounds check of its parser (by every lane alike, or by lane 0 for a parser
+// with side effects, zstd's); lane k takes step k of the group. The group's output positions come
+// from a prefix sum over the lanes; all literals of the group are copied at once, then its matches
+// in waves: a match runs as soon as no earlier match of the group that is still pending writes a
+// byte of its source (sources before the group, and literals of the group, are final). The lowest
+// pending match is always ready, so every wave makes progress; matches that read far back (the
+// common case) all run in the first wave.
+//
+// A lane copies a short item (up to kLaneItemBytes) itself, kLaneRoundBytes bytes per round with
+// all loads before the stores; the warp copies longer items together. A match that overlaps its
+// own output (distance < length) repeats with period `distance`: byte t reads source byte
+// t % distance, always before the match's start, so its bytes can be copied in any order.
+#pragma once
+
+#include <cstdint>
+
+#include "codec/cuda/blosclz_format.hpp"
+#include "codec/cuda/device_chunk_batch.hpp"
+#include "codec/cuda/kernel_support.cuh"
+#include "codec/cuda/lz4_block_format.hpp"
+
+namespace cuzarr::gpu::detail {
+
+/// Items longer than this are copied by the whole warp.
+inline constexpr uint64_t kLaneItemBytes = 64;
+/// Bytes a lane loads (then stores) per round of its own item.
+inline constexpr int kLaneRoundBytes = 8;
+
+__device__ inline uint64_t shfl64(uint64_t v, unsigned from) {
+  return static_cast<uint64_t>(__shfl_sync(kFullMask, static_cast<unsigned long long>(v), from));
+}
+
+__device__ inline uint64_t warp_inclusive_sum64(uint64_t v, unsigned lane) {
+  for (unsigned d = 1; d < kWarpSize; d <<= 1) {
+    const uint64_t other =
+        static_cast<uint64_t>(__shfl_up_sync(kFullMask, static_cast<unsigned long long>(v), d));
+    if (lane >= d) v += other;
+  }
+  return v;
+}
+
+/// Copies, for every lane with `active`, `length` bytes to dst: byte t from src[t % period]
+/// (period >= length: a plain copy). The source bytes must not be written by any active item.
+/// Every lane of the warp calls it; it does not synchronise the warp afterwards.
+__device__ inline void warp_copy_items(bool active, unsigned char* dst, const unsigned char* src,
+                                       uint64_t length, uint64_t period, unsigned lane) {
+  const bool own = active && length <= kLaneItemBytes;
+  uint64_t done = 0, r = 0;  // r = done % period
+  while (__any_sync(kFullMask, own && done < length)) {
+    if (own && done < length) {
+      unsigned char v[kLaneRoundBytes];
+      uint64_t rr = r;
+#pragma unroll
+      for (int j = 0; j < kLaneRoundBytes; ++j) {
+        if (done + j < length) v[j] = src[rr];
+        rr = rr + 1 == period ? 0 : rr + 1;
+      }
+#pragma unroll
+      for (int j = 0; j < kLaneRoundBytes; ++j) {
+        if (done + j < length) dst[done + j] = v[j];
+      }
+      r = rr;
+      done += kLaneRoundBytes;
+    }
+  }
+  unsigned long_items = __ballot_sync(kFullMask, active && length > kLaneItemBytes);
+  while (long_items != 0) {
+    const unsigned k = __ffs(long_items) - 1;
+    long_items &= long_items - 1;
+    auto* d = reinterpret_cast<unsigned char*>(shfl64(reinterpret_cast<uintptr_t>(dst), k));
+    const auto* s =
+        reinterpret_cast<const unsigned char*>(shfl64(reinterpret_cast<uintptr_t>(src), k));
+    const uint64_t n = shfl64(length, k), p = shfl64(period, k);
+    if (p >= n) {
+      cooperative_copy(d, s, n, lane, kWarpSize);
+      continue;
+    }
+    // t = lane, lane + 32, ...: its source index t % p moves by 32 % p (mod p) per round.
+    const uint64_t step = kWarpSize % p;
+    uint64_t q = lane % p;
+    for (uint64_t t = lane; t < n; t += kWarpSize) {
+      d[t] = s[q];
+      q += step;
+      if (q >= p) q -= p;
+    }
+  }
+}
+
+/// One step of a group, as lane 0 parsed it: `literal_length` bytes from `literals`, then a match
+/// of `match_length` bytes from `match_distance` back.
+struct WarpStep {
+  const unsigned char* literals = nullptr;
+  uint64_t literal_length = 0;
+  uint64_t match_distance = 0;
+  uint64_t match_length = 0;
+};
+
+/// What a parser reports with each step.
+enum WarpStepFlags : int {
+  kStepLast = 0x100,      ///< the stream ends after this step
+  kStepEndGroup = 0x200,  ///< execute the group before parsing further
+  kStepNone = 0x400,      ///< no step (the group ends without one)
+};
+
+/// Up to 32 parsed steps: lane k holds step k (k < count).
+struct WarpStepGroup {
+  WarpStep mine;
+  unsigned count = 0;
+  DeviceChunkStatus status = DeviceChunkStatus::ok;  ///< of the step after the group's last
+  int flags = 0;                                     ///< of the group's last parse
+};
+
+/// How the lanes parse a group.
+enum class WarpParse {
+  lane0,    ///< lane 0 parses, then hands each step to its lane (parsers with side effects)
+  uniform,  ///< every lane runs the same parse on the same bytes (no hand-over needed)
+};
+
+/// Parses up to 32 steps: `parse(op, step)` (`op` = bytes produced before the step; lane 0 only,
+/// or every lane for WarpParse::uniform) returns a status in the low byte and WarpStepFlags. A
+/// failing status or kStepNone ends the group without a step; kStepLast or kStepEndGroup end it
+/// after the step.
+template <WarpParse kMode, class Parse>
+__device__ inline WarpStepGroup warp_parse_group(uint64_t op, unsigned lane, Parse&& parse) {
+  WarpStepGroup g;
+  for (unsigned k = 0; k < kWarpSize; ++k) {
+    WarpStep s;
+    int flags = 0;
+    if (kMode == WarpParse::uniform || lane == 0) {
+      flags = parse(op, s);
+      op += s.literal_length + s.match_length;
+    }
+    if (kMode == WarpParse::lane0) flags = __shfl_sync(kFullMask, flags, 0);
+    g.flags = flags;
+    g.status = static_cast<DeviceChunkStatus>(flags & 0xFF);
+    if (g.status != DeviceChunkStatus::ok || (flags & kStepNone)) break;
+    if (kMode == WarpParse::lane0) {
+      s.literals = reinterpret_cast<const unsigned char*>(
+          shfl64(reinterpret_cast<uintptr_t>(s.literals), 0));
+      s.literal_length = shfl64(s.literal_length, 0);
+      s.match_distance = shfl64(s.match_distance, 0);
+      s.match_length = shfl64(s.match_length, 0);
+    }
+    if (lane == k) g.mine = s;
+    g.count = k + 1;
+    if (flags & (kStepLast | kStepEndGroup)) break;
+  }
+  return g;
+}
+
+/// Executes a group's steps at out[op, ...) (every lane calls it); returns op past the group. Ends
+/// with __syncwarp: the warp sees every byte written.
+__device__ inline uint64_t warp_execute_group(const WarpStepGroup& g, unsigned char* out,
+                                              uint64_t op, unsigned lane) {
+  const WarpStep& mine = g.mine;
+  const bool has = lane < g.count;
+  const uint64_t length = has ? mine.literal_length + mine.match_length : 0;
+  const uint64_t end = op + warp_inclusive_sum64(length, lane);
+  const uint64_t match_at = end - length + (has ? mine.literal_length : 0);
+  // Literals, all at once.
+  warp_copy_items(has && mine.literal_length > 0, out + (end - length), mine.literals,
+                  mine.literal_length, UINT64_MAX, lane);
+  __syncwarp();
+  // Matches, in waves. match_at never decreases with the lane.
+  bool pending = has && mine.match_length > 0;
+  const uint64_t source = pending ? match_at - mine.match_distance : 0;
+  const uint64_t source_end = pending ? umin(match_at, source + mine.match_length) : 0;
+  const uint64_t match_end = match_at + (has ? mine.match_length : 0);
+  for (unsigned waiting; (waiting = __ballot_sync(kFullMask, pending)) != 0;) {
+    // Ready at once: a source that ends before the lowest pending match starts.
+    const uint64_t lowest_pending_at = shfl64(match_at, __ffs(waiting) - 1);
+    bool ready = pending && source_end <= lowest_pending_at;
+    if (__any_sync(kFullMask, pending && !ready)) {
+      // Else exactly: below = the lanes whose match starts before source_end (all earlier than
+      // this lane); the last pending one among them is the only one that may reach into the
+      // source, as the matches' outputs are disjoint and in lane order.
+      unsigned below = 0;
+      for (unsigned half = kWarpSize / 2; half > 0; half /= 2) {
+        if (shfl64(match_at, below + half - 1) < source_end) below += half;
+      }
+      if (shfl64(match_at, below) < source_end) ++below;
+      const unsigned earlier = waiting & (below >= kWarpSize ? kFullMask : (1u << below) - 1);
+      const unsigned j = earlier != 0 ? kWarpSize - 1 - __clz(earlier) : lane;
+      const uint64_t blocking_end = shfl64(match_end, j);
+      ready = pending && (earlier == 0 || blocking_end <= source);
+    }
+    warp_copy_items(ready, out + match_at, out + source, mine.match_length, mine.match_distance,
+                    lane);
+    __syncwarp();
+    pending = pending && !ready;
+  }
+  return shfl64(end, kWarpSize - 1);
+}
+
+/// Decodes a stream of copy steps into out[0, ...): `next(op, step)` (run by every lane alike,
+/// with `op` bytes produced before the step) parses the next step with every bounds check (literals
+/// at in + step.literal_start) and returns its status; step.last marks the final step. All lanes
+/// return the same result: the status of the first failing step and the bytes produced before
+/// it, or ok and the decoded size.
+template <class Next>
+__device__ inline DecodeResult warp_decode_steps(const unsigned char* in, unsigned char* out,
+                                                 unsigned lane, Next&& next) {
+  uint64_t op = 0;
+  for (;;) {
+    const WarpStepGroup g =
+        warp_parse_group<WarpParse::uniform>(op, lane, [&](uint64_t at, WarpStep& s) {
+          CopyStep step;
+          const DeviceChunkStatus status = next(at, step);
+          s.literals = in + step.literal_start;
+          s.literal_length = step.literal_length;
+          s.match_distance = step.match_distance;
+          s.match_length = step.match_length;
+          return static_cast<int>(status) | (step.last ? kStepLast : 0);
+        });
+    op = warp_execute_group(g, out, op, lane);
+    if (g.status != DeviceChunkStatus::ok) return {g.status, op};
+    if (g.flags & kStepLast) return {DeviceChunkStatus::ok, op};
+  }
+}
+
+/// Warp-cooperative LZ4 block decode (every bounds check in lz4_parse_sequence). All lanes return
+/// the same result.
+__device__ inline DecodeResult warp_lz4_decode(const unsigned char* in, uint64_t in_size,
+                                               unsigned char* out, uint64_t capacity,
+                                               unsigned lane) {
+  uint64_t ip = 0;  // lane 0's parse position
+  return warp_decode_steps(in, out, lane, [&](uint64_t op, CopyStep& step) {
+    return lz4_parse_sequence(in, in_size, ip, op, capacity, step);
+  });
+}
+
+/// Warp-cooperative blosclz decode (every check in blosclz_next). All lanes return the same
+/// result.
+__device__ inline DecodeResult warp_blosclz_decode(const unsigned char* in, uint64_t in_size,
+                                                   unsigned char* out, uint64_t capacity,
+                                                   unsigned lane) {
+  BlosclzCursor cursor = blosclz_begin(in, in_size);
+  if (cursor.ended) return {DeviceChunkStatus::ok, 0};
+  return warp_decode_steps(in, out, lane, [&](uint64_t op, CopyStep& step) {
+    return blosclz_next(in, in_size, cursor, op, capacity, step);
+  });
+}
+
+}  // namespace cuzarr::gpu::detail
