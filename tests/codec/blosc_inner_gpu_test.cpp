@@ -69,11 +69,12 @@ void expect_decoded(const std::vector<BloscInnerChunk>& cases, size_t misalign =
   }
 }
 
-std::vector<BloscInnerChunk> family_cases(const char* compressor, int shuffle, int clevel,
-                                          const std::vector<size_t>& sizes, size_t blocksize = 0) {
+std::vector<BloscInnerChunk> cases_of(const std::vector<test::NamedInput>& inputs,
+                                      const char* compressor, int shuffle, int clevel,
+                                      size_t blocksize = 0) {
   std::vector<BloscInnerChunk> cases;
   for (size_t typesize : {size_t{1}, size_t{2}, size_t{4}, size_t{8}}) {
-    for (auto& input : test::input_families(sizes)) {
+    for (auto input : inputs) {
       BloscInnerChunk c;
       c.name = std::string(compressor) + " " + input.name + " shuffle " + std::to_string(shuffle) +
                " typesize " + std::to_string(typesize) + " blocksize " + std::to_string(blocksize);
@@ -90,7 +91,8 @@ TEST_F(BloscInnerGpu, DecodesCBloscChunksOfEveryShuffleAndTypeSize) {
   for (const char* compressor : {"zstd", "zlib"}) {
     for (int shuffle : {BLOSC_NOSHUFFLE, BLOSC_SHUFFLE, BLOSC_BITSHUFFLE}) {
       const auto cases =
-          family_cases(compressor, shuffle, 5, {0, 1, 100, 128, 1000, 4099, 65536 + 41, 1 << 20});
+          cases_of(test::input_families({0, 1, 100, 128, 1000, 4099, 65536 + 41, 1 << 20}),
+                   compressor, shuffle, 5);
       expect_decoded(cases);
       expect_decoded(cases, 1);  // unaligned chunks and outputs
     }
@@ -98,14 +100,22 @@ TEST_F(BloscInnerGpu, DecodesCBloscChunksOfEveryShuffleAndTypeSize) {
 }
 
 TEST_F(BloscInnerGpu, DecodesSplitBlocksForcedBlockSizesAndLevels) {
+  const size_t large = (1 << 20) + 5;
+  const std::vector<test::NamedInput> small_inputs = {
+      {"smooth_float32", test::smooth_float32_input(70000, 1)},
+      {"runs", test::runs_input(70000, 2)}};
+  const std::vector<test::NamedInput> large_inputs = {
+      {"smooth_float32", test::smooth_float32_input(large, 3)},
+      {"runs", test::runs_input(large, 4)}};
   for (int mode : {BLOSC_FORWARD_COMPAT_SPLIT, BLOSC_ALWAYS_SPLIT}) {
     test::BloscSplitMode split(mode);
     for (const char* compressor : {"zstd", "zlib"}) {
       for (size_t blocksize : {size_t{128}, size_t{4096}, size_t{65536}, size_t{1} << 20}) {
+        // Blocks of 128 bytes: thousands of jobs per chunk, on the smaller inputs.
+        const auto& inputs = blocksize == 128 ? small_inputs : large_inputs;
         for (int clevel : {1, 9}) {
           for (int shuffle : {BLOSC_SHUFFLE, BLOSC_BITSHUFFLE}) {
-            expect_decoded(
-                family_cases(compressor, shuffle, clevel, {70000, (1 << 20) + 5}, blocksize));
+            expect_decoded(cases_of(inputs, compressor, shuffle, clevel, blocksize));
           }
         }
       }
