@@ -1,7 +1,8 @@
 // blosc on the GPU: c-blosc 1.x chunks decoded by the batched blosc kernels (lz4, lz4hc and
-// blosclz blocks, any shuffle) and encoded with lz4 blocks that c-blosc reads. Chunks whose blocks
-// use zstd or zlib decode on the CPU (copied to pinned memory and back; the log says so once), and
-// options asking for another inner compressor than lz4 compress on the host.
+// blosclz blocks, any shuffle; then zstd and zlib blocks as inner streams, for the chunks of a
+// batch that hold them) and encoded with lz4 blocks that c-blosc reads. Chunks whose blocks use
+// snappy decode on the CPU (copied to pinned memory and back; the log says so once), and options
+// asking for another inner compressor than lz4 compress on the host.
 #include "api/device_compression_backends.hpp"
 
 #if defined(CUZARR_HAVE_CUDA)
@@ -11,6 +12,7 @@
 
 #include "api/device_backend_batches.hpp"
 #include "api/host_compression_backend.hpp"
+#include "codec/cuda/blosc_inner_streams.hpp"
 #include "codec/cuda/blosc_kernels.hpp"
 #include "cuzarr/core/error.hpp"
 #include "cuzarr/core/log.hpp"
@@ -35,8 +37,8 @@ gpu::BloscShuffle gpu_shuffle(BloscShuffle shuffle) {
 void decode_on_host(std::span<const DecompressTask> tasks, const std::vector<size_t>& which,
                     const Stream& stream) {
   log_once("compressor-blosc-gpu-fallback",
-           "cuzarr: blosc chunks with zstd or zlib blocks have no GPU decoder yet: the Compressor "
-           "decodes them on the CPU");
+           "cuzarr: blosc chunks with snappy blocks have no GPU decoder: the Compressor decodes "
+           "them on the CPU");
   size_t in_bytes = 0, out_bytes = 0;
   for (size_t i : which) in_bytes += tasks[i].input.size(), out_bytes += tasks[i].output.size();
   Buffer staging = Buffer::allocate(in_bytes + out_bytes, MemoryKind::pinned, stream);
@@ -105,8 +107,21 @@ class DeviceBloscBackend final : public CompressionBackend {
         gpu::device_scratch(gpu::blosc_decode_temp_bytes(tasks.size(), max_output), stream);
     gpu::blosc_decode_batch(tables.batch(), temp.data(), max_output, stream);
     tables.fetch_results();
-    const std::vector<size_t> on_host =
+    const std::vector<size_t> unsupported =
         check_decoded(tables, tasks, "blosc", /*unsupported_ok=*/true);
+    if (unsupported.empty()) return;
+    // zstd / zlib blocks: a second pass over those chunks only (lz4 batches never wait for it).
+    std::vector<DecompressTask> inner;
+    for (size_t i : unsupported) inner.push_back(tasks[i]);
+    gpu::DeviceBatchTables inner_tables(device_chunks_of(inner), stream);
+    Buffer inner_temp = gpu::device_scratch(
+        gpu::blosc_inner_streams_decode_temp_bytes(inner.size(), max_output), stream);
+    gpu::blosc_inner_streams_decode_batch(inner_tables.batch(), inner_temp.data(), max_output,
+                                          stream);
+    inner_tables.fetch_results();
+    std::vector<size_t> on_host;
+    for (size_t k : check_decoded(inner_tables, inner, "blosc", /*unsupported_ok=*/true))
+      on_host.push_back(unsupported[k]);
     if (!on_host.empty()) decode_on_host(tasks, on_host, stream);
   }
 

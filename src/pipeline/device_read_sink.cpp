@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "codec/cuda/blosc_frame_format.hpp"
+#include "codec/cuda/blosc_inner_jobs.hpp"
 #include "codec/cuda/device_bytes_decoder.hpp"
 #include "cuzarr/codec/blosc_codec.hpp"
 #include "cuzarr/codec/bytes_codec.hpp"
@@ -29,6 +30,7 @@ struct DeviceReadSink::ChainPlan {
   /// fixed sizes (step 0: the chunk's array bytes).
   std::vector<std::optional<uint64_t>> forward_size;
   bool blosc_inside = false;  // a GPU step is blosc: check the chunk's inner codec on the host
+  bool blosc_inner_streams = true;  // the GPU blosc steps take zstd / zlib blocks
 };
 
 // Per-chunk results of a batch's GPU codecs, checked once the stream has run them.
@@ -83,12 +85,17 @@ Buffer contiguous_bytes(const NDBuffer& array) {
 }
 
 // True when every GPU-decoded blosc layer of `encoded` can run on the GPU (c-blosc format 2,
-// blosclz or lz4 blocks); blosc under only-appending codecs (crc32c) is checked by its header.
-[[maybe_unused]] bool blosc_runs_on_gpu(const Buffer& encoded) {
+// blosclz or lz4 blocks, and zstd or zlib blocks when `inner_streams`: not snappy, nor chunks
+// of more than blosc_inner_max_jobs streams); blosc under only-appending codecs (crc32c) is
+// checked by its header.
+[[maybe_unused]] bool blosc_runs_on_gpu(const Buffer& encoded, bool inner_streams) {
   if (!is_host_accessible(encoded.kind())) return true;
+  const auto* bytes = reinterpret_cast<const unsigned char*>(encoded.data());
+  if (inner_streams && gpu::blosc_inner_plan(bytes, encoded.size(), UINT64_MAX).status !=
+                           gpu::DeviceChunkStatus::unsupported)
+    return true;  // a zstd / zlib chunk the GPU takes (or one it reports corrupt)
   gpu::BloscHeader header;
-  const auto status = gpu::blosc_parse_header(
-      reinterpret_cast<const unsigned char*>(encoded.data()), encoded.size(), UINT64_MAX, header);
+  const auto status = gpu::blosc_parse_header(bytes, encoded.size(), UINT64_MAX, header);
   return status != gpu::DeviceChunkStatus::unsupported;
 }
 
@@ -137,7 +144,10 @@ const DeviceReadSink::ChainPlan& DeviceReadSink::plan_for(const CodecChain& chai
       if (j > 0 && !size && !decoder->decoded_size_from(4)) break;
       p->forward_size.push_back(size);
       p->names.push_back(b2b[j]->name());
-      p->blosc_inside = p->blosc_inside || dynamic_cast<const BloscCodec*>(b2b[j].get());
+      if (const auto* blosc = dynamic_cast<const BloscCodec*>(b2b[j].get())) {
+        p->blosc_inside = true;
+        p->blosc_inner_streams = p->blosc_inner_streams && gpu::blosc_inner_streams_on_gpu(*blosc);
+      }
       p->decoders.push_back(std::move(decoder));
       if (size) {
         const auto next = b2b[j]->fixed_encoded_size(static_cast<int64_t>(*size));
@@ -228,18 +238,18 @@ void DeviceReadSink::submit(ChunkReadBatch& batch) {
         b2b[k]->decode(bytes, next, rep, group_status);
         bytes = std::move(next);
       }
-      // Chunks the GPU codecs cannot take (blosc with zstd blocks, ...) decode on the CPU.
+      // Chunks the GPU codecs cannot take (blosc with snappy blocks, ...) decode on the CPU.
       std::vector<size_t> on_cpu;
       for (size_t j = 0; j < members.size(); ++j) {
         staged[members[j]].gpu_steps = plan.gpu_steps;
         if (plan.gpu_steps > 0 && plan.blosc_inside && group_status[j].ok &&
-            !blosc_runs_on_gpu(bytes[j]))
+            !blosc_runs_on_gpu(bytes[j], plan.blosc_inner_streams))
           on_cpu.push_back(j);
       }
       for (size_t j : on_cpu) {
         log_once("device-read-blosc-cpu",
-                 "blosc chunks with snappy, zlib or zstd blocks decode on the CPU for reads into "
-                 "device memory");
+                 "blosc chunks with snappy blocks (or with zstd / zlib blocks in arrays whose "
+                 "blosc cname is another) decode on the CPU for reads into device memory");
         std::vector<Buffer> one{bytes[j]};
         std::vector<ChunkStatus> one_status(1);
         for (size_t k = plan.gpu_steps; k-- > 0;) {

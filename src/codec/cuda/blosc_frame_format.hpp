@@ -55,15 +55,19 @@ struct BloscHeader {
   CUZARR_HOST_DEVICE bool memcpyed() const { return (flags & kBloscFlagMemcpyed) != 0; }
 };
 
+/// Which block compressors a caller of blosc_parse_header decodes: the lz4 family (lz4, lz4hc,
+/// blosclz: blosc_decode_batch's kernel) or also zstd and zlib (blosc_inner_streams.hpp).
+enum class BloscBlockCodecs : uint8_t { lz4_family, with_zstd_zlib };
+
 /// Checks and parses the header of the `in_size`-byte chunk `in` to decode into `capacity` bytes,
 /// as c-blosc 1.x does (blosc_run_decompression_with_context): corrupt_input for a short buffer,
 /// negative sizes, a zero or too large block size or type size, reserved flags, a memcpyed
 /// chunk whose cbytes is not nbytes + 16, a bstarts array larger than the chunk, cbytes larger
-/// than in_size; unsupported for another format version or for snappy / zlib / zstd blocks;
-/// output_too_small when nbytes exceeds capacity.
-CUZARR_HOST_DEVICE inline DeviceChunkStatus blosc_parse_header(const unsigned char* in,
-                                                               uint64_t in_size, uint64_t capacity,
-                                                               BloscHeader& h) {
+/// than in_size; unsupported for another format version, for snappy blocks, and for zlib / zstd
+/// blocks unless `codecs` is with_zstd_zlib; output_too_small when nbytes exceeds capacity.
+CUZARR_HOST_DEVICE inline DeviceChunkStatus blosc_parse_header(
+    const unsigned char* in, uint64_t in_size, uint64_t capacity, BloscHeader& h,
+    BloscBlockCodecs codecs = BloscBlockCodecs::lz4_family) {
   if (in_size < kBloscHeaderSize) return DeviceChunkStatus::corrupt_input;
   const uint32_t version = in[0];
   h.flags = in[2];
@@ -96,9 +100,11 @@ CUZARR_HOST_DEVICE inline DeviceChunkStatus blosc_parse_header(const unsigned ch
     case BloscCompressor::blosclz:
     case BloscCompressor::lz4:
       break;
-    case BloscCompressor::snappy:
     case BloscCompressor::zlib:
     case BloscCompressor::zstd:
+      if (codecs != BloscBlockCodecs::with_zstd_zlib) return DeviceChunkStatus::unsupported;
+      break;
+    case BloscCompressor::snappy:
       return DeviceChunkStatus::unsupported;
     default:
       return DeviceChunkStatus::corrupt_input;
@@ -166,8 +172,9 @@ CUZARR_HOST_DEVICE inline DeviceChunkStatus blosc_stream_size(const unsigned cha
   return DeviceChunkStatus::ok;
 }
 
-/// Serial reference decoder of one chunk into out[capacity]; `tmp` holds at least blocksize
-/// bytes (for unshuffling). Reports the bytes produced (nbytes) in `produced`.
+/// Serial reference decoder of one chunk with lz4 / blosclz blocks (others: unsupported) into
+/// out[capacity]; `tmp` holds at least blocksize bytes (for unshuffling). Reports the bytes
+/// produced (nbytes) in `produced`.
 CUZARR_HOST_DEVICE inline DeviceChunkStatus blosc_decode_serial(
     const unsigned char* in, uint64_t in_size, unsigned char* out, uint64_t capacity,
     unsigned char* tmp, uint64_t& produced) {

@@ -2,7 +2,9 @@
 // blosclz blocks with no, byte or bit shuffle, split or not, and memcpyed chunks; one thread block
 // per chunk, its warps decoding the chunk's (block, stream) pairs in parallel, then unshuffling
 // through shared memory. Chunks whose blocks use snappy / zlib / zstd (or a future format
-// version) get DeviceChunkStatus::unsupported: decode those on the CPU. Encoding writes lz4
+// version) get DeviceChunkStatus::unsupported: blosc_inner_streams_decode_batch
+// (blosc_inner_streams.hpp) decodes the zstd / zlib ones on the GPU after this kernel; snappy
+// decodes on the CPU. Encoding writes lz4
 // blocks that c-blosc's blosc_decompress reads, with the block size c-blosc would choose.
 // CUDA builds only; launchers queue work on `stream` and throw CudaError when a launch fails.
 #pragma once

@@ -1,13 +1,15 @@
 #include "codec/cuda/device_bytes_decoder.hpp"
 
+#include "cuzarr/codec/blosc_codec.hpp"
+
 #if defined(CUZARR_HAVE_CUDA)
+#include "codec/cuda/blosc_inner_streams.hpp"
 #include "codec/cuda/blosc_kernels.hpp"
 #include "codec/cuda/crc32c_kernels.hpp"
 #include "codec/cuda/deflate_kernels.hpp"
 #include "codec/cuda/lz4_kernels.hpp"
 #include "codec/cuda/shuffle_kernels.hpp"
 #include "codec/cuda/zstd_kernels.hpp"
-#include "cuzarr/codec/blosc_codec.hpp"
 #include "cuzarr/codec/crc32c_codec.hpp"
 #include "cuzarr/codec/gzip_codec.hpp"
 #include "cuzarr/codec/numcodecs_gzip_codec.hpp"
@@ -26,19 +28,36 @@ bool decodes_on_gpu(const DeviceBytesDecoder& decoder, Placement placement,
   return *decoded_bytes <= decoder.automatic_chunk_limit();
 }
 
+bool blosc_inner_streams_on_gpu(const BloscCodec& codec) {
+  return codec.cname() == "zstd" || codec.cname() == "zlib";
+}
+
 #if defined(CUZARR_HAVE_CUDA)
 namespace {
 
+// Arrays whose blosc codec names zstd or zlib (zarr-python's default is zstd) take the inner
+// stream path, which waits for the stream once per batch to read the chunk headers; the others
+// keep the lz4-family kernel alone, which never waits (their rare zstd / zlib chunks are sent to
+// the CPU by the read pipeline, see blosc_inner_streams_on_gpu).
 class BloscDeviceDecoder final : public DeviceBytesDecoder {
  public:
+  explicit BloscDeviceDecoder(bool inner_streams) : inner_streams_(inner_streams) {}
   std::optional<uint64_t> decoded_size_from(uint64_t) const override { return std::nullopt; }
   size_t temp_bytes(size_t count, uint64_t max_output) const override {
-    return blosc_decode_temp_bytes(count, max_output);
+    return inner_streams_ ? blosc_inner_streams_decode_temp_bytes(count, max_output)
+                          : blosc_decode_temp_bytes(count, max_output);
   }
   void decode(const DeviceChunkBatch& batch, void* temp, uint64_t max_output,
               Stream stream) const override {
-    blosc_decode_batch(batch, temp, max_output, stream);
+    if (inner_streams_) {
+      blosc_inner_streams_decode_batch(batch, temp, max_output, stream);
+    } else {
+      blosc_decode_batch(batch, temp, max_output, stream);
+    }
   }
+
+ private:
+  bool inner_streams_;
 };
 
 // numcodecs.lz4 stores a chunk as one LZ4 block: chunks of 256 KiB and more decode
@@ -114,7 +133,8 @@ class UnshuffleDeviceDecoder final : public DeviceBytesDecoder {
 }  // namespace
 
 std::unique_ptr<DeviceBytesDecoder> make_device_decoder(const BytesToBytesCodec& codec) {
-  if (dynamic_cast<const BloscCodec*>(&codec)) return std::make_unique<BloscDeviceDecoder>();
+  if (const auto* blosc = dynamic_cast<const BloscCodec*>(&codec))
+    return std::make_unique<BloscDeviceDecoder>(blosc_inner_streams_on_gpu(*blosc));
   if (dynamic_cast<const NumcodecsLz4Codec*>(&codec))
     return std::make_unique<NumcodecsLz4DeviceDecoder>();
   if (dynamic_cast<const Crc32cCodec*>(&codec)) return std::make_unique<Crc32cDeviceDecoder>();

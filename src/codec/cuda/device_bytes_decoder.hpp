@@ -14,6 +14,10 @@
 #include "cuzarr/codec/codec_placement.hpp"
 #include "cuzarr/memory/stream.hpp"
 
+namespace cuzarr {
+class BloscCodec;
+}
+
 namespace cuzarr::gpu {
 
 class DeviceBytesDecoder {
@@ -36,6 +40,11 @@ class DeviceBytesDecoder {
   virtual void decode(const DeviceChunkBatch& batch, void* temp, uint64_t max_output,
                       Stream stream) const = 0;
 };
+
+/// Whether the GPU decoder of a blosc codec takes chunks with zstd / zlib blocks (when the
+/// codec's cname is zstd or zlib; it waits for the stream once per batch to read the headers).
+/// With other cnames it takes lz4 / lz4hc / blosclz blocks only and never waits.
+bool blosc_inner_streams_on_gpu(const BloscCodec& codec);
 
 /// The GPU decoder of `codec`, or null when it has none (or this build has no CUDA).
 std::unique_ptr<DeviceBytesDecoder> make_device_decoder(const BytesToBytesCodec& codec);
