@@ -236,6 +236,7 @@ TEST_F(BloscInnerGpu, DamagedChunksFailAsOnTheCpu) {
     }
   }
   const GpuDecoded d = gpu_decode(chunks, capacities);
+  size_t stricter = 0;  // chunks the CPU decodes and the GPU rejects
   for (size_t i = 0; i < chunks.size(); ++i) {
     Bytes expected;
     const DeviceChunkStatus status = cpu_status(chunks[i], capacities[i], expected);
@@ -244,15 +245,22 @@ TEST_F(BloscInnerGpu, DamagedChunksFailAsOnTheCpu) {
       EXPECT_TRUE(d.statuses[i] == DeviceChunkStatus::corrupt_input ||
                   d.statuses[i] == DeviceChunkStatus::checksum_mismatch)
           << "chunk " << i << ": " << static_cast<int>(d.statuses[i]);
+    } else if (status == DeviceChunkStatus::ok &&
+               d.statuses[i] == DeviceChunkStatus::corrupt_input) {
+      // The GPU zstd decoder checks some fields libzstd lets pass in damaged frames (the fuzz
+      // run's "stricter" cases, docs/gpu_nvcomp_and_fuzzing.md): damage is still reported.
+      ++stricter;
     } else {
       ASSERT_EQ(d.statuses[i], status) << "chunk " << i;
     }
-    if (status == DeviceChunkStatus::ok) {
+    if (status == DeviceChunkStatus::ok && d.statuses[i] == DeviceChunkStatus::ok) {
       ASSERT_EQ(d.outputs[i], expected) << "chunk " << i;
-    } else {
+    } else if (d.statuses[i] != DeviceChunkStatus::ok) {
       EXPECT_EQ(d.sizes[i], 0u) << "chunk " << i;
     }
   }
+  EXPECT_LE(stricter * 50, chunks.size()) << stricter << " of " << chunks.size()
+                                          << " damaged chunks fail on the GPU only";
 }
 
 #endif  // CUZARR_HAVE_BLOSC

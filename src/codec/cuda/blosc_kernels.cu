@@ -3,6 +3,7 @@
 
 #include "codec/cuda/blosc_kernels.hpp"
 #include "codec/cuda/kernel_support.cuh"
+#include "codec/cuda/lz4_warp_decode.cuh"
 #include "codec/cuda/shuffle_device.cuh"
 #include "codec/cuda/warp_copy_steps.cuh"
 #include "cuzarr/core/error.hpp"

@@ -6,6 +6,7 @@
 #include "codec/cuda/lz4_block_parallel_kernels.hpp"
 #include "codec/cuda/lz4_kernels.hpp"
 #include "codec/cuda/lz4_segments.hpp"
+#include "codec/cuda/lz4_warp_decode.cuh"
 #include "codec/cuda/warp_copy_steps.cuh"
 #include "memory/cuda_check.hpp"
 

@@ -1,12 +1,12 @@
 // Warp execution of copy steps (CopyStep: literals, then a match) in groups of up to 32, and the
-// LZ4 and blosclz decoders built on it (.cu files only). The steps of a stream are parsed one after
-// the other, with every bounds check of its parser (by every lane alike, or by lane 0 for a parser
-// with side effects, zstd's); lane k takes step k of the group. The group's output positions come
-// from a prefix sum over the lanes; all literals of the group are copied at once, then its matches
-// in waves: a match runs as soon as no earlier match of the group that is still pending writes a
-// byte of its source (sources before the group, and literals of the group, are final). The lowest
-// pending match is always ready, so every wave makes progress; matches that read far back (the
-// common case) all run in the first wave.
+// blosclz decoder built on it (.cu files only; LZ4's is lz4_warp_decode.cuh). The steps of a stream
+// are parsed one after the other, with every bounds check of its parser (by every lane alike, or by
+// lane 0 for a parser with side effects, zstd's); lane k takes step k of the group. The group's
+// output positions come from a prefix sum over the lanes; all literals of the group are copied at
+// once, then its matches in waves: a match runs as soon as no earlier match of the group that is
+// still pending writes a byte of its source (sources before the group, and literals of the group,
+// are final). The lowest pending match is always ready, so every wave makes progress; matches that
+// read far back (the common case) all run in the first wave.
 //
 // A lane copies a short item (up to kLaneItemBytes) itself, kLaneRoundBytes bytes per round with
 // all loads before the stores; the warp copies longer items together. A match that overlaps its
@@ -218,17 +218,6 @@ __device__ inline DecodeResult warp_decode_steps(const unsigned char* in, unsign
     if (g.status != DeviceChunkStatus::ok) return {g.status, op};
     if (g.flags & kStepLast) return {DeviceChunkStatus::ok, op};
   }
-}
-
-/// Warp-cooperative LZ4 block decode (every bounds check in lz4_parse_sequence). All lanes return
-/// the same result.
-__device__ inline DecodeResult warp_lz4_decode(const unsigned char* in, uint64_t in_size,
-                                               unsigned char* out, uint64_t capacity,
-                                               unsigned lane) {
-  uint64_t ip = 0;  // lane 0's parse position
-  return warp_decode_steps(in, out, lane, [&](uint64_t op, CopyStep& step) {
-    return lz4_parse_sequence(in, in_size, ip, op, capacity, step);
-  });
 }
 
 /// Warp-cooperative blosclz decode (every check in blosclz_next). All lanes return the same
