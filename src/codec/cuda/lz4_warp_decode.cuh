@@ -1,13 +1,13 @@
 // Warp-cooperative decoding of one LZ4 block (lz4's doc/lz4_Block_format.md) with the token chain
 // parsed 32 input positions at a time (.cu files only). Lane j reads the byte at ip + j as if a
-// token started there and, when that token is "simple" (both length nibbles below 15, literals
-// and the 2-byte offset inside the input, not the last sequence, offset not 0), where the next
-// token would start. Following these links from ip (one shuffle per token) gives the true tokens
-// of the window; their output positions come from a prefix sum, and the checks that need them
-// (offset within the output so far, room in the output) are made per lane. The tokens before the
-// first one that is not simple, or fails a check, join the group of steps; such a token is then
-// parsed by lz4_parse_sequence (every lane alike), which reports exactly what the serial decoder
-// reports. The group runs as in warp_copy_steps.cuh.
+// token started there and, when that token is "simple" (literals and the 2-byte offset inside the
+// input, not the last sequence, offset not 0, each length nibble of 15 followed by one length
+// byte below 255), where the next token would start. Following these links from ip (one shuffle
+// per token) gives the true tokens of the window; their output positions come from a prefix sum,
+// and the checks that need them (offset within the output so far, room in the output) are made
+// per lane. The tokens before the first one that is not simple, or fails a check, join the group
+// of steps; such a token is then parsed by lz4_parse_sequence (every lane alike), which reports
+// exactly what the serial decoder reports. The group runs as in warp_copy_steps.cuh.
 #pragma once
 
 #include <cstdint>
@@ -19,9 +19,8 @@
 
 namespace cuzarr::gpu::detail {
 
-/// A simple token's fields packed in 32 bits: distance (16), literal length (4), match length - 4
-/// (4), and the next token's position relative to the window (8; kNoLink: not simple).
-inline constexpr uint32_t kNoLink = 0xFF;
+/// The link of a token that is not simple.
+inline constexpr uint32_t kNoLink = 0xFFFFFFFFu;
 
 /// Adds the next tokens of the block at in[ip] to `g` (lanes g.count, ...) until the group is
 /// full, the block ends or a step fails. `ip` and `op` (bytes produced before ip's token) advance
@@ -32,15 +31,26 @@ __device__ inline void warp_lz4_parse_group(const unsigned char* in, uint64_t in
   while (g.count < kWarpSize) {
     // Lane j: the token at p = ip + j, if it is simple.
     const uint64_t p = ip + lane;
-    uint32_t link = kNoLink, literals = 0, match = 0, distance = 0;
+    uint32_t link = kNoLink, literals = 0, match = 0, distance = 0, extended = 0;
     if (p < in_size) {
       const unsigned token = in[p];
       literals = token >> 4;
       match = token & 15u;
-      const uint64_t offset_at = p + 1 + literals;
-      if (literals < 15 && match < 15 && offset_at + 2 <= in_size) {
-        distance = load_le16(in + offset_at);
-        if (distance != 0 && lane + 3 + literals < kNoLink) link = lane + 3 + literals;
+      uint64_t q = p + 1;
+      bool simple = true;
+      if (literals == 15) {  // one more length byte, below 255
+        simple = q < in_size && in[q] != 255;
+        if (simple) literals += in[q++];
+        extended = 1;
+      }
+      if (simple && q + literals + 2 <= in_size) {
+        distance = load_le16(in + q + literals);
+        q += literals + 2;
+        if (match == 15) {
+          simple = q < in_size && in[q] != 255;
+          if (simple) match += in[q++];
+        }
+        if (simple && distance != 0) link = static_cast<uint32_t>(q - ip);
       }
     }
     // Follow the chain from ip: the window's true tokens, in lane order.
@@ -53,7 +63,7 @@ __device__ inline void warp_lz4_parse_group(const unsigned char* in, uint64_t in
     }
     const bool on_chain = (chain >> lane) & 1u;
     const uint32_t length = on_chain ? literals + match + kLz4MinMatch : 0;
-    uint32_t sum = length;  // inclusive prefix sum over the lanes (at most 32 x 33 bytes)
+    uint32_t sum = length;  // inclusive prefix sum over the lanes (at most 32 x 544 bytes)
     for (unsigned d = 1; d < kWarpSize; d <<= 1) {
       const uint32_t other = __shfl_up_sync(kFullMask, sum, d);
       if (lane >= d) sum += other;
@@ -91,14 +101,13 @@ __device__ inline void warp_lz4_parse_group(const unsigned char* in, uint64_t in
     // Lane g.count + r takes the chain's r-th token.
     const unsigned r = lane - g.count;
     const unsigned from = r < taken ? __fns(chain, 0, r + 1) : lane;
-    const uint32_t packed = distance | literals << 16 | match << 20;
-    const uint32_t got = __shfl_sync(kFullMask, packed, from);
+    const uint32_t got = __shfl_sync(kFullMask, distance | literals << 16 | extended << 31, from);
+    const uint32_t got_match = __shfl_sync(kFullMask, match, from);
     if (r < taken) {
-      const uint32_t got_literals = (got >> 16) & 15u;
-      g.mine.literals = in + ip + from + 1;
-      g.mine.literal_length = got_literals;
+      g.mine.literals = in + ip + from + 1 + (got >> 31);
+      g.mine.literal_length = (got >> 16) & 0x7FFFu;
       g.mine.match_distance = got & 0xFFFFu;
-      g.mine.match_length = ((got >> 20) & 15u) + kLz4MinMatch;
+      g.mine.match_length = got_match + kLz4MinMatch;
     }
     const unsigned last = 31 - __clz(chain);
     ip += __shfl_sync(kFullMask, link, last);
