@@ -1,10 +1,11 @@
 // Batched GPU LZ4: raw LZ4 blocks and the numcodecs.lz4 framing (4-byte little-endian decoded
-// size, then one block). Decoding runs one warp per chunk: lane 0 parses each sequence with every
-// bounds check of lz4_block_format.hpp, the warp copies literals and matches (overlapping matches
-// included) cooperatively; hostile input yields a status, never an access outside the chunk's
-// input or output. Encoding runs one thread per chunk (greedy, single pass); its output decodes
-// with liblz4's LZ4_decompress_safe. CUDA builds only; launchers queue work on `stream` and throw
-// CudaError when a launch fails.
+// size, then one block). Decoding runs one warp per chunk (lz4_warp_decode.cuh): the lanes parse
+// the token chain 32 input positions at a time with every bounds check of lz4_block_format.hpp,
+// then copy the literals and matches of up to 32 sequences together (overlapping matches
+// included); hostile input yields a status, never an access outside the chunk's input or output.
+// Encoding runs one thread per chunk (greedy, single pass); its output decodes with liblz4's
+// LZ4_decompress_safe. CUDA builds only; launchers queue work on `stream` and throw CudaError
+// when a launch fails.
 #pragma once
 
 #include <cstddef>
