@@ -82,7 +82,7 @@ std::vector<ChainCase> chain_cases() {
          {{"cname", "blosclz"}, {"clevel", 9}, {"shuffle", "bitshuffle"}, {"blocksize", 0}}}},
        {},
        true},
-      {"blosc_zstd_on_cpu",
+      {"blosc_zstd_on_gpu",
        {little,
         {"blosc", {{"cname", "zstd"}, {"clevel", 3}, {"shuffle", "shuffle"}, {"blocksize", 0}}}},
        {},

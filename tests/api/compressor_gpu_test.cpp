@@ -201,7 +201,7 @@ TEST_F(CompressorGpu, GpuStreamsAreReferenceLibraryStreams) {
 // Blosc chunks whose blocks the lz4-family kernel does not decode (zstd inside) still decode for
 // device data: on the GPU as inner streams, in a second pass over those chunks. Options with such
 // an inner codec compress on the host.
-TEST_F(CompressorGpu, BloscWithZstdBlocksFallsBackPerChunk) {
+TEST_F(CompressorGpu, BloscWithZstdBlocksDecodesOnTheDeviceInASecondPass) {
   if (!compression_algorithm_available(CompressionAlgorithm::blosc))
     GTEST_SKIP() << "this build has no c-blosc";
   CompressorOptions options;
