@@ -88,7 +88,7 @@ __device__ inline void warp_copy_items(bool active, unsigned char* dst, const un
   }
 }
 
-/// One step of a group, as lane 0 parsed it: `literal_length` bytes from `literals`, then a match
+/// One step of a group: `literal_length` bytes from `literals`, then a match
 /// of `match_length` bytes from `match_distance` back.
 struct WarpStep {
   const unsigned char* literals = nullptr;
