@@ -1,8 +1,11 @@
-// Device-side helpers shared by the batched codec kernels (.cu files only): how a launch spreads
-// chunks over thread blocks, and cooperative copies.
+// Device-side helpers shared by the batched codec kernels: how a launch spreads chunks over thread
+// blocks, and cooperative copies. For .cu files; the CPU tests compile the device code built on it
+// with emulated warps (tests/codec/warp_emulator.hpp).
 #pragma once
 
+#if defined(__CUDACC__)
 #include <cuda_runtime.h>
+#endif
 
 #include <algorithm>
 #include <cstddef>
@@ -10,11 +13,22 @@
 
 #include "codec/cuda/device_chunk_batch.hpp"
 #include "codec/cuda/lz4_block_format.hpp"
+#if defined(__CUDACC__)
 #include "memory/cuda_check.hpp"
+#endif
+
+/// `#pragma unroll` for the device compiler only (the CPU tests compile some device code).
+#if defined(__CUDACC__)
+#define CUZARR_UNROLL _Pragma("unroll")
+#else
+#define CUZARR_UNROLL
+#endif
 
 namespace cuzarr::gpu::detail {
 
+#if defined(__CUDACC__)
 using ::cuzarr::detail::to_cuda;
+#endif
 
 __host__ __device__ inline uint64_t umin(uint64_t a, uint64_t b) { return a < b ? a : b; }
 __host__ __device__ inline uint64_t umax(uint64_t a, uint64_t b) { return a < b ? b : a; }

@@ -52,12 +52,12 @@ __device__ inline void warp_copy_items(bool active, unsigned char* dst, const un
     if (own && done < length) {
       unsigned char v[kLaneRoundBytes];
       uint64_t rr = r;
-#pragma unroll
+      CUZARR_UNROLL
       for (int j = 0; j < kLaneRoundBytes; ++j) {
         if (done + j < length) v[j] = src[rr];
         rr = rr + 1 == period ? 0 : rr + 1;
       }
-#pragma unroll
+      CUZARR_UNROLL
       for (int j = 0; j < kLaneRoundBytes; ++j) {
         if (done + j < length) dst[done + j] = v[j];
       }

@@ -1,0 +1,185 @@
+// The GPU's warp-cooperative LZ4 decoder (lz4_warp_decode.cuh) and the group execution of copy
+// steps it shares with blosclz and zstd (warp_copy_steps.cuh), run on the CPU with emulated
+// warps: the same code as the kernels, checked against liblz4's input and the serial decoder,
+// including the rule that every lane reaches every warp intrinsic.
+#include "warp_emulator.hpp"
+// The emulator must come before the device headers.
+#include <gtest/gtest.h>
+#include <lz4.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "codec/cuda/lz4_block_format.hpp"
+#include "codec/cuda/lz4_warp_decode.cuh"
+#include "codec/cuda/warp_copy_steps.cuh"
+
+namespace cuzarr::gpu {
+namespace {
+
+using Bytes = std::vector<unsigned char>;
+using test::warp_emulation::kLanes;
+using test::warp_emulation::run_warp;
+
+constexpr size_t kGuard = 64;  // bytes past the capacity that must stay untouched
+constexpr unsigned char kGuardByte = 0xEE;
+
+struct WarpDecode {
+  DecodeResult result;
+  Bytes out;  // capacity + kGuard bytes
+};
+
+WarpDecode warp_decode(const Bytes& in, uint64_t capacity) {
+  WarpDecode d;
+  d.out.assign(capacity + kGuard, kGuardByte);
+  std::vector<DecodeResult> per_lane(kLanes);
+  run_warp([&](unsigned lane) {
+    per_lane[lane] = detail::warp_lz4_decode(in.data(), in.size(), d.out.data(), capacity, lane);
+  });
+  for (unsigned lane = 1; lane < kLanes; ++lane) {
+    EXPECT_EQ(per_lane[lane].status, per_lane[0].status) << "lane " << lane;
+    EXPECT_EQ(per_lane[lane].size, per_lane[0].size) << "lane " << lane;
+  }
+  d.result = per_lane[0];
+  return d;
+}
+
+void expect_guard_intact(const Bytes& out, uint64_t capacity) {
+  for (size_t k = capacity; k < out.size(); ++k) ASSERT_EQ(out[k], kGuardByte) << "byte " << k;
+}
+
+Bytes lz4_compress(const Bytes& data) {
+  Bytes block(LZ4_compressBound(static_cast<int>(data.size())));
+  const int n = LZ4_compress_default(reinterpret_cast<const char*>(data.data()),
+                                     reinterpret_cast<char*>(block.data()),
+                                     static_cast<int>(data.size()), static_cast<int>(block.size()));
+  block.resize(static_cast<size_t>(n));
+  return block;
+}
+
+// Data whose LZ4 blocks exercise every path of the parser: short sequences (parsed 32 positions
+// at a time), literal runs and matches with one or several extra length bytes (the scalar
+// parser), overlapping matches of small distance, incompressible stretches.
+Bytes make_data(int family, size_t size, std::mt19937_64& rng) {
+  Bytes d(size);
+  for (size_t i = 0; i < size; ++i) {
+    switch (family) {
+      case 0:  // quantized field: steps of 32, one sample in five off by a little
+        d[i] = static_cast<unsigned char>((i / 5) % 7 * 32 + (rng() % 5 == 0 ? rng() % 4 : 0));
+        break;
+      case 1:  // repeats of recent bytes: short matches at small distances
+        d[i] = i > 8 && rng() % 10 != 0 ? d[i - 1 - rng() % 8] : static_cast<unsigned char>(rng());
+        break;
+      case 2:  // long literal runs between long runs of one byte
+        d[i] = i % 700 < 330 ? static_cast<unsigned char>(rng()) : 9;
+        break;
+      default:  // incompressible
+        d[i] = static_cast<unsigned char>(rng());
+    }
+  }
+  return d;
+}
+
+TEST(Lz4WarpDecode, DecodesLiblz4BlocksExactly) {
+  std::mt19937_64 rng(2026);
+  for (int family = 0; family < 4; ++family) {
+    for (size_t size : {size_t{0}, size_t{1}, size_t{13}, size_t{700}, size_t{5000}}) {
+      const Bytes data = make_data(family, size, rng);
+      const Bytes block = lz4_compress(data);
+      const WarpDecode d = warp_decode(block, size);
+      ASSERT_EQ(d.result.status, DeviceChunkStatus::ok) << family << " " << size;
+      ASSERT_EQ(d.result.size, size) << family << " " << size;
+      ASSERT_TRUE(std::equal(data.begin(), data.end(), d.out.begin())) << family << " " << size;
+      expect_guard_intact(d.out, size);
+    }
+  }
+}
+
+TEST(Lz4WarpDecode, DamagedBlocksGiveTheSerialDecodersVerdict) {
+  std::mt19937_64 rng(7);
+  for (int family = 0; family < 3; ++family) {
+    const Bytes data = make_data(family, 4000, rng);
+    const Bytes block = lz4_compress(data);
+    for (int trial = 0; trial < 4; ++trial) {
+      Bytes bad = block;
+      uint64_t capacity = data.size();
+      if (trial == 0) {
+        bad.resize(rng() % bad.size());  // truncated
+      } else if (trial == 1) {
+        capacity -= 1 + rng() % 500;  // too small
+      } else {
+        for (int k = 0; k < 3; ++k) bad[rng() % bad.size()] = static_cast<unsigned char>(rng());
+      }
+      const WarpDecode d = warp_decode(bad, capacity);
+      Bytes serial(capacity + kGuard, kGuardByte);
+      const DecodeResult s =
+          lz4_decode_block_serial(bad.data(), bad.size(), serial.data(), capacity);
+      ASSERT_EQ(d.result.status, s.status) << family << " " << trial;
+      ASSERT_EQ(d.result.size, s.size) << family << " " << trial;
+      if (s.status == DeviceChunkStatus::ok) {
+        ASSERT_TRUE(std::equal(serial.begin(), serial.begin() + s.size, d.out.begin()));
+      }
+      expect_guard_intact(d.out, capacity);
+    }
+  }
+}
+
+// Groups of steps whose matches read the group's own literals and earlier matches (chains the
+// waves must order), overlap their own output, or are long (copied by the whole warp): executed
+// group by group, they must give the bytes of a serial execution.
+TEST(WarpCopySteps, GroupsExecuteLikeTheSerialOrder) {
+  std::mt19937_64 rng(11);
+  for (int round = 0; round < 6; ++round) {
+    Bytes literals(4096);
+    for (auto& b : literals) b = static_cast<unsigned char>(rng());
+    std::vector<CopyStep> steps;
+    uint64_t total = 0, used = 0;
+    while (steps.size() < 80) {
+      CopyStep s;
+      s.literal_length = rng() % 4 == 0 ? 70 + rng() % 100 : rng() % 6;
+      s.literal_start = used;
+      used += s.literal_length;
+      if (used > literals.size()) break;
+      const uint64_t at = total + s.literal_length;
+      if (at > 0) {
+        s.match_length = rng() % 5 == 0 ? 65 + rng() % 200 : 3 + rng() % 20;
+        s.match_distance = 1 + rng() % std::min<uint64_t>(at, rng() % 2 == 0 ? 8 : 200);
+      }
+      total += s.literal_length + s.match_length;
+      steps.push_back(s);
+    }
+    Bytes expected(total);
+    uint64_t op = 0;
+    for (const CopyStep& s : steps) {
+      for (uint64_t t = 0; t < s.literal_length; ++t)
+        expected[op + t] = literals[s.literal_start + t];
+      op += s.literal_length;
+      for (uint64_t t = 0; t < s.match_length; ++t)
+        expected[op + t] = expected[match_source(op, s.match_distance, t)];
+      op += s.match_length;
+    }
+    Bytes out(total + kGuard, kGuardByte);
+    run_warp([&](unsigned lane) {
+      uint64_t at = 0;
+      for (size_t first = 0; first < steps.size(); first += kLanes) {
+        detail::WarpStepGroup g;
+        g.count = static_cast<unsigned>(std::min<size_t>(kLanes, steps.size() - first));
+        if (lane < g.count) {
+          const CopyStep& s = steps[first + lane];
+          g.mine.literals = literals.data() + s.literal_start;
+          g.mine.literal_length = s.literal_length;
+          g.mine.match_distance = s.match_distance;
+          g.mine.match_length = s.match_length;
+        }
+        at = detail::warp_execute_group(g, out.data(), at, lane);
+      }
+    });
+    ASSERT_TRUE(std::equal(expected.begin(), expected.end(), out.begin())) << "round " << round;
+    expect_guard_intact(out, total);
+  }
+}
+
+}  // namespace
+}  // namespace cuzarr::gpu
