@@ -259,8 +259,8 @@ TEST_F(BloscInnerGpu, DamagedChunksFailAsOnTheCpu) {
       EXPECT_EQ(d.sizes[i], 0u) << "chunk " << i;
     }
   }
-  EXPECT_LE(stricter * 50, chunks.size()) << stricter << " of " << chunks.size()
-                                          << " damaged chunks fail on the GPU only";
+  EXPECT_LE(stricter * 50, chunks.size())
+      << stricter << " of " << chunks.size() << " damaged chunks fail on the GPU only";
 }
 
 #endif  // CUZARR_HAVE_BLOSC
