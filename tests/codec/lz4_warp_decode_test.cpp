@@ -1,17 +1,22 @@
-// The GPU's warp-cooperative LZ4 decoder (lz4_warp_decode.cuh) and the group execution of copy
-// steps it shares with blosclz and zstd (warp_copy_steps.cuh), run on the CPU with emulated
-// warps: the same code as the kernels, checked against liblz4's input and the serial decoder,
-// including the rule that every lane reaches every warp intrinsic.
+// The GPU's warp-cooperative LZ4 and blosclz decoders (lz4_warp_decode.cuh, warp_copy_steps.cuh)
+// and the group execution of copy steps they share with zstd, run on the CPU with emulated warps:
+// the same code as the kernels, checked against liblz4's and c-blosc's input and the serial
+// decoders, including the rule that every lane reaches every warp intrinsic.
 #include "warp_emulator.hpp"
 // The emulator must come before the device headers.
 #include <gtest/gtest.h>
 #include <lz4.h>
+#if CUZARR_HAVE_BLOSC
+#include <blosc.h>
+#endif
 
 #include <cstddef>
 #include <cstdint>
 #include <random>
 #include <vector>
 
+#include "codec/cuda/blosc_frame_format.hpp"
+#include "codec/cuda/blosclz_format.hpp"
 #include "codec/cuda/lz4_block_format.hpp"
 #include "codec/cuda/lz4_warp_decode.cuh"
 #include "codec/cuda/warp_copy_steps.cuh"
@@ -180,6 +185,56 @@ TEST(WarpCopySteps, GroupsExecuteLikeTheSerialOrder) {
     expect_guard_intact(out, total);
   }
 }
+
+#if CUZARR_HAVE_BLOSC
+
+// blosclz streams (c-blosc, no shuffle, one stream per block), intact and damaged: the warp
+// decoder gives the serial decoder's status, size and bytes.
+TEST(BlosclzWarpDecode, MatchesTheSerialDecoder) {
+  std::mt19937_64 rng(5);
+  for (int family = 0; family < 3; ++family) {
+    const Bytes data = make_data(family, 12000, rng);
+    Bytes chunk(data.size() + BLOSC_MAX_OVERHEAD);
+    const int n = blosc_compress_ctx(9, BLOSC_NOSHUFFLE, 1, data.size(), data.data(), chunk.data(),
+                                     chunk.size(), "blosclz", 4096, 1);
+    ASSERT_GT(n, 0);
+    BloscHeader h;
+    ASSERT_EQ(blosc_parse_header(chunk.data(), static_cast<uint64_t>(n), data.size(), h),
+              DeviceChunkStatus::ok);
+    int compressed_streams = 0;
+    for (uint64_t j = 0; j < h.nblocks && !h.memcpyed(); ++j) {
+      const BloscBlock b = blosc_block(h, j);
+      uint64_t pos = 0, csize = 0;
+      ASSERT_EQ(blosc_block_start(chunk.data(), h, b, j, pos), DeviceChunkStatus::ok);
+      ASSERT_EQ(blosc_stream_size(chunk.data(), h, pos, csize), DeviceChunkStatus::ok);
+      if (csize == b.stream_size) continue;  // stored, not blosclz
+      ++compressed_streams;
+      Bytes stream(chunk.begin() + static_cast<std::ptrdiff_t>(pos),
+                   chunk.begin() + static_cast<std::ptrdiff_t>(pos + csize));
+      for (int trial = 0; trial < 2; ++trial) {
+        if (trial == 1) stream[rng() % stream.size()] = static_cast<unsigned char>(rng());
+        const uint64_t capacity = b.stream_size;
+        Bytes out(capacity + kGuard, kGuardByte), serial(capacity + kGuard, kGuardByte);
+        std::vector<DecodeResult> per_lane(kLanes);
+        run_warp([&](unsigned lane) {
+          per_lane[lane] =
+              detail::warp_blosclz_decode(stream.data(), stream.size(), out.data(), capacity, lane);
+        });
+        const DecodeResult s =
+            blosclz_decode_serial(stream.data(), stream.size(), serial.data(), capacity);
+        ASSERT_EQ(per_lane[0].status, s.status) << family << " " << j << " " << trial;
+        ASSERT_EQ(per_lane[0].size, s.size) << family << " " << j << " " << trial;
+        if (s.status == DeviceChunkStatus::ok) {
+          ASSERT_TRUE(std::equal(serial.begin(), serial.begin() + s.size, out.begin()));
+        }
+        expect_guard_intact(out, capacity);
+      }
+    }
+    EXPECT_GT(compressed_streams, 0) << "family " << family;
+  }
+}
+
+#endif  // CUZARR_HAVE_BLOSC
 
 }  // namespace
 }  // namespace cuzarr::gpu
