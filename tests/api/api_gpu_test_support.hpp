@@ -5,8 +5,11 @@
 #include <gtest/gtest.h>
 
 #include <numeric>
+#include <string>
 #include <vector>
 
+#include "cuzarr/api/array.hpp"
+#include "cuzarr/core/error.hpp"
 #include "cuzarr/memory/ndbuffer.hpp"
 #include "gpu_test.hpp"
 
@@ -26,6 +29,16 @@ inline NDBuffer iota_int32(Shape shape, int32_t first = 0) {
 inline std::vector<int32_t> values(const NDBuffer& b) {
   NDBuffer dense = b.copy_to(MemoryKind::host);
   return {dense.data_as<int32_t>(), dense.data_as<int32_t>() + dense.size()};
+}
+
+// The message of the CorruptDataError a device read of `array` throws ("" when none).
+inline std::string device_read_error(const Array& array) {
+  try {
+    array.read({}, MemoryKind::device);
+  } catch (const CorruptDataError& e) {
+    return e.what();
+  }
+  return "";
 }
 
 }  // namespace cuzarr::test

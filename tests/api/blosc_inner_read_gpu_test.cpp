@@ -18,6 +18,7 @@
 namespace cuzarr {
 namespace {
 
+using test::device_read_error;
 using test::iota_int32;
 using test::values;
 
@@ -43,15 +44,6 @@ Array make_array(const std::shared_ptr<Store>& store, const std::string& cname,
   Array array = Array::create(store, "a", o);
   array.write({}, iota_int32({4 * kChunk}));
   return array;
-}
-
-std::string device_read_error(const Array& array) {
-  try {
-    array.read({}, MemoryKind::device);
-  } catch (const CorruptDataError& e) {
-    return e.what();
-  }
-  return "";
 }
 
 TEST_F(BloscInnerDeviceRead, ZstdAndZlibChunksDecodeOnTheGpu) {

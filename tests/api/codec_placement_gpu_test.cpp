@@ -15,6 +15,7 @@
 namespace cuzarr {
 namespace {
 
+using test::device_read_error;
 using test::iota_int32;
 using test::values;
 
@@ -47,16 +48,6 @@ void truncate_chunk(Store& store, const Array& array) {
   ASSERT_TRUE(bytes.has_value());
   ASSERT_GT(bytes->size(), 32u);
   store.set(key, bytes->bytes().first(bytes->size() - 16));
-}
-
-// The message of the CorruptDataError a device read of `array` throws ("" when none).
-std::string device_read_error(const Array& array) {
-  try {
-    array.read({}, MemoryKind::device);
-  } catch (const CorruptDataError& e) {
-    return e.what();
-  }
-  return "";
 }
 
 const CodecSpec kLittle{"bytes", {{"endian", "little"}}};
