@@ -101,8 +101,8 @@ Decoded inflate_exact(const Bytes& stream, uint64_t capacity, DeflateWrapper w,
   const auto b =
       gpu::inflate_wrapped(in.get(), stream.size(), batched_out.get(), capacity, w, verify, engine);
   EXPECT_EQ(b.status, d.result.status);
+  EXPECT_EQ(b.size, d.result.size);  // also on failure: the output produced before it
   if (b.status == DeviceChunkStatus::ok && d.result.status == DeviceChunkStatus::ok) {
-    EXPECT_EQ(b.size, d.result.size);
     EXPECT_EQ(b.consumed, d.result.consumed);
     EXPECT_TRUE(std::equal(d.bytes.begin(), d.bytes.end(), batched_out.get()));
   }

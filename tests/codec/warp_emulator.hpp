@@ -2,8 +2,8 @@
 // lanes of a warp and meet at a barrier for every warp intrinsic (__shfl_sync, __ballot_sync,
 // __syncwarp, ...). Every lane must reach the same intrinsic call at the same time, as on the
 // GPU with a full mask; a lane that calls another one (a divergent collective, undefined on the
-// GPU) aborts the run with both source lines. Include this header before any device header, in
-// one test file only (it defines the intrinsics).
+// GPU) aborts the run with both source lines. Include this header before any device header (it
+// defines the intrinsics).
 #pragma once
 
 #include <barrier>
@@ -96,6 +96,13 @@ inline int __shfl_sync(unsigned, int value, unsigned from, Site site = Site::cur
 inline unsigned long long __shfl_sync(unsigned, unsigned long long value, unsigned from,
                                       Site site = Site::current()) {
   return cuzarr::test::warp_emulation::exchange(value, from, site.line());
+}
+template <class T>
+inline T __shfl_xor_sync(unsigned, T value, int lane_mask, Site site = Site::current()) {
+  using cuzarr::test::warp_emulation::lane_id;
+  return static_cast<T>(cuzarr::test::warp_emulation::exchange(
+      static_cast<unsigned long long>(value), lane_id ^ static_cast<unsigned>(lane_mask),
+      site.line()));
 }
 template <class T>
 inline T __shfl_up_sync(unsigned, T value, unsigned delta, Site site = Site::current()) {

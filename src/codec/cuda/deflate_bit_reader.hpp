@@ -9,12 +9,25 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 
 #include "cuzarr/core/host_device.hpp"
 
 namespace cuzarr::gpu {
 
 struct DeflateBitReader {
+  /// An aligned little-endian 64-bit word of the input (deflate streams are read least
+  /// significant byte first; CUDA GPUs and the supported CPUs are little-endian).
+  CUZARR_HOST_DEVICE static uint64_t load_word(const uint64_t* word) {
+#if defined(__CUDA_ARCH__)
+    return __ldg(word);
+#else
+    uint64_t v;
+    std::memcpy(&v, word, sizeof v);
+    return v;
+#endif
+  }
+
   const unsigned char* in = nullptr;
   uint64_t size = 0;
   uint64_t pos = 0;     ///< the next input byte to load (may pass size: zero padding)
@@ -32,12 +45,8 @@ struct DeflateBitReader {
   /// Fills the buffer to at least 57 bits.
   CUZARR_HOST_DEVICE void refill() {
     if (count > 56) return;
-    if (pos + 8 <= size) {
-      // Fast path: 8 input bytes are there; take as many whole bytes as fit.
-      const uint32_t take = (64 - count) / 8;  // 1..8 bytes, leaving 57..64 bits
-      for (uint32_t k = 0; k < take; ++k) buffer |= uint64_t{in[pos + k]} << (count + 8 * k);
-      pos += take;
-      count += 8 * take;
+    if (pos + 16 <= size) {
+      refill_fast();
       return;
     }
     while (count <= 56) {
@@ -46,6 +55,33 @@ struct DeflateBitReader {
       ++pos;
       count += 8;
     }
+  }
+
+  /// refill() when pos + 16 <= size and count <= 56: the 8 bytes at pos come from the two
+  /// aligned 64-bit words that hold them (both within in[0, size)), one load each instead of a
+  /// load per byte. The whole word is or-ed in; bits past the new count are the stream's own
+  /// next bits, so or-ing them in again at the next refill changes nothing.
+  CUZARR_HOST_DEVICE void refill_fast() {
+    const auto address = reinterpret_cast<uintptr_t>(in + pos);
+    const auto* words = reinterpret_cast<const uint64_t*>(address & ~uintptr_t{7});
+    const uint32_t shift = static_cast<uint32_t>(address & 7u) * 8;
+#if defined(__CUDA_ARCH__)
+    // One thread reads the stream: ask for the cache line 256 bytes ahead early, so that the
+    // loads that reach it hit L1 instead of waiting on the memory.
+    if (pos + 272 <= size) asm volatile("prefetch.global.L1 [%0];" ::"l"(words + 32));
+#endif
+    const uint64_t low = load_word(words), high = load_word(words + 1);
+    // (high << 1) << (63 - shift): high << (64 - shift) without a shift by 64 when shift is 0.
+    const uint64_t next8 = (low >> shift) | ((high << 1) << (63 - shift));
+    buffer |= next8 << count;
+    const uint32_t take = (64 - count) / 8;  // whole bytes that fit: 1..8, leaving 57..64 bits
+    pos += take;
+    count += 8 * take;
+  }
+
+  /// Makes sure the buffer holds at least n <= 57 bits (refilling when it holds fewer).
+  CUZARR_HOST_DEVICE void ensure(uint32_t n) {
+    if (count < n) refill();
   }
 
   /// The next n <= 32 bits (the buffer must hold them: call refill first).

@@ -179,20 +179,28 @@ CUZARR_HOST_DEVICE inline DeviceChunkStatus finish_stream(InflateStream& s, Infl
 
 }  // namespace detail
 
-/// Where inflate_next puts Huffman-coded literals: straight into the output.
+/// Where inflate_next puts Huffman-coded literals: straight into the output. Matches are returned
+/// to the caller one by one.
 struct InflateOutputSink {
   unsigned char* out;
   CUZARR_HOST_DEVICE static constexpr bool full() { return false; }
+  /// No fast path: the step-by-step decoder is the reference.
+  CUZARR_HOST_DEVICE static constexpr void decode_fast(InflateStream&, const InflateWorkspace&,
+                                                       uint64_t) {}
   CUZARR_HOST_DEVICE void put(uint64_t op, unsigned char byte) { out[op] = byte; }
+  CUZARR_HOST_DEVICE static constexpr bool take_match(uint64_t, uint32_t, uint32_t) {
+    return false;
+  }
 };
 
 /// Decodes up to the next copy: puts Huffman literals into `sink` (sink.put(op, byte), never at
-/// or past `capacity`), then returns the next match or stored block as `step` (already checked:
-/// it fits the output, its distance stays within the stream's output, its bytes are in the
-/// input) and advances s.op past it. Returns a step of length 0 (nothing to copy) when
-/// sink.full() before a literal. At the end of the stream returns a step with `end` set;
-/// afterwards s.bits.pos is the first byte after the stream. Status: corrupt_input for a
-/// malformed or truncated stream, output_too_small when the output would pass `capacity`.
+/// or past `capacity`) and offers each checked match to it (sink.take_match(op, length,
+/// distance): it fits the output and its distance stays within the stream's output). A match the
+/// sink does not take, or a stored block (its bytes are in the input), is returned as `step`, and
+/// s.op is advanced past it. Returns a step of length 0 (nothing to copy) when sink.full() before
+/// a symbol. At the end of the stream returns a step with `end` set; afterwards s.bits.pos is the
+/// first byte after the stream. Status: corrupt_input for a malformed or truncated stream,
+/// output_too_small when the output would pass `capacity`.
 template <class Sink>
 CUZARR_HOST_DEVICE inline DeviceChunkStatus inflate_next_to(InflateStream& s, InflateWorkspace& ws,
                                                             Sink& sink, uint64_t capacity,
@@ -249,7 +257,11 @@ CUZARR_HOST_DEVICE inline DeviceChunkStatus inflate_next_to(InflateStream& s, In
         step.length = 0;
         return DeviceChunkStatus::ok;
       }
-      bits.refill();  // >= 57 bits: a length code with its extra bits and a distance with its
+      // The sink's fast path, if it has one, takes the symbols that cannot fail a check; the
+      // code below decodes the one it stops before.
+      sink.decode_fast(s, ws, capacity);
+      if (sink.full()) continue;
+      bits.ensure(kHuffmanMaxBits);  // refills only every few literals
       const int32_t symbol = huffman_decode(ws.litlen, bits);
       if (symbol < 0 || bits.overrun()) return DeviceChunkStatus::corrupt_input;
       if (symbol < 256) {
@@ -263,6 +275,8 @@ CUZARR_HOST_DEVICE inline DeviceChunkStatus inflate_next_to(InflateStream& s, In
         break;
       }
       if (symbol > 285) return DeviceChunkStatus::corrupt_input;  // 286, 287: fixed code only
+      // A length's extra bits, the distance code and its extra bits: at most 5 + 15 + 13 bits.
+      bits.ensure(5 + kHuffmanMaxBits + 13);
       const uint32_t li = static_cast<uint32_t>(symbol) - 257;
       const uint32_t length = deflate_length_base(li) + bits.bits(deflate_length_extra(li));
       const int32_t dsym = huffman_decode(ws.distance, bits);
@@ -274,6 +288,10 @@ CUZARR_HOST_DEVICE inline DeviceChunkStatus inflate_next_to(InflateStream& s, In
       // bytes" back, within the data decoded so far).
       if (distance > s.op - s.window_start) return DeviceChunkStatus::corrupt_input;
       if (length > capacity - s.op) return DeviceChunkStatus::output_too_small;
+      if (sink.take_match(s.op, length, distance)) {
+        s.op += length;
+        continue;
+      }
       step.out_pos = s.op;
       step.length = length;
       step.distance = distance;

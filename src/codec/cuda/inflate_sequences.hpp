@@ -1,13 +1,11 @@
-// Batched execution of a deflate stream, for the CPU and the GPU: the decoder (inflate_next_to)
-// fills an InflateBatch with up to kInflateBatchMatches matches, kInflateBatchLiterals literals
-// and at most one stored block, and the batch is then written to the output in three phases
-// whose work is independent within each phase, so that a GPU warp can spread it over its lanes:
-//   1. the literals and the stored block (sources: the batch and the input);
-//   2. the matches whose source lies entirely before the batch ("independent"), in any order;
-//   3. the other matches, in stream order.
-// A match reads only output before its own position: bytes before the batch (final), literals
-// (phase 1), independent matches (phase 2) or earlier dependent matches (phase 3, in order), so
-// every byte it reads is final when it runs.
+// Batched execution of a deflate stream, for the CPU and the GPU. The decoder (inflate_next_to)
+// fills an InflateBatch: the Huffman-coded literals in order, and *steps* in the shape of LZ4 and
+// zstd sequences (a run of literals, then a match), up to kInflateBatchSteps steps and
+// kInflateBatchLiterals literals, then at most one stored block, which ends the batch. The batch
+// is then written to the output: step by step here (the CPU reference), or by a GPU warp 32 steps
+// at a time (inflate_warp_decode.cuh: all literals of a group at once, then its matches in
+// dependency waves). A match reads only output before its own position, which is final once the
+// steps before it have run.
 #pragma once
 
 #include <cstdint>
@@ -18,35 +16,118 @@
 
 namespace cuzarr::gpu {
 
-inline constexpr uint32_t kInflateBatchMatches = 32;
-inline constexpr uint32_t kInflateBatchLiterals = 512;
+inline constexpr uint32_t kInflateBatchSteps = 128;
+inline constexpr uint32_t kInflateBatchLiterals = 1024;
 
-/// A decoded stretch of output, not yet written. Positions are relative to `start`: a batch
-/// spans at most 32 * 258 + 512 bytes before its stored block, which ends it.
-struct InflateBatch {
-  uint64_t start;  ///< output position of the batch's first byte
-  uint64_t end;    ///< output position after the batch
-  uint32_t literal_count;
-  uint32_t match_count;
-  uint64_t stored_in;      ///< input position of the stored block's bytes
-  uint32_t stored_offset;  ///< its output position - start
-  uint32_t stored_length;  ///< 0: no stored block
-  bool end_of_stream;      ///< the stream ended with this batch
-  unsigned char literals[kInflateBatchLiterals];
-  uint16_t literal_offsets[kInflateBatchLiterals];  ///< output position - start
-  uint32_t match_offset[kInflateBatchMatches];      ///< output position - start
-  uint32_t match_length[kInflateBatchMatches];
-  uint32_t match_distance[kInflateBatchMatches];
+/// One step of a batch packed in 64 bits: literal run length (bits 0..15), match length (16..31;
+/// 0 for the trailing literals of a batch) and match distance (32..47).
+struct InflateBatchStep {
+  uint64_t packed;
+  CUZARR_HOST_DEVICE static InflateBatchStep make(uint32_t literals, uint32_t length,
+                                                  uint32_t distance) {
+    return {uint64_t{literals} | uint64_t{length} << 16 | uint64_t{distance} << 32};
+  }
+  CUZARR_HOST_DEVICE uint32_t literal_length() const { return packed & 0xFFFFu; }
+  CUZARR_HOST_DEVICE uint32_t match_length() const { return (packed >> 16) & 0xFFFFu; }
+  CUZARR_HOST_DEVICE uint32_t match_distance() const { return (packed >> 32) & 0xFFFFu; }
 };
 
-/// Collects inflate_next_to's literals in a batch.
+/// A decoded stretch of output, not yet written: at most kInflateBatchSteps * 258 +
+/// kInflateBatchLiterals bytes, then the stored block, if any.
+struct InflateBatch {
+  uint64_t start;          ///< output position of the batch's first byte
+  uint64_t end;            ///< output position after the batch
+  uint64_t stored_in;      ///< input position of the stored block's bytes
+  uint32_t stored_length;  ///< 0: no stored block (it follows the steps)
+  uint32_t step_count;
+  uint32_t literal_count;
+  bool end_of_stream;  ///< the stream ended with this batch
+  InflateBatchStep steps[kInflateBatchSteps];
+  unsigned char literals[kInflateBatchLiterals];
+};
+
+/// Collects inflate_next_to's literals and matches in a batch. The counters live here (in
+/// registers on the GPU) and are stored into the batch by `close`.
 struct InflateBatchSink {
   InflateBatch* batch;
-  CUZARR_HOST_DEVICE bool full() const { return batch->literal_count == kInflateBatchLiterals; }
-  CUZARR_HOST_DEVICE void put(uint64_t op, unsigned char byte) {
-    batch->literals[batch->literal_count] = byte;
-    batch->literal_offsets[batch->literal_count] = static_cast<uint16_t>(op - batch->start);
-    ++batch->literal_count;
+  uint32_t literals = 0;  ///< literals in the batch
+  uint32_t run = 0;       ///< literals since the last match
+  uint32_t steps = 0;
+  /// One step is kept for the literals after the last match.
+  CUZARR_HOST_DEVICE bool full() const {
+    return literals == kInflateBatchLiterals || steps == kInflateBatchSteps - 1;
+  }
+  CUZARR_HOST_DEVICE void put(uint64_t, unsigned char byte) {
+    batch->literals[literals++] = byte;
+    ++run;
+  }
+  CUZARR_HOST_DEVICE bool take_match(uint64_t, uint32_t length, uint32_t distance) {
+    batch->steps[steps++] = InflateBatchStep::make(run, length, distance);
+    run = 0;
+    return true;
+  }
+  /// Decodes literals and matches of the current Huffman block for as long as none of
+  /// inflate_next_to's checks could fail: at least 16 input bytes ahead (no truncation, word-wide
+  /// refills), room for a longest match in the output and in the batch, both codes in the primary
+  /// tables, a valid length symbol and distance code, a distance within the output. It stops
+  /// before any other symbol (end of block, a long code, anything invalid), which
+  /// inflate_next_to then decodes with every check: the statuses are those of the careful path.
+  CUZARR_HOST_DEVICE void decode_fast(InflateStream& s, const InflateWorkspace& ws,
+                                      uint64_t capacity) {
+    DeflateBitReader& bits = s.bits;
+    constexpr uint32_t kFastMask = (1u << kHuffmanFastBits) - 1;
+    constexpr uint32_t kMaxMatch = 258, kMatchBits = kHuffmanFastBits + 5 + kHuffmanFastBits + 13;
+    // Bits that the careful path buffered past the end of the input are zero padding: start only
+    // where the buffer holds input bits alone.
+    if (capacity < kMaxMatch || bits.pos + 16 > bits.size) return;
+    const uint64_t op_limit = capacity - kMaxMatch;  // any symbol fits the output below it
+    uint32_t run_start = literals - run;  // where the literals since the last match begin
+    while (literals < kInflateBatchLiterals && s.op <= op_limit) {
+      if (bits.count < kHuffmanFastBits) {
+        if (bits.pos + 16 > bits.size) break;
+        bits.refill_fast();
+      }
+      const uint32_t entry = ws.litlen.fast[bits.buffer & kFastMask];
+      const uint32_t symbol = entry >> 4, code_bits = entry & 15u;
+      if (entry != 0 && symbol < 256) {  // a literal
+        bits.consume(code_bits);
+        batch->literals[literals++] = static_cast<unsigned char>(symbol);
+        ++s.op;
+        continue;
+      }
+      if (entry == 0 || symbol == kDeflateEndOfBlock || symbol > 285) break;
+      if (bits.count < kMatchBits) {  // the buffer keeps its low bits: `entry` stays valid
+        if (bits.pos + 16 > bits.size) break;
+        bits.refill_fast();
+      }
+      // RFC 1951, 3.2.5: the length's extra bits, the distance code, the distance's extra bits.
+      const uint32_t li = symbol - 257;
+      const uint32_t length_extra = deflate_length_extra(li);
+      uint64_t rest = bits.buffer >> code_bits;
+      const uint32_t length =
+          deflate_length_base(li) + static_cast<uint32_t>(rest & ((1u << length_extra) - 1));
+      rest >>= length_extra;
+      const uint32_t distance_entry = ws.distance.fast[rest & kFastMask];
+      const uint32_t distance_symbol = distance_entry >> 4, distance_bits = distance_entry & 15u;
+      if (distance_entry == 0 || distance_symbol >= 30) break;
+      rest >>= distance_bits;
+      const uint32_t distance_extra = deflate_distance_extra(distance_symbol);
+      const uint32_t distance = deflate_distance_base(distance_symbol) +
+                                static_cast<uint32_t>(rest & ((1u << distance_extra) - 1));
+      if (distance > s.op - s.window_start) break;
+      bits.consume(code_bits + length_extra + distance_bits + distance_extra);
+      batch->steps[steps++] = InflateBatchStep::make(literals - run_start, length, distance);
+      run_start = literals;
+      s.op += length;
+      if (steps == kInflateBatchSteps - 1) break;
+    }
+    run = literals - run_start;
+  }
+  CUZARR_HOST_DEVICE void close() {
+    if (run > 0) batch->steps[steps++] = InflateBatchStep::make(run, 0, 0);
+    run = 0;
+    batch->step_count = steps;
+    batch->literal_count = literals;
   }
 };
 
@@ -55,66 +136,47 @@ struct InflateBatchSink {
 CUZARR_HOST_DEVICE inline DeviceChunkStatus inflate_fill_batch(InflateStream& s,
                                                                InflateWorkspace& ws,
                                                                uint64_t capacity, InflateBatch& b) {
-  b.start = s.op;
-  b.end = s.op;
-  b.literal_count = 0;
-  b.match_count = 0;
+  const uint64_t start = s.op;
+  b.start = start;
   b.stored_length = 0;
-  b.end_of_stream = false;
+  bool end_of_stream = false;
   InflateBatchSink sink{&b};
-  while (b.match_count < kInflateBatchMatches) {
+  for (;;) {
     InflateStep step;
     const DeviceChunkStatus status = inflate_next_to(s, ws, sink, capacity, step);
     if (status != DeviceChunkStatus::ok) return status;
     if (step.end) {
-      b.end_of_stream = true;
+      end_of_stream = true;
       break;
     }
-    if (step.distance != 0) {
-      b.match_offset[b.match_count] = static_cast<uint32_t>(step.out_pos - b.start);
-      b.match_length[b.match_count] = static_cast<uint32_t>(step.length);
-      b.match_distance[b.match_count] = step.distance;
-      ++b.match_count;
-    } else if (step.length > 0) {  // a stored block ends the batch
+    // The sink takes every match, so a step with bytes is a stored block: it ends the batch.
+    if (step.length > 0) {
       b.stored_in = step.in_pos;
-      b.stored_offset = static_cast<uint32_t>(step.out_pos - b.start);
       b.stored_length = static_cast<uint32_t>(step.length);
       break;
-    } else if (sink.full()) {
-      break;
     }
+    if (sink.full()) break;
   }
+  sink.close();
+  b.end_of_stream = end_of_stream;
   b.end = s.op;
   return DeviceChunkStatus::ok;
 }
 
-/// Whether match m reads only output before the batch (phase 2).
-CUZARR_HOST_DEVICE inline bool inflate_match_independent(const InflateBatch& b, uint32_t m) {
-  return b.match_distance[m] >= uint64_t{b.match_offset[m]} + b.match_length[m];
-}
-
-/// Copies match m byte by byte (an overlapping match repeats what it has just written).
-CUZARR_HOST_DEVICE inline void inflate_copy_match_serial(const InflateBatch& b, uint32_t m,
-                                                         unsigned char* out) {
-  unsigned char* dst = out + b.start + b.match_offset[m];
-  const unsigned char* src = dst - b.match_distance[m];
-  for (uint32_t t = 0; t < b.match_length[m]; ++t) dst[t] = src[t];
-}
-
-/// Writes a batch serially, phase by phase (the order the GPU warp follows).
+/// Writes a batch serially, step by step (matches byte by byte: an overlapping match repeats
+/// what it has just written).
 CUZARR_HOST_DEVICE inline void inflate_write_batch_serial(const InflateBatch& b,
                                                           const unsigned char* in,
                                                           unsigned char* out) {
-  for (uint32_t k = 0; k < b.literal_count; ++k)
-    out[b.start + b.literal_offsets[k]] = b.literals[k];
-  for (uint32_t t = 0; t < b.stored_length; ++t)
-    out[b.start + b.stored_offset + t] = in[b.stored_in + t];
-  for (uint32_t m = 0; m < b.match_count; ++m) {
-    if (inflate_match_independent(b, m)) inflate_copy_match_serial(b, m, out);
+  unsigned char* dst = out + b.start;
+  const unsigned char* literals = b.literals;
+  for (uint32_t k = 0; k < b.step_count; ++k) {
+    const InflateBatchStep step = b.steps[k];
+    for (uint32_t t = 0; t < step.literal_length(); ++t) *dst++ = *literals++;
+    const unsigned char* src = dst - step.match_distance();
+    for (uint32_t t = 0; t < step.match_length(); ++t) *dst++ = src[t];
   }
-  for (uint32_t m = 0; m < b.match_count; ++m) {
-    if (!inflate_match_independent(b, m)) inflate_copy_match_serial(b, m, out);
-  }
+  for (uint32_t t = 0; t < b.stored_length; ++t) dst[t] = in[b.stored_in + t];
 }
 
 /// inflate_run_serial through batches (`batch`: scratch for one batch).

@@ -1,0 +1,104 @@
+// Warp-cooperative deflate decoding of one chunk (.cu files only): lane 0 decodes a batch of the
+// stream with every check (inflate_fill_batch: literals, steps, at most one stored block), then
+// the whole warp writes it, 32 steps at a time with the group execution of warp_copy_steps.cuh
+// (the literals of the group at once, then its matches in dependency waves, short items per
+// lane, long ones by the warp). Checksums are computed by all lanes over slices and combined.
+#pragma once
+
+#include <cstdint>
+
+#include "codec/cuda/adler32.hpp"
+#include "codec/cuda/crc32_table.hpp"
+#include "codec/cuda/inflate_format.hpp"
+#include "codec/cuda/inflate_sequences.hpp"
+#include "codec/cuda/kernel_support.cuh"
+#include "codec/cuda/warp_copy_steps.cuh"
+
+namespace cuzarr::gpu::detail {
+
+/// Shared memory of one warp: its decoding tables and the batch it writes.
+struct InflateWarpShared {
+  InflateWorkspace workspace;
+  InflateBatch batch;
+};
+
+/// The warp writes batch `b` (every lane calls it; ends with the output visible to the warp).
+__device__ inline void warp_write_inflate_batch(const InflateBatch& b, const unsigned char* in,
+                                                unsigned char* out, unsigned lane) {
+  uint64_t op = b.start;
+  uint64_t literals_before = 0;  // literals of the batch used by earlier groups
+  for (uint32_t first = 0; first < b.step_count; first += kWarpSize) {
+    WarpStepGroup g;
+    g.count = umin(kWarpSize, b.step_count - first);
+    InflateBatchStep step{0};
+    if (lane < g.count) step = b.steps[first + lane];
+    const uint64_t literal_end =
+        literals_before + warp_inclusive_sum64(step.literal_length(), lane);
+    g.mine.literals = b.literals + (literal_end - step.literal_length());
+    g.mine.literal_length = step.literal_length();
+    g.mine.match_length = step.match_length();
+    g.mine.match_distance = step.match_distance();
+    literals_before = shfl64(literal_end, kWarpSize - 1);
+    op = warp_execute_group(g, out, op, lane);
+  }
+  if (b.stored_length > 0) {
+    cooperative_copy(out + op, in + b.stored_in, b.stored_length, lane, kWarpSize);
+    __syncwarp();
+  }
+}
+
+/// The engine of inflate_wrapped for a warp: every lane calls every member with the same
+/// arguments and gets the same result.
+struct WarpInflateEngine {
+  InflateWarpShared* shared;
+  const uint32_t (*crc_table)[256];
+  unsigned lane;
+
+  __device__ InflateResult deflate(const unsigned char* in, uint64_t size, uint64_t start,
+                                   unsigned char* out, uint64_t capacity, uint64_t op) {
+    InflateStream s;
+    if (lane == 0) inflate_begin(s, shared->workspace, in, size, start, op);
+    for (;;) {
+      // Lane 0 decodes a batch with every check; the warp writes it.
+      DeviceChunkStatus status = DeviceChunkStatus::ok;
+      if (lane == 0) status = inflate_fill_batch(s, shared->workspace, capacity, shared->batch);
+      status = static_cast<DeviceChunkStatus>(__shfl_sync(kFullMask, static_cast<int>(status), 0));
+      if (status != DeviceChunkStatus::ok) {
+        return {status, shfl64(s.op, 0), shfl64(s.bits.consumed_bytes(), 0)};
+      }
+      __syncwarp();  // the batch is visible to the warp
+      warp_write_inflate_batch(shared->batch, in, out, lane);
+      const bool end = shared->batch.end_of_stream;
+      __syncwarp();  // every lane has read the batch: lane 0 may refill it
+      if (end) return {DeviceChunkStatus::ok, shfl64(s.op, 0), shfl64(s.bits.pos, 0)};
+    }
+  }
+
+  /// CRC-32 of n bytes: each lane takes a contiguous slice, the raw registers are shifted to the
+  /// end and XOR-combined (crc32_table.hpp).
+  __device__ uint32_t crc32(const unsigned char* p, uint64_t n) const {
+    const uint64_t per_lane = (n + kWarpSize - 1) / kWarpSize;
+    const uint64_t begin = per_lane * lane < n ? per_lane * lane : n;
+    const uint64_t end = begin + per_lane < n ? begin + per_lane : n;
+    uint32_t r = 0;
+    if (end > begin) r = crc32_shift(crc32_update(0, p + begin, end - begin, crc_table), n - end);
+    for (int d = kWarpSize / 2; d > 0; d /= 2) r ^= __shfl_xor_sync(kFullMask, r, d);
+    return crc32_finish(r, n);
+  }
+
+  /// Adler-32 of n bytes from per-lane slices (adler32.hpp).
+  __device__ uint32_t adler32(const unsigned char* p, uint64_t n) const {
+    const uint64_t per_lane = (n + kWarpSize - 1) / kWarpSize;
+    const uint64_t begin = per_lane * lane < n ? per_lane * lane : n;
+    const uint64_t end = begin + per_lane < n ? begin + per_lane : n;
+    const AdlerPiece piece = adler32_piece(p + begin, end - begin);
+    uint32_t a = piece.s, b = adler32_b_contribution(piece, n - end);
+    for (int d = kWarpSize / 2; d > 0; d /= 2) {
+      a = (a + __shfl_xor_sync(kFullMask, a, d)) % kAdlerModulus;
+      b = (b + __shfl_xor_sync(kFullMask, b, d)) % kAdlerModulus;
+    }
+    return adler32_finish(a, b, n);
+  }
+};
+
+}  // namespace cuzarr::gpu::detail

@@ -1,0 +1,191 @@
+// The GPU's warp-cooperative deflate decoder (inflate_warp_decode.cuh: lane 0 decodes batches of
+// steps, the warp writes them in groups with waves of matches; checksums over per-lane slices) run
+// on the CPU with emulated warps: the kernel's own code, byte-exact against zlib on its output for
+// every wrapper, and on damaged streams the serial decoder's status and size, with nothing written
+// past the capacity.
+#include "warp_emulator.hpp"
+// The emulator must come before the device headers.
+#include <gtest/gtest.h>
+#include <zlib.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "codec/cuda/crc32_table.hpp"
+#include "codec/cuda/inflate_warp_decode.cuh"
+#include "codec/cuda/zlib_gzip_wrappers.hpp"
+#include "gpu_codec_inputs.hpp"
+
+namespace cuzarr::gpu {
+namespace {
+
+using Bytes = std::vector<unsigned char>;
+using test::warp_emulation::kLanes;
+using test::warp_emulation::run_warp;
+
+constexpr size_t kGuard = 64;  // bytes past the capacity that must stay untouched
+constexpr unsigned char kGuardByte = 0xEE;
+
+const uint32_t (*crc_table())[256] {
+  static const Crc32Tables tables = make_crc32_tables();
+  return tables.table;
+}
+
+int window_bits_of(DeflateWrapper w) {
+  return w == DeflateWrapper::raw ? -15 : w == DeflateWrapper::zlib ? 15 : 31;
+}
+
+Bytes zlib_compress(const Bytes& in, int level, DeflateWrapper w,
+                    int strategy = Z_DEFAULT_STRATEGY) {
+  z_stream z{};
+  EXPECT_EQ(deflateInit2(&z, level, Z_DEFLATED, window_bits_of(w), 8, strategy), Z_OK);
+  Bytes out(deflateBound(&z, in.size()) + 64);
+  z.next_in = const_cast<Bytef*>(in.data());
+  z.avail_in = static_cast<uInt>(in.size());
+  z.next_out = out.data();
+  z.avail_out = static_cast<uInt>(out.size());
+  EXPECT_EQ(deflate(&z, Z_FINISH), Z_STREAM_END);
+  out.resize(z.total_out);
+  deflateEnd(&z);
+  return out;
+}
+
+struct WarpInflate {
+  InflateResult result;
+  Bytes out;  // capacity + kGuard bytes
+};
+
+/// The chunk decoded by an emulated warp (every lane must return the same result).
+WarpInflate warp_inflate(const Bytes& in, uint64_t capacity, DeflateWrapper w, bool verify) {
+  WarpInflate d;
+  d.out.assign(capacity + kGuard, kGuardByte);
+  auto shared = std::make_unique<detail::InflateWarpShared>();
+  std::vector<InflateResult> per_lane(kLanes);
+  run_warp([&](unsigned lane) {
+    detail::WarpInflateEngine engine{shared.get(), crc_table(), lane};
+    per_lane[lane] =
+        inflate_wrapped(in.data(), in.size(), d.out.data(), capacity, w, verify, engine);
+  });
+  for (unsigned lane = 1; lane < kLanes; ++lane) {
+    EXPECT_EQ(per_lane[lane].status, per_lane[0].status) << "lane " << lane;
+    EXPECT_EQ(per_lane[lane].size, per_lane[0].size) << "lane " << lane;
+    EXPECT_EQ(per_lane[lane].consumed, per_lane[0].consumed) << "lane " << lane;
+  }
+  d.result = per_lane[0];
+  return d;
+}
+
+InflateResult serial_inflate(const Bytes& in, uint64_t capacity, DeflateWrapper w, bool verify) {
+  Bytes out(capacity);
+  auto ws = std::make_unique<InflateWorkspace>();
+  return inflate_serial(in.data(), in.size(), out.data(), capacity, w, verify, *ws, crc_table());
+}
+
+void expect_guard_intact(const Bytes& out, uint64_t capacity) {
+  for (size_t k = capacity; k < out.size(); ++k) ASSERT_EQ(out[k], kGuardByte) << "byte " << k;
+}
+
+/// Text-like bytes: words from a small vocabulary (many long matches at all distances).
+Bytes words_input(size_t n, uint32_t seed) {
+  static const char* const kWords[] = {"zarr ",  "chunk ",   "array ", "shard ", "codec ",
+                                       "blosc ", "deflate ", "gpu ",   "warp ",  "lane "};
+  std::mt19937 rng(seed);
+  Bytes v;
+  while (v.size() < n) {
+    for (const char* c = kWords[rng() % 10]; *c != 0 && v.size() < n; ++c) v.push_back(*c);
+  }
+  return v;
+}
+
+TEST(InflateWarpDecode, MatchesZlibForEveryWrapperLevelAndFamily) {
+  std::vector<test::NamedInput> inputs = test::input_families({0, 1, 100, 4099, 40000});
+  inputs.push_back({"words/40000", words_input(40000, 7)});
+  for (const auto& [name, data] : inputs) {
+    for (DeflateWrapper w : {DeflateWrapper::raw, DeflateWrapper::zlib, DeflateWrapper::gzip}) {
+      for (int level : {0, 1, 6, 9}) {
+        // The larger inputs at every level with one wrapper, at one level with the others.
+        if (data.size() > 4099 && w != DeflateWrapper::gzip && level != 6) continue;
+        SCOPED_TRACE(name + " wrapper " + std::to_string(static_cast<int>(w)) + " level " +
+                     std::to_string(level));
+        const Bytes packed = zlib_compress(data, level, w);
+        const WarpInflate d = warp_inflate(packed, data.size(), w, true);
+        ASSERT_EQ(d.result.status, DeviceChunkStatus::ok);
+        ASSERT_EQ(d.result.size, data.size());
+        ASSERT_TRUE(std::equal(data.begin(), data.end(), d.out.begin()));
+        expect_guard_intact(d.out, data.size());
+      }
+    }
+  }
+}
+
+TEST(InflateWarpDecode, FixedCodesAndLongOverlappingMatches) {
+  // Z_FIXED: fixed Huffman blocks; Z_RLE: matches at distance 1 (each overlaps its own output).
+  const Bytes runs = test::runs_input(50000, 3);
+  const Bytes words = words_input(30000, 4);
+  for (int strategy : {Z_FIXED, Z_RLE, Z_HUFFMAN_ONLY}) {
+    for (const Bytes* data : {&runs, &words}) {
+      SCOPED_TRACE("strategy " + std::to_string(strategy));
+      const Bytes packed = zlib_compress(*data, 6, DeflateWrapper::zlib, strategy);
+      const WarpInflate d = warp_inflate(packed, data->size(), DeflateWrapper::zlib, true);
+      ASSERT_EQ(d.result.status, DeviceChunkStatus::ok);
+      ASSERT_TRUE(std::equal(data->begin(), data->end(), d.out.begin()));
+    }
+  }
+}
+
+TEST(InflateWarpDecode, GzipMembersBackToBack) {
+  const Bytes a = words_input(20000, 11), b = test::smooth_uint16_input(30000, 12);
+  Bytes packed = zlib_compress(a, 6, DeflateWrapper::gzip);
+  const Bytes second = zlib_compress(b, 1, DeflateWrapper::gzip);
+  packed.insert(packed.end(), second.begin(), second.end());
+  Bytes expected = a;
+  expected.insert(expected.end(), b.begin(), b.end());
+  const WarpInflate d = warp_inflate(packed, expected.size(), DeflateWrapper::gzip, true);
+  ASSERT_EQ(d.result.status, DeviceChunkStatus::ok);
+  ASSERT_EQ(d.result.size, expected.size());
+  EXPECT_TRUE(std::equal(expected.begin(), expected.end(), d.out.begin()));
+}
+
+TEST(InflateWarpDecode, TooSmallOutputsFailWithoutWritingPastTheCapacity) {
+  const Bytes data = words_input(40000, 21);
+  const Bytes packed = zlib_compress(data, 6, DeflateWrapper::raw);
+  for (uint64_t capacity : {uint64_t{0}, uint64_t{1}, uint64_t{1000}, uint64_t{39999}}) {
+    SCOPED_TRACE(capacity);
+    const WarpInflate d = warp_inflate(packed, capacity, DeflateWrapper::raw, true);
+    EXPECT_EQ(d.result.status, DeviceChunkStatus::output_too_small);
+    expect_guard_intact(d.out, capacity);
+  }
+}
+
+TEST(InflateWarpDecode, DamagedStreamsGiveTheSerialDecodersStatus) {
+  std::mt19937 rng(20261122);
+  const Bytes words = words_input(12000, 31), field = test::smooth_uint16_input(12000, 32);
+  int failures = 0;
+  for (int round = 0; round < 48; ++round) {
+    const Bytes& data = round % 2 == 0 ? words : field;
+    const DeflateWrapper w = round % 3 == 0   ? DeflateWrapper::raw
+                             : round % 3 == 1 ? DeflateWrapper::zlib
+                                              : DeflateWrapper::gzip;
+    Bytes packed = zlib_compress(data, 1 + round % 9, w);
+    if (round % 4 == 3) {
+      packed.resize(rng() % packed.size());  // truncated
+    } else {
+      for (int k = 0; k < 1 + round % 5; ++k) packed[rng() % packed.size()] ^= 1u << (rng() % 8);
+    }
+    SCOPED_TRACE("round " + std::to_string(round));
+    const InflateResult serial = serial_inflate(packed, data.size(), w, true);
+    const WarpInflate d = warp_inflate(packed, data.size(), w, true);
+    EXPECT_EQ(d.result.status, serial.status);
+    EXPECT_EQ(d.result.size, serial.size);
+    expect_guard_intact(d.out, data.size());
+    failures += d.result.status != DeviceChunkStatus::ok;
+  }
+  EXPECT_GT(failures, 24);  // the damage is detected in most rounds
+}
+
+}  // namespace
+}  // namespace cuzarr::gpu
