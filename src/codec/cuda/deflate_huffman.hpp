@@ -19,6 +19,30 @@ inline constexpr uint32_t kHuffmanMaxBits = 15;   ///< RFC 1951, 3.2.2: codes of
 inline constexpr uint32_t kHuffmanFastBits = 10;  ///< bits resolved by the primary table
 inline constexpr uint32_t kHuffmanMaxSymbols = 288;
 
+// RFC 1951, 3.2.5: the base lengths and extra bits of the length symbols 257..285 (index
+// i = symbol - 257) and of the distance symbols 0..29. Both tables follow a pattern (after the
+// first 8 lengths / 4 distances, groups of 4 / 2 codes whose extra bits grow by one), computed
+// here rather than looked up so that GPU threads need no table in local memory.
+CUZARR_HOST_DEVICE inline uint32_t deflate_length_extra(uint32_t i) {
+  return i < 8 || i == 28 ? 0 : i / 4 - 1;
+}
+CUZARR_HOST_DEVICE inline uint32_t deflate_length_base(uint32_t i) {
+  if (i < 8) return 3 + i;
+  if (i == 28) return 258;
+  return ((4 + i % 4) << deflate_length_extra(i)) + 3;
+}
+CUZARR_HOST_DEVICE inline uint32_t deflate_distance_extra(uint32_t i) {
+  return i < 4 ? 0 : i / 2 - 1;
+}
+CUZARR_HOST_DEVICE inline uint32_t deflate_distance_base(uint32_t i) {
+  if (i < 4) return 1 + i;
+  return ((2 + i % 2) << deflate_distance_extra(i)) + 1;
+}
+
+/// The alphabet a code is built for: the primary table of a literal/length or distance code also
+/// holds each length or distance symbol's base value and extra bit count (RFC 1951, 3.2.5).
+enum class HuffmanAlphabet : uint8_t { plain, literal_length, distance };
+
 /// What building a code from code lengths found.
 enum class HuffmanBuild : uint8_t {
   ok,
@@ -26,16 +50,38 @@ enum class HuffmanBuild : uint8_t {
   incomplete,       ///< the code leaves bit patterns unused (and that is not allowed here)
 };
 
-/// A decoding table: no heap, fixed size (about 2.7 KiB), built in place by build_huffman.
+/// A decoding table: no heap, fixed size (about 4.7 KiB), built in place by build_huffman.
 struct HuffmanTable {
-  /// fast[b]: (symbol << 4) | length for the code that the next kHuffmanFastBits stream bits b
-  /// start with; 0 when the code is longer (or no code starts that way).
-  uint16_t fast[1u << kHuffmanFastBits];
+  /// fast[b]: the entry of the code that the next kHuffmanFastBits stream bits b start with; 0
+  /// when the code is longer (or no code starts that way). Entry bits: 0..3 the code length,
+  /// 4..12 the symbol, 13..16 the extra bit count and 17..31 the base value of a length or
+  /// distance symbol (0 for other symbols and plain codes).
+  uint32_t fast[1u << kHuffmanFastBits];
   uint16_t count[kHuffmanMaxBits + 1];        ///< codes of each length
   uint16_t first_code[kHuffmanMaxBits + 1];   ///< the canonical first code of each length
   uint16_t first_index[kHuffmanMaxBits + 1];  ///< index in `symbols` of that length's first
   uint16_t symbols[kHuffmanMaxSymbols];       ///< used symbols ordered by (length, value)
 };
+
+/// The parts of a primary table entry.
+CUZARR_HOST_DEVICE inline uint32_t huffman_entry_bits(uint32_t e) { return e & 15u; }
+CUZARR_HOST_DEVICE inline uint32_t huffman_entry_symbol(uint32_t e) { return (e >> 4) & 0x1FFu; }
+CUZARR_HOST_DEVICE inline uint32_t huffman_entry_extra(uint32_t e) { return (e >> 13) & 15u; }
+CUZARR_HOST_DEVICE inline uint32_t huffman_entry_base(uint32_t e) { return e >> 17; }
+
+/// The primary table entry of `symbol` with a code of `length` bits.
+CUZARR_HOST_DEVICE inline uint32_t huffman_entry(uint32_t symbol, uint32_t length,
+                                                 HuffmanAlphabet alphabet) {
+  uint32_t base = 0, extra = 0;
+  if (alphabet == HuffmanAlphabet::literal_length && symbol >= 257 && symbol <= 285) {
+    base = deflate_length_base(symbol - 257);
+    extra = deflate_length_extra(symbol - 257);
+  } else if (alphabet == HuffmanAlphabet::distance && symbol < 30) {
+    base = deflate_distance_base(symbol);
+    extra = deflate_distance_extra(symbol);
+  }
+  return base << 17 | extra << 13 | symbol << 4 | length;
+}
 
 /// The low `n` bits of `code` in reverse order: Huffman codes are stored most significant bit
 /// first in a stream read least significant bit first (RFC 1951, 3.1.1).
@@ -52,9 +98,10 @@ CUZARR_HOST_DEVICE inline uint32_t reverse_bits(uint32_t code, uint32_t n) {
 /// length must be <= 15, n <= 288). An over-subscribed set is always rejected. An incomplete set
 /// is accepted only when `allow_single_code` is set and the code is a single 1-bit code (a block
 /// with one distance code, RFC 1951 3.2.7), or when it is empty (then every decode fails); zlib
-/// accepts the same sets.
-CUZARR_HOST_DEVICE inline HuffmanBuild build_huffman(HuffmanTable& t, const uint8_t* lengths,
-                                                     uint32_t n, bool allow_single_code) {
+/// accepts the same sets. `alphabet` fills the length / distance fields of the primary table.
+CUZARR_HOST_DEVICE inline HuffmanBuild build_huffman(
+    HuffmanTable& t, const uint8_t* lengths, uint32_t n, bool allow_single_code,
+    HuffmanAlphabet alphabet = HuffmanAlphabet::plain) {
   for (uint32_t len = 0; len <= kHuffmanMaxBits; ++len) t.count[len] = 0;
   for (uint32_t s = 0; s < n; ++s) ++t.count[lengths[s]];
   t.count[0] = 0;
@@ -89,7 +136,7 @@ CUZARR_HOST_DEVICE inline HuffmanBuild build_huffman(HuffmanTable& t, const uint
   for (uint32_t len = 1; len <= kHuffmanFastBits; ++len) {
     for (uint32_t k = 0; k < t.count[len]; ++k) {
       const uint32_t symbol = t.symbols[t.first_index[len] + k];
-      const auto entry = static_cast<uint16_t>(symbol << 4 | len);
+      const uint32_t entry = huffman_entry(symbol, len, alphabet);
       for (uint32_t b = reverse_bits(t.first_code[len] + k, len); b < (1u << kHuffmanFastBits);
            b += 1u << len) {
         t.fast[b] = entry;
@@ -104,8 +151,8 @@ CUZARR_HOST_DEVICE inline HuffmanBuild build_huffman(HuffmanTable& t, const uint
 CUZARR_HOST_DEVICE inline int32_t huffman_decode(const HuffmanTable& t, DeflateBitReader& bits) {
   const uint32_t entry = t.fast[bits.peek(kHuffmanFastBits)];
   if (entry != 0) {
-    bits.consume(entry & 15u);
-    return static_cast<int32_t>(entry >> 4);
+    bits.consume(huffman_entry_bits(entry));
+    return static_cast<int32_t>(huffman_entry_symbol(entry));
   }
   const uint32_t code15 = reverse_bits(bits.peek(kHuffmanMaxBits), kHuffmanMaxBits);
   for (uint32_t len = kHuffmanFastBits + 1; len <= kHuffmanMaxBits; ++len) {

@@ -22,7 +22,7 @@ inline constexpr uint32_t kDeflateMaxLitLenCodes = 286;   ///< HLIT + 257 <= 286
 inline constexpr uint32_t kDeflateMaxDistanceCodes = 30;  ///< HDIST + 1 <= 30
 inline constexpr uint32_t kDeflateEndOfBlock = 256;
 
-/// Huffman tables and code lengths of the block being decoded (about 5.8 KiB: small enough for
+/// Huffman tables and code lengths of the block being decoded (about 9.7 KiB: small enough for
 /// GPU shared memory).
 struct InflateWorkspace {
   HuffmanTable litlen;
@@ -71,26 +71,6 @@ CUZARR_HOST_DEVICE inline void inflate_begin(InflateStream& s, InflateWorkspace&
   ws.fixed_loaded = false;
 }
 
-// RFC 1951, 3.2.5: the base lengths and extra bits of the length symbols 257..285 (index
-// i = symbol - 257) and of the distance symbols 0..29. Both tables follow a pattern (after the
-// first 8 lengths / 4 distances, groups of 4 / 2 codes whose extra bits grow by one), computed
-// here rather than looked up so that GPU threads need no table in local memory.
-CUZARR_HOST_DEVICE inline uint32_t deflate_length_extra(uint32_t i) {
-  return i < 8 || i == 28 ? 0 : i / 4 - 1;
-}
-CUZARR_HOST_DEVICE inline uint32_t deflate_length_base(uint32_t i) {
-  if (i < 8) return 3 + i;
-  if (i == 28) return 258;
-  return ((4 + i % 4) << deflate_length_extra(i)) + 3;
-}
-CUZARR_HOST_DEVICE inline uint32_t deflate_distance_extra(uint32_t i) {
-  return i < 4 ? 0 : i / 2 - 1;
-}
-CUZARR_HOST_DEVICE inline uint32_t deflate_distance_base(uint32_t i) {
-  if (i < 4) return 1 + i;
-  return ((2 + i % 2) << deflate_distance_extra(i)) + 1;
-}
-
 namespace detail {
 
 /// RFC 1951, 3.2.6: the fixed literal/length code (lengths 8, 9, 7, 8 over 0..143, 144..255,
@@ -101,9 +81,9 @@ CUZARR_HOST_DEVICE inline void load_fixed_codes(InflateWorkspace& ws) {
   for (uint32_t s = 0; s < 288; ++s) {
     ws.lengths[s] = s < 144 ? 8 : s < 256 ? 9 : s < 280 ? 7 : 8;
   }
-  build_huffman(ws.litlen, ws.lengths, 288, false);
+  build_huffman(ws.litlen, ws.lengths, 288, false, HuffmanAlphabet::literal_length);
   for (uint32_t s = 0; s < 32; ++s) ws.lengths[s] = 5;
-  build_huffman(ws.distance, ws.lengths, 32, false);
+  build_huffman(ws.distance, ws.lengths, 32, false, HuffmanAlphabet::distance);
   ws.fixed_loaded = true;
 }
 
@@ -158,8 +138,10 @@ CUZARR_HOST_DEVICE inline DeviceChunkStatus read_dynamic_codes(InflateStream& s,
   if (bits.overrun()) return DeviceChunkStatus::corrupt_input;
   // A block without an end-of-block code could never end.
   if (ws.lengths[kDeflateEndOfBlock] == 0) return DeviceChunkStatus::corrupt_input;
-  if (build_huffman(ws.litlen, ws.lengths, hlit, true) != HuffmanBuild::ok ||
-      build_huffman(ws.distance, ws.lengths + hlit, hdist, true) != HuffmanBuild::ok) {
+  if (build_huffman(ws.litlen, ws.lengths, hlit, true, HuffmanAlphabet::literal_length) !=
+          HuffmanBuild::ok ||
+      build_huffman(ws.distance, ws.lengths + hlit, hdist, true, HuffmanAlphabet::distance) !=
+          HuffmanBuild::ok) {
     return DeviceChunkStatus::corrupt_input;
   }
   ws.fixed_loaded = false;

@@ -16,6 +16,8 @@
 
 namespace cuzarr::gpu {
 
+CUZARR_HOST_DEVICE inline uint64_t umin64(uint64_t a, uint64_t b) { return a < b ? a : b; }
+
 inline constexpr uint32_t kInflateBatchSteps = 128;
 inline constexpr uint32_t kInflateBatchLiterals = 1024;
 
@@ -79,48 +81,55 @@ struct InflateBatchSink {
     constexpr uint32_t kMaxMatch = 258, kMatchBits = kHuffmanFastBits + 5 + kHuffmanFastBits + 13;
     // Bits that the careful path buffered past the end of the input are zero padding: start only
     // where the buffer holds input bits alone.
-    if (capacity < kMaxMatch || bits.pos + 16 > bits.size) return;
-    const uint64_t op_limit = capacity - kMaxMatch;  // any symbol fits the output below it
+    if (capacity < kMaxMatch || bits.pos + 16 > bits.size || s.op > capacity - kMaxMatch) return;
+    // 32-bit counters from here: `produced` bytes since the call, at most `room` before any
+    // symbol (every symbol then fits the output), distances up to `window` + produced.
+    constexpr uint64_t kCounterCap = uint64_t{1} << 30;
+    const auto room = static_cast<uint32_t>(umin64(capacity - kMaxMatch - s.op, kCounterCap));
+    const auto window = static_cast<uint32_t>(umin64(s.op - s.window_start, kCounterCap));
+    uint32_t produced = 0;
     uint32_t run_start = literals - run;  // where the literals since the last match begin
-    while (literals < kInflateBatchLiterals && s.op <= op_limit) {
+    while (literals < kInflateBatchLiterals && produced <= room) {
       if (bits.count < kHuffmanFastBits) {
         if (bits.pos + 16 > bits.size) break;
         bits.refill_fast();
       }
       const uint32_t entry = ws.litlen.fast[bits.buffer & kFastMask];
-      const uint32_t symbol = entry >> 4, code_bits = entry & 15u;
-      if (entry != 0 && symbol < 256) {  // a literal
-        bits.consume(code_bits);
-        batch->literals[literals++] = static_cast<unsigned char>(symbol);
-        ++s.op;
+      // A literal's entry is nonzero and below 256 << 4 (its length fields are 0).
+      if (entry - 1u < (256u << 4) - 1u) {
+        bits.consume(huffman_entry_bits(entry));
+        batch->literals[literals++] = static_cast<unsigned char>(huffman_entry_symbol(entry));
+        ++produced;
         continue;
       }
+      const uint32_t symbol = huffman_entry_symbol(entry);
       if (entry == 0 || symbol == kDeflateEndOfBlock || symbol > 285) break;
       if (bits.count < kMatchBits) {  // the buffer keeps its low bits: `entry` stays valid
         if (bits.pos + 16 > bits.size) break;
         bits.refill_fast();
       }
       // RFC 1951, 3.2.5: the length's extra bits, the distance code, the distance's extra bits.
-      const uint32_t li = symbol - 257;
-      const uint32_t length_extra = deflate_length_extra(li);
+      const uint32_t code_bits = huffman_entry_bits(entry);
+      const uint32_t length_extra = huffman_entry_extra(entry);
       uint64_t rest = bits.buffer >> code_bits;
       const uint32_t length =
-          deflate_length_base(li) + static_cast<uint32_t>(rest & ((1u << length_extra) - 1));
+          huffman_entry_base(entry) + static_cast<uint32_t>(rest & ((1u << length_extra) - 1));
       rest >>= length_extra;
       const uint32_t distance_entry = ws.distance.fast[rest & kFastMask];
-      const uint32_t distance_symbol = distance_entry >> 4, distance_bits = distance_entry & 15u;
-      if (distance_entry == 0 || distance_symbol >= 30) break;
+      const uint32_t distance_bits = huffman_entry_bits(distance_entry);
+      if (distance_entry == 0 || huffman_entry_symbol(distance_entry) >= 30) break;
       rest >>= distance_bits;
-      const uint32_t distance_extra = deflate_distance_extra(distance_symbol);
-      const uint32_t distance = deflate_distance_base(distance_symbol) +
+      const uint32_t distance_extra = huffman_entry_extra(distance_entry);
+      const uint32_t distance = huffman_entry_base(distance_entry) +
                                 static_cast<uint32_t>(rest & ((1u << distance_extra) - 1));
-      if (distance > s.op - s.window_start) break;
+      if (distance > window + produced) break;
       bits.consume(code_bits + length_extra + distance_bits + distance_extra);
       batch->steps[steps++] = InflateBatchStep::make(literals - run_start, length, distance);
       run_start = literals;
-      s.op += length;
+      produced += length;
       if (steps == kInflateBatchSteps - 1) break;
     }
+    s.op += produced;
     run = literals - run_start;
   }
   CUZARR_HOST_DEVICE void close() {
