@@ -5,7 +5,9 @@
 //
 // Reads never touch memory past in[size): past the end the buffer is filled with zero bits that
 // are counted, so that `overrun()` tells whether the decoder consumed bits the input does not
-// hold (a truncated stream) and the caller can reject the result.
+// hold (a truncated stream) and the caller can reject the result. Word-wide refills load aligned
+// 64-bit words; when `in` itself is not 8-byte aligned, the first one also covers up to 7 bytes
+// before in[0], inside the same aligned word (so inside the same allocation), and ignores them.
 #pragma once
 
 #include <cstdint>

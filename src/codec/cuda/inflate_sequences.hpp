@@ -78,7 +78,7 @@ struct InflateBatchSink {
                                       uint64_t capacity) {
     DeflateBitReader& bits = s.bits;
     constexpr uint32_t kFastMask = (1u << kHuffmanFastBits) - 1;
-    constexpr uint32_t kMaxMatch = 258, kMatchBits = kHuffmanFastBits + 5 + kHuffmanFastBits + 13;
+    constexpr uint32_t kMaxMatch = 258;
     // Bits that the careful path buffered past the end of the input are zero padding: start only
     // where the buffer holds input bits alone.
     if (capacity < kMaxMatch || bits.pos + 16 > bits.size || s.op > capacity - kMaxMatch) return;
@@ -104,26 +104,34 @@ struct InflateBatchSink {
       }
       const uint32_t symbol = huffman_entry_symbol(entry);
       if (entry == 0 || symbol == kDeflateEndOfBlock || symbol > 285) break;
-      if (bits.count < kMatchBits) {  // the buffer keeps its low bits: `entry` stays valid
+      // RFC 1951, 3.2.5: the length's extra bits, the distance code, the distance's extra bits.
+      // The buffer is refilled only when these need more bits than it holds; a refill keeps its
+      // low bits, so `entry` and what was read from them stay valid.
+      const uint32_t code_bits = huffman_entry_bits(entry);
+      const uint32_t length_extra = huffman_entry_extra(entry);
+      const uint32_t distance_at = code_bits + length_extra;  // where the distance code starts
+      if (bits.count < distance_at + kHuffmanFastBits) {
         if (bits.pos + 16 > bits.size) break;
         bits.refill_fast();
       }
-      // RFC 1951, 3.2.5: the length's extra bits, the distance code, the distance's extra bits.
-      const uint32_t code_bits = huffman_entry_bits(entry);
-      const uint32_t length_extra = huffman_entry_extra(entry);
-      uint64_t rest = bits.buffer >> code_bits;
       const uint32_t length =
-          huffman_entry_base(entry) + static_cast<uint32_t>(rest & ((1u << length_extra) - 1));
-      rest >>= length_extra;
-      const uint32_t distance_entry = ws.distance.fast[rest & kFastMask];
+          huffman_entry_base(entry) +
+          static_cast<uint32_t>((bits.buffer >> code_bits) & ((1u << length_extra) - 1));
+      const uint32_t distance_entry = ws.distance.fast[(bits.buffer >> distance_at) & kFastMask];
       const uint32_t distance_bits = huffman_entry_bits(distance_entry);
       if (distance_entry == 0 || huffman_entry_symbol(distance_entry) >= 30) break;
-      rest >>= distance_bits;
       const uint32_t distance_extra = huffman_entry_extra(distance_entry);
-      const uint32_t distance = huffman_entry_base(distance_entry) +
-                                static_cast<uint32_t>(rest & ((1u << distance_extra) - 1));
+      const uint32_t match_bits = distance_at + distance_bits + distance_extra;  // <= 38
+      if (bits.count < match_bits) {
+        if (bits.pos + 16 > bits.size) break;
+        bits.refill_fast();
+      }
+      const uint32_t distance =
+          huffman_entry_base(distance_entry) +
+          static_cast<uint32_t>((bits.buffer >> (distance_at + distance_bits)) &
+                                ((1u << distance_extra) - 1));
       if (distance > window + produced) break;
-      bits.consume(code_bits + length_extra + distance_bits + distance_extra);
+      bits.consume(match_bits);
       batch->steps[steps++] = InflateBatchStep::make(literals - run_start, length, distance);
       run_start = literals;
       produced += length;
