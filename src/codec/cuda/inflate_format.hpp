@@ -22,7 +22,7 @@ inline constexpr uint32_t kDeflateMaxLitLenCodes = 286;   ///< HLIT + 257 <= 286
 inline constexpr uint32_t kDeflateMaxDistanceCodes = 30;  ///< HDIST + 1 <= 30
 inline constexpr uint32_t kDeflateEndOfBlock = 256;
 
-/// Huffman tables and code lengths of the block being decoded (about 9.7 KiB: small enough for
+/// Huffman tables and code lengths of the block being decoded (about 9.6 KiB: small enough for
 /// GPU shared memory).
 struct InflateWorkspace {
   HuffmanTable litlen;
