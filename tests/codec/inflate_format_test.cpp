@@ -21,6 +21,7 @@
 #include "codec/cuda/inflate_sequences.hpp"
 #include "codec/cuda/zlib_gzip_wrappers.hpp"
 #include "gpu_codec_inputs.hpp"
+#include "zlib_test_streams.hpp"
 
 namespace cuzarr {
 namespace {
@@ -29,33 +30,14 @@ using gpu::DeflateWrapper;
 using gpu::DeviceChunkStatus;
 using Bytes = std::vector<unsigned char>;
 
-constexpr int kRawBits = -15, kZlibBits = 15, kGzipBits = 31;
+using test::kGzipBits;
+using test::kRawBits;
+using test::kZlibBits;
+using test::window_bits_of;
+using test::zlib_compress;
 
-int window_bits_of(DeflateWrapper w) {
-  return w == DeflateWrapper::raw ? kRawBits : w == DeflateWrapper::zlib ? kZlibBits : kGzipBits;
-}
 const char* name_of(DeflateWrapper w) {
   return w == DeflateWrapper::raw ? "raw" : w == DeflateWrapper::zlib ? "zlib" : "gzip";
-}
-
-/// zlib's deflate of `in` in one call.
-Bytes zlib_compress(const Bytes& in, int level, int window_bits, int strategy = Z_DEFAULT_STRATEGY,
-                    int mem_level = 8) {
-  z_stream z{};
-  EXPECT_EQ(deflateInit2(&z, level, Z_DEFLATED, window_bits, mem_level, strategy), Z_OK);
-  Bytes out(deflateBound(&z, in.size()) + 64);
-  z.next_in = const_cast<Bytef*>(in.data());
-  z.avail_in = static_cast<uInt>(in.size());
-  z.next_out = out.data();
-  z.avail_out = static_cast<uInt>(out.size());
-  EXPECT_EQ(deflate(&z, Z_FINISH), Z_STREAM_END);
-  out.resize(z.total_out);
-  deflateEnd(&z);
-  return out;
-}
-
-Bytes compress(const Bytes& in, int level, DeflateWrapper w, int strategy = Z_DEFAULT_STRATEGY) {
-  return zlib_compress(in, level, window_bits_of(w), strategy);
 }
 
 const uint32_t (*crc_table())[256] {
@@ -130,7 +112,7 @@ TEST(InflateFormat, DecodesZlibOutputAtEveryLevelForEveryFamilyAndWrapper) {
       for (DeflateWrapper w : kWrappers) {
         // The largest sizes with one wrapper per level, to keep the test quick.
         if (input.bytes.size() > 65541 && w != kWrappers[level % 3]) continue;
-        expect_decodes(compress(input.bytes, level, w), input.bytes, w,
+        expect_decodes(zlib_compress(input.bytes, level, w), input.bytes, w,
                        input.name + " level " + std::to_string(level));
         ++streams;
       }
@@ -144,7 +126,7 @@ TEST(InflateFormat, DecodesEveryZlibStrategy) {
     for (int strategy : {Z_FILTERED, Z_HUFFMAN_ONLY, Z_RLE, Z_FIXED}) {
       for (int level : {1, 6, 9}) {
         const DeflateWrapper w = kWrappers[(level + strategy) % 3];
-        expect_decodes(compress(input.bytes, level, w, strategy), input.bytes, w,
+        expect_decodes(zlib_compress(input.bytes, level, w, strategy), input.bytes, w,
                        input.name + " strategy " + std::to_string(strategy) + " level " +
                            std::to_string(level));
       }
@@ -169,12 +151,12 @@ TEST(InflateFormat, DecodesLargeChunksUpTo32MiB) {
   // Levels 1 and 6 in turn over the families (kept few: these tests also run under ASan).
   int level = 1;
   for (const auto& input : test::input_families({4 << 20})) {
-    expect_decodes(compress(input.bytes, level, DeflateWrapper::gzip), input.bytes,
+    expect_decodes(zlib_compress(input.bytes, level, DeflateWrapper::gzip), input.bytes,
                    DeflateWrapper::gzip, input.name + " level " + std::to_string(level));
     level = level == 1 ? 6 : 1;
   }
   const Bytes big = test::smooth_float32_input(32 << 20, 9);
-  expect_decodes(compress(big, 6, DeflateWrapper::zlib), big, DeflateWrapper::zlib,
+  expect_decodes(zlib_compress(big, 6, DeflateWrapper::zlib), big, DeflateWrapper::zlib,
                  "32 MiB float32 level 6");
 }
 
@@ -267,9 +249,10 @@ TEST(InflateFormat, ReadsEveryGzipHeaderField) {
 TEST(InflateFormat, DecodesGzipMembersBackToBack) {
   const Bytes a = test::smooth_uint16_input(30000, 1), b = test::random_input(777, 2),
               c = test::runs_input(50000, 3);
-  Bytes stream = compress(a, 6, DeflateWrapper::gzip);
-  const Bytes sb = compress(b, 1, DeflateWrapper::gzip), sc = compress(c, 9, DeflateWrapper::gzip);
-  const Bytes empty = compress({}, 6, DeflateWrapper::gzip);
+  Bytes stream = zlib_compress(a, 6, DeflateWrapper::gzip);
+  const Bytes sb = zlib_compress(b, 1, DeflateWrapper::gzip),
+              sc = zlib_compress(c, 9, DeflateWrapper::gzip);
+  const Bytes empty = zlib_compress({}, 6, DeflateWrapper::gzip);
   stream.insert(stream.end(), sb.begin(), sb.end());
   stream.insert(stream.end(), empty.begin(), empty.end());
   stream.insert(stream.end(), sc.begin(), sc.end());
@@ -279,8 +262,8 @@ TEST(InflateFormat, DecodesGzipMembersBackToBack) {
   expect_decodes(stream, all, DeflateWrapper::gzip, "three members");
   expect_decodes(stream, all, DeflateWrapper::gzip_or_zlib, "three members");
   // A zlib stream as a member: accepted with detection, not as gzip.
-  const Bytes sz = compress(b, 6, DeflateWrapper::zlib);
-  Bytes mixed = compress(a, 6, DeflateWrapper::gzip);
+  const Bytes sz = zlib_compress(b, 6, DeflateWrapper::zlib);
+  Bytes mixed = zlib_compress(a, 6, DeflateWrapper::gzip);
   mixed.insert(mixed.end(), sz.begin(), sz.end());
   Bytes ab = a;
   ab.insert(ab.end(), b.begin(), b.end());
@@ -288,7 +271,7 @@ TEST(InflateFormat, DecodesGzipMembersBackToBack) {
   EXPECT_EQ(inflate_exact(mixed, ab.size(), DeflateWrapper::gzip).result.status,
             DeviceChunkStatus::corrupt_input);
   // Trailing bytes that are not a member are an error, as for cuzarr's CPU gzip codec.
-  Bytes trailing = compress(a, 6, DeflateWrapper::gzip);
+  Bytes trailing = zlib_compress(a, 6, DeflateWrapper::gzip);
   trailing.push_back(0);
   EXPECT_EQ(inflate_exact(trailing, a.size(), DeflateWrapper::gzip).result.status,
             DeviceChunkStatus::corrupt_input);
@@ -296,7 +279,7 @@ TEST(InflateFormat, DecodesGzipMembersBackToBack) {
 
 TEST(InflateFormat, ZlibStreamIgnoresTrailingBytesAndRefusesPresetDictionaries) {
   const Bytes input = test::smooth_uint16_input(20000, 5);
-  Bytes stream = compress(input, 6, DeflateWrapper::zlib);
+  Bytes stream = zlib_compress(input, 6, DeflateWrapper::zlib);
   const size_t size = stream.size();
   stream.insert(stream.end(), {1, 2, 3});
   const Decoded d = inflate_exact(stream, input.size(), DeflateWrapper::zlib);
@@ -356,7 +339,7 @@ class BitWriter {
 
 TEST(InflateFormat, MatchesCannotReachIntoAnEarlierMember) {
   const Bytes x(100, 'x');
-  Bytes two = compress(x, 6, DeflateWrapper::gzip);
+  Bytes two = zlib_compress(x, 6, DeflateWrapper::gzip);
   // A second member: fixed block, literal 'y', then a match of length 3 at distance 2 (which
   // only the first member's output could serve).
   const Bytes header = {0x1F, 0x8B, 8, 0, 0, 0, 0, 0, 0, 3};
@@ -369,7 +352,7 @@ TEST(InflateFormat, MatchesCannotReachIntoAnEarlierMember) {
   EXPECT_EQ(d.result.status, DeviceChunkStatus::corrupt_input);
   EXPECT_EQ(d.result.size, 101u);  // the literal of the second member was written
   // Distance 1 is within the member: accepted.
-  Bytes ok = compress(x, 6, DeflateWrapper::gzip);
+  Bytes ok = zlib_compress(x, 6, DeflateWrapper::gzip);
   ok.insert(ok.end(), header.begin(), header.end());
   BitWriter good;
   good.bits(1, 1).bits(1, 2).fixed('y').fixed(257).code(0, 5).fixed(256).bits(0, 64);
@@ -612,7 +595,7 @@ TEST(InflateFormat, LyingTrailersAndHeaders) {
   const Bytes input = test::smooth_float32_input(10000, 8);
   // gzip: CRC, ISIZE; zlib: Adler-32.
   for (size_t from_end : {8u, 5u, 4u, 1u}) {
-    Bytes g = compress(input, 6, DeflateWrapper::gzip);
+    Bytes g = zlib_compress(input, 6, DeflateWrapper::gzip);
     g[g.size() - from_end] ^= 0x40;
     EXPECT_EQ(inflate_exact(g, input.size(), DeflateWrapper::gzip).result.status,
               DeviceChunkStatus::checksum_mismatch)
@@ -621,7 +604,7 @@ TEST(InflateFormat, LyingTrailersAndHeaders) {
               DeviceChunkStatus::ok);
   }
   for (size_t from_end : {4u, 1u}) {
-    Bytes z = compress(input, 6, DeflateWrapper::zlib);
+    Bytes z = zlib_compress(input, 6, DeflateWrapper::zlib);
     z[z.size() - from_end] ^= 0x02;
     EXPECT_EQ(inflate_exact(z, input.size(), DeflateWrapper::zlib).result.status,
               DeviceChunkStatus::checksum_mismatch);
@@ -630,7 +613,7 @@ TEST(InflateFormat, LyingTrailersAndHeaders) {
   }
   // Headers: zlib method, window size, FCHECK; gzip magic, method, reserved flags, a length of
   // FEXTRA past the input, a name without its terminating zero.
-  const Bytes z = compress(input, 6, DeflateWrapper::zlib);
+  const Bytes z = zlib_compress(input, 6, DeflateWrapper::zlib);
   auto zlib_status = [&](size_t at, unsigned char value) {
     Bytes bad = z;
     bad[at] = value;
@@ -639,7 +622,7 @@ TEST(InflateFormat, LyingTrailersAndHeaders) {
   EXPECT_EQ(zlib_status(0, 0x79), DeviceChunkStatus::corrupt_input);      // CM 9
   EXPECT_EQ(zlib_status(0, 0x88), DeviceChunkStatus::corrupt_input);      // CINFO 8
   EXPECT_EQ(zlib_status(1, z[1] ^ 1), DeviceChunkStatus::corrupt_input);  // FCHECK
-  const Bytes g = compress(input, 6, DeflateWrapper::gzip);
+  const Bytes g = zlib_compress(input, 6, DeflateWrapper::gzip);
   auto gzip_status = [&](size_t at, unsigned char value) {
     Bytes bad = g;
     bad[at] = value;
@@ -690,7 +673,7 @@ TEST(InflateFormat, TruncatedStreamsFail) {
   for (const auto& input : test::input_families({1, 300, 20000})) {
     for (DeflateWrapper w : kWrappers) {
       for (int level : {0, 1, 9}) {
-        const Bytes stream = compress(input.bytes, level, w);
+        const Bytes stream = zlib_compress(input.bytes, level, w);
         // Every cut for short streams, about 200 evenly spread cuts otherwise.
         const size_t step = std::max<size_t>(1, stream.size() / 200);
         for (size_t cut = 0; cut < stream.size(); cut += step) {
@@ -710,7 +693,7 @@ TEST(InflateFormat, DamagedStreamsNeverOverrunAndAgreeWithZlib) {
   for (const auto& input : test::input_families({100, 1000, 30000})) {
     for (DeflateWrapper w : kWrappers) {
       for (int level : {1, 6}) {
-        const Bytes stream = compress(input.bytes, level, w);
+        const Bytes stream = zlib_compress(input.bytes, level, w);
         for (int trial = 0; trial < 40; ++trial) {
           Bytes damaged = stream;
           const int kind = trial % 4;

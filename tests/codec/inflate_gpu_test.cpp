@@ -14,6 +14,7 @@
 #include "codec/cuda/zlib_gzip_wrappers.hpp"
 #include "gpu_batch_support.hpp"
 #include "gpu_codec_inputs.hpp"
+#include "zlib_test_streams.hpp"
 
 namespace cuzarr {
 namespace {
@@ -29,23 +30,8 @@ class GpuInflate : public test::GpuCodecTest {};
 constexpr DeflateWrapper kWrappers[] = {DeflateWrapper::raw, DeflateWrapper::zlib,
                                         DeflateWrapper::gzip};
 
-int window_bits_of(DeflateWrapper w) {
-  return w == DeflateWrapper::raw ? -15 : w == DeflateWrapper::zlib ? 15 : 31;
-}
-
-Bytes compress(const Bytes& in, int level, DeflateWrapper w, int strategy = Z_DEFAULT_STRATEGY) {
-  z_stream z{};
-  EXPECT_EQ(deflateInit2(&z, level, Z_DEFLATED, window_bits_of(w), 8, strategy), Z_OK);
-  Bytes out(deflateBound(&z, in.size()) + 64);
-  z.next_in = const_cast<Bytef*>(in.data());
-  z.avail_in = static_cast<uInt>(in.size());
-  z.next_out = out.data();
-  z.avail_out = static_cast<uInt>(out.size());
-  EXPECT_EQ(deflate(&z, Z_FINISH), Z_STREAM_END);
-  out.resize(z.total_out);
-  deflateEnd(&z);
-  return out;
-}
+using test::window_bits_of;
+using test::zlib_compress;
 
 Chunks family_chunks(const std::vector<size_t>& sizes) {
   Chunks chunks;
@@ -103,7 +89,7 @@ TEST_F(GpuInflate, DecodesZlibOutputOfEveryFamilyInEveryWrapper) {
   for (DeflateWrapper w : kWrappers) {
     for (int level : {0, 1, 6, 9}) {
       Chunks streams;
-      for (const auto& in : inputs) streams.push_back(compress(in, level, w));
+      for (const auto& in : inputs) streams.push_back(zlib_compress(in, level, w));
       SCOPED_TRACE("wrapper " + std::to_string(static_cast<int>(w)) + " level " +
                    std::to_string(level));
       check_against_serial(streams, test::sizes_of(inputs), w, true, &inputs);
@@ -116,7 +102,7 @@ TEST_F(GpuInflate, DecodesEveryStrategyMisaligned) {
   for (int strategy : {Z_FILTERED, Z_HUFFMAN_ONLY, Z_RLE, Z_FIXED}) {
     Chunks streams;
     for (const auto& in : inputs)
-      streams.push_back(compress(in, 6, DeflateWrapper::gzip, strategy));
+      streams.push_back(zlib_compress(in, 6, DeflateWrapper::gzip, strategy));
     SCOPED_TRACE("strategy " + std::to_string(strategy));
     check_against_serial(streams, test::sizes_of(inputs), DeflateWrapper::gzip, true, &inputs, 3);
   }
@@ -126,9 +112,9 @@ TEST_F(GpuInflate, DecodesMembersBackToBack) {
   const Chunks inputs = family_chunks({0, 1000, 70000});
   Chunks streams, expected;
   for (size_t i = 0; i + 1 < inputs.size(); ++i) {
-    Bytes s = compress(inputs[i], 6, DeflateWrapper::gzip);
+    Bytes s = zlib_compress(inputs[i], 6, DeflateWrapper::gzip);
     const Bytes second =
-        compress(inputs[i + 1], 1, i % 2 ? DeflateWrapper::zlib : DeflateWrapper::gzip);
+        zlib_compress(inputs[i + 1], 1, i % 2 ? DeflateWrapper::zlib : DeflateWrapper::gzip);
     s.insert(s.end(), second.begin(), second.end());
     streams.push_back(s);
     Bytes e = inputs[i];
@@ -147,7 +133,7 @@ TEST_F(GpuInflate, HostileChunksGetTheSerialStatus) {
     Chunks streams;
     std::vector<uint64_t> capacities;
     for (const auto& in : family_chunks({100, 1000, 30000})) {
-      const Bytes stream = compress(in, static_cast<int>(1 + streams.size() % 9), w);
+      const Bytes stream = zlib_compress(in, static_cast<int>(1 + streams.size() % 9), w);
       for (int trial = 0; trial < 40; ++trial) {
         Bytes damaged = stream;
         if (trial % 4 == 0) {
@@ -181,7 +167,7 @@ TEST_F(GpuInflate, LargeBatchesOfSmallChunks) {
   std::vector<uint64_t> capacities;
   for (size_t i = 0; i < 2100; ++i) {
     const Bytes& in = inputs[i % inputs.size()];
-    Bytes s = compress(in, static_cast<int>(i % 10), DeflateWrapper::gzip);
+    Bytes s = zlib_compress(in, static_cast<int>(i % 10), DeflateWrapper::gzip);
     if (i % 7 == 3) s[rng() % s.size()] ^= static_cast<unsigned char>(1u << (rng() % 8));
     streams.push_back(std::move(s));
     capacities.push_back(in.size());
@@ -193,9 +179,9 @@ TEST_F(GpuInflate, ChecksumsAreVerifiedOnlyWhenAsked) {
   const Chunks inputs = family_chunks({1, 5000, 100000});
   Chunks gzip, zlib;
   for (const auto& in : inputs) {
-    gzip.push_back(compress(in, 6, DeflateWrapper::gzip));
+    gzip.push_back(zlib_compress(in, 6, DeflateWrapper::gzip));
     gzip.back()[gzip.back().size() - 6] ^= 1;  // CRC-32
-    zlib.push_back(compress(in, 6, DeflateWrapper::zlib));
+    zlib.push_back(zlib_compress(in, 6, DeflateWrapper::zlib));
     zlib.back()[zlib.back().size() - 1] ^= 1;  // Adler-32
   }
   for (const auto* streams : {&gzip, &zlib}) {

@@ -19,6 +19,7 @@
 #include "codec/cuda/inflate_warp_decode.cuh"
 #include "codec/cuda/zlib_gzip_wrappers.hpp"
 #include "gpu_codec_inputs.hpp"
+#include "zlib_test_streams.hpp"
 
 namespace cuzarr::gpu {
 namespace {
@@ -35,24 +36,7 @@ const uint32_t (*crc_table())[256] {
   return tables.table;
 }
 
-int window_bits_of(DeflateWrapper w) {
-  return w == DeflateWrapper::raw ? -15 : w == DeflateWrapper::zlib ? 15 : 31;
-}
-
-Bytes zlib_compress(const Bytes& in, int level, DeflateWrapper w,
-                    int strategy = Z_DEFAULT_STRATEGY) {
-  z_stream z{};
-  EXPECT_EQ(deflateInit2(&z, level, Z_DEFLATED, window_bits_of(w), 8, strategy), Z_OK);
-  Bytes out(deflateBound(&z, in.size()) + 64);
-  z.next_in = const_cast<Bytef*>(in.data());
-  z.avail_in = static_cast<uInt>(in.size());
-  z.next_out = out.data();
-  z.avail_out = static_cast<uInt>(out.size());
-  EXPECT_EQ(deflate(&z, Z_FINISH), Z_STREAM_END);
-  out.resize(z.total_out);
-  deflateEnd(&z);
-  return out;
-}
+using test::zlib_compress;
 
 struct WarpInflate {
   InflateResult result;
