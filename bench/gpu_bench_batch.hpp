@@ -1,6 +1,6 @@
 // Helpers of the GPU benchmarks (cuzarr_gpu_codec_throughput, cuzarr_nvcomp_comparison): device
-// allocations, a batch of equal chunks in one allocation with the DeviceChunkBatch arrays, the
-// benchmarks' smooth-field-plus-noise data, best-of-N timing with CUDA events and the byte check.
+// allocations, a batch of equal chunks in one allocation with the DeviceChunkBatch arrays,
+// best-of-N timing with CUDA events and the byte check (the data: bench_data.hpp).
 // A failing CUDA call prints what failed and exits with status 2.
 #pragma once
 
@@ -18,6 +18,7 @@
 #include <random>
 #include <vector>
 
+#include "bench_data.hpp"
 #include "codec/cuda/device_chunk_batch.hpp"
 
 namespace cuzarr::bench {
@@ -44,63 +45,6 @@ template <class T>
 T* upload(Device& d, const std::vector<T>& v) {
   CHECK(cudaMemcpy(d.p, v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice));
   return static_cast<T*>(d.p);
-}
-
-/// A smooth 2-D field (rows of 2048 elements) plus noise: `bytes` bytes of uint16 or float32.
-inline std::vector<unsigned char> make_field(size_t bytes, bool is_float, uint32_t seed) {
-  std::vector<unsigned char> v(bytes);
-  std::mt19937 rng(seed);
-  if (is_float) {
-    std::normal_distribution<float> noise(0.0f, 0.01f);
-    for (size_t i = 0; i < bytes / 4; ++i) {
-      const float x = static_cast<float>(i % 2048), y = static_cast<float>(i / 2048);
-      const float value = 280.0f + 15.0f * std::sin(x / 60.0f) * std::cos(y / 80.0f) + noise(rng);
-      std::memcpy(v.data() + 4 * i, &value, 4);
-    }
-  } else {
-    for (size_t i = 0; i < bytes / 2; ++i) {
-      const double x = static_cast<double>(i % 2048), y = static_cast<double>(i / 2048);
-      const auto value = static_cast<uint16_t>(
-          20000 + 8000 * std::sin(x / 60.0) * std::cos(y / 80.0) + static_cast<double>(rng() % 8));
-      std::memcpy(v.data() + 2 * i, &value, 2);
-    }
-  }
-  return v;
-}
-
-/// `bytes` of a uint16 field that compresses about 2.2x with liblz4 (the LZ4 target's "ratio >= 2"
-/// data): the smooth field of make_field quantized to steps of 32, with one sample in five off by
-/// 0 to 3, like quantized measurements or label volumes.
-inline std::vector<unsigned char> make_quantized_field(size_t bytes, uint32_t seed) {
-  std::vector<unsigned char> v(bytes);
-  std::mt19937 rng(seed);
-  for (size_t i = 0; i < bytes / 2; ++i) {
-    const double x = static_cast<double>(i % 2048), y = static_cast<double>(i / 2048);
-    const double smooth = 20000 + 8000 * std::sin(x / 60.0) * std::cos(y / 80.0);
-    const uint32_t jitter = rng() % 100 < 20 ? rng() % 4 : 0;
-    const auto value = static_cast<uint16_t>(std::lround(smooth / 32) * 32 + jitter);
-    std::memcpy(v.data() + 2 * i, &value, 2);
-  }
-  return v;
-}
-
-/// zlib window bits for a gzip member (raw deflate: -15).
-inline constexpr int kGzipWindowBits = 31;
-
-/// A deflate stream of `in` at `level` written by zlib: raw (window bits -15) or gzip (31).
-inline std::vector<unsigned char> zlib_compress(const unsigned char* in, size_t n, int level,
-                                                int window_bits) {
-  z_stream z{};
-  if (deflateInit2(&z, level, Z_DEFLATED, window_bits, 8, Z_DEFAULT_STRATEGY) != Z_OK) std::exit(2);
-  std::vector<unsigned char> out(deflateBound(&z, n) + 64);
-  z.next_in = const_cast<Bytef*>(in);
-  z.avail_in = static_cast<uInt>(n);
-  z.next_out = out.data();
-  z.avail_out = static_cast<uInt>(out.size());
-  if (deflate(&z, Z_FINISH) != Z_STREAM_END) std::exit(2);
-  out.resize(z.total_out);
-  deflateEnd(&z);
-  return out;
 }
 
 /// A batch of `count` chunks of `chunk` bytes in one allocation (chunk i at i * stride), with the
