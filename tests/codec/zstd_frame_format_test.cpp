@@ -238,6 +238,29 @@ TEST(ZstdFrameFormat, RefusesFramesNamingADictionary) {
   }
 }
 
+TEST(ZstdFrameFormat, LeavesWindowsLargerThanLibzstdsToTheCpu) {
+  const Bytes input = test::runs_input(50000, 5);
+  Params p;
+  p.content_size = false;  // a Window_Descriptor follows the frame header descriptor
+  Bytes frame = zstd_compress(input, p);
+  ASSERT_EQ(frame[4] & 0x20u, 0u);
+  Bytes out;
+  // Window_Log 31 (exponent 21): the largest libzstd decodes; the content needs far less.
+  frame[5] = static_cast<unsigned char>(21u << 3);
+  const auto ok = decode(frame, input.size(), out);
+  ASSERT_EQ(ok.status, DeviceChunkStatus::ok);
+  EXPECT_TRUE(out == input);
+  EXPECT_EQ(libzstd_decode(frame, input.size()), input);
+  // Window_Log 32 and more: libzstd refuses the frame; here it is unsupported (the CPU's call).
+  for (unsigned exponent : {22u, 30u, 31u}) {
+    frame[5] = static_cast<unsigned char>(exponent << 3 | 7u);
+    EXPECT_EQ(decode(frame, input.size(), out).status, DeviceChunkStatus::unsupported);
+    Bytes refused(input.size());
+    EXPECT_TRUE(
+        ZSTD_isError(ZSTD_decompress(refused.data(), refused.size(), frame.data(), frame.size())));
+  }
+}
+
 TEST(ZstdFrameFormat, ReportsOutputTooSmall) {
   const Bytes input = test::smooth_float32_input(100000, 4);
   for (bool content_size : {false, true}) {

@@ -21,6 +21,9 @@
 
 namespace cuzarr::gpu {
 
+/// The largest Window_Log decoded here: libzstd's (ZSTD_WINDOWLOG_MAX on 64-bit machines).
+inline constexpr unsigned kZstdMaxWindowLog = 31;
+
 inline constexpr uint32_t kZstdFrameMagic = 0xFD2FB528u;
 /// Skippable frames: magic 0x184D2A50..0x184D2A5F, a 4-byte size, then that many bytes
 /// (RFC 8878, 3.1.2).
@@ -112,6 +115,9 @@ struct ZstdFrameDecoder {
     if (!single_segment) {
       // Window_Size = 2^(10 + Exponent) + Mantissa / 8 of that (RFC 8878, 3.1.1.1.2).
       const unsigned w = in[ip++];
+      // 3.1.1.1.2 lets a decoder refuse a frame that needs more memory than it allows: libzstd
+      // refuses Window_Log above 31, so such a frame is left to the CPU library and its error.
+      if (10 + (w >> 3) > kZstdMaxWindowLog) return DeviceChunkStatus::unsupported;
       const uint64_t base = uint64_t{1} << (10 + (w >> 3));
       window = base + (base / 8) * (w & 7u);
     }
