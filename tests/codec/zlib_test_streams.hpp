@@ -20,12 +20,16 @@ inline int window_bits_of(gpu::DeflateWrapper w) {
                                           : kGzipBits;
 }
 
-/// zlib's deflate of `in` in one call.
+/// zlib's deflate of `in` in one call; `header`: the fields of a gzip member's header (window
+/// bits 31 only).
 inline std::vector<unsigned char> zlib_compress(const std::vector<unsigned char>& in, int level,
                                                 int window_bits, int strategy = Z_DEFAULT_STRATEGY,
-                                                int mem_level = 8) {
+                                                int mem_level = 8, gz_header* header = nullptr) {
   z_stream z{};
   EXPECT_EQ(deflateInit2(&z, level, Z_DEFLATED, window_bits, mem_level, strategy), Z_OK);
+  if (header != nullptr) {
+    EXPECT_EQ(deflateSetHeader(&z, header), Z_OK);
+  }
   std::vector<unsigned char> out(deflateBound(&z, in.size()) + 64);
   z.next_in = const_cast<Bytef*>(in.data());
   z.avail_in = static_cast<uInt>(in.size());

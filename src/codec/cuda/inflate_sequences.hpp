@@ -16,8 +16,6 @@
 
 namespace cuzarr::gpu {
 
-CUZARR_HOST_DEVICE inline uint64_t umin64(uint64_t a, uint64_t b) { return a < b ? a : b; }
-
 inline constexpr uint32_t kInflateBatchSteps = 128;
 inline constexpr uint32_t kInflateBatchLiterals = 1024;
 
@@ -38,11 +36,9 @@ struct InflateBatchStep {
 /// kInflateBatchLiterals bytes, then the stored block, if any.
 struct InflateBatch {
   uint64_t start;          ///< output position of the batch's first byte
-  uint64_t end;            ///< output position after the batch
   uint64_t stored_in;      ///< input position of the stored block's bytes
   uint32_t stored_length;  ///< 0: no stored block (it follows the steps)
   uint32_t step_count;
-  uint32_t literal_count;
   bool end_of_stream;  ///< the stream ended with this batch
   InflateBatchStep steps[kInflateBatchSteps];
   unsigned char literals[kInflateBatchLiterals];
@@ -85,8 +81,9 @@ struct InflateBatchSink {
     // 32-bit counters from here: `produced` bytes since the call, at most `room` before any
     // symbol (every symbol then fits the output), distances up to `window` + produced.
     constexpr uint64_t kCounterCap = uint64_t{1} << 30;
-    const auto room = static_cast<uint32_t>(umin64(capacity - kMaxMatch - s.op, kCounterCap));
-    const auto window = static_cast<uint32_t>(umin64(s.op - s.window_start, kCounterCap));
+    const uint64_t room_left = capacity - kMaxMatch - s.op, reach = s.op - s.window_start;
+    const auto room = static_cast<uint32_t>(room_left < kCounterCap ? room_left : kCounterCap);
+    const auto window = static_cast<uint32_t>(reach < kCounterCap ? reach : kCounterCap);
     uint32_t produced = 0;
     uint32_t run_start = literals - run;  // where the literals since the last match begin
     while (literals < kInflateBatchLiterals && produced <= room) {
@@ -144,7 +141,6 @@ struct InflateBatchSink {
     if (run > 0) batch->steps[steps++] = InflateBatchStep::make(run, 0, 0);
     run = 0;
     batch->step_count = steps;
-    batch->literal_count = literals;
   }
 };
 
@@ -176,7 +172,6 @@ CUZARR_HOST_DEVICE inline DeviceChunkStatus inflate_fill_batch(InflateStream& s,
   }
   sink.close();
   b.end_of_stream = end_of_stream;
-  b.end = s.op;
   return DeviceChunkStatus::ok;
 }
 
