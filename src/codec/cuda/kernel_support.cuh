@@ -49,14 +49,14 @@ inline unsigned grid_for(size_t count, uint32_t parts) {
   return static_cast<unsigned>(count * parts);
 }
 
-/// Copies n bytes from src to dst with the threads [rank, rank + ranks) (16-byte words when both
-/// pointers allow it).
+/// Copies n bytes from src to dst with the threads [rank, rank + ranks): 16-byte words when both
+/// pointers have the same alignment, else 4-byte words of dst, each put together from the two
+/// aligned source words that hold its bytes. Only bytes of src[0, n) are read.
 __device__ inline void cooperative_copy(unsigned char* dst, const unsigned char* src, uint64_t n,
                                         uint64_t rank, uint64_t ranks) {
   const auto d = reinterpret_cast<uintptr_t>(dst), s = reinterpret_cast<uintptr_t>(src);
-  uint64_t head = 0;
   if ((d % 16) == (s % 16)) {
-    head = umin(n, (16 - d % 16) % 16);
+    const uint64_t head = umin(n, (16 - d % 16) % 16);
     const uint64_t words = (n - head) / 16;
     auto* dw = reinterpret_cast<uint4*>(dst + head);
     const auto* sw = reinterpret_cast<const uint4*>(src + head);
@@ -65,7 +65,34 @@ __device__ inline void cooperative_copy(unsigned char* dst, const unsigned char*
     for (uint64_t t = head + words * 16 + rank; t < n; t += ranks) dst[t] = src[t];
     return;
   }
-  for (uint64_t t = rank; t < n; t += ranks) dst[t] = src[t];
+  // dst + head is 4-aligned; its word w holds src[head + 4w, head + 4w + 4), which starts `skew`
+  // bytes into the aligned source word sw[w]. Words [first, last) read only sw[w] (and sw[w + 1]
+  // when skew != 0) inside src[0, n); the bytes before and after them are copied one by one.
+  const uint64_t head = umin(n, (4 - d % 4) % 4);
+  const uint32_t skew = static_cast<uint32_t>((s + head) % 4);
+  const uint64_t first = skew > head ? 1 : 0;
+  const uint64_t span = n - head + skew;  // bytes of src from sw[0] on, plus the skew before src
+  const uint64_t needed = skew != 0 ? 8 : 4;
+  const uint64_t last = span >= needed ? umax(first, (span - needed) / 4 + 1) : first;
+  auto* dw = reinterpret_cast<uint32_t*>(dst + head);
+  const auto* sw = reinterpret_cast<const uint32_t*>(src + head - skew);
+  const uint32_t low_shift = 8 * skew, high_shift = 32 - low_shift;
+  const auto word = [&](uint64_t w) {
+    // (high << 1) << (high_shift - 1): high << high_shift without a shift by 32 when skew is 0.
+    return skew == 0 ? sw[w] : (sw[w] >> low_shift) | ((sw[w + 1] << 1) << (high_shift - 1));
+  };
+  uint64_t w = first + rank;
+  for (; w + 3 * ranks < last; w += 4 * ranks) {  // four words in flight per thread
+    const uint32_t a = word(w), b = word(w + ranks), c = word(w + 2 * ranks),
+                   e = word(w + 3 * ranks);
+    dw[w] = a;
+    dw[w + ranks] = b;
+    dw[w + 2 * ranks] = c;
+    dw[w + 3 * ranks] = e;
+  }
+  for (; w < last; w += ranks) dw[w] = word(w);
+  for (uint64_t t = rank; t < head + 4 * first; t += ranks) dst[t] = src[t];
+  for (uint64_t t = head + 4 * last + rank; t < n; t += ranks) dst[t] = src[t];
 }
 
 }  // namespace cuzarr::gpu::detail

@@ -30,6 +30,24 @@ CUZARR_HOST_DEVICE inline uint64_t zstd_load_le64_bounded(const unsigned char* d
   return v;
 }
 
+/// zstd_load_le64_bounded; on the GPU two aligned 64-bit loads instead of eight byte loads when
+/// both aligned words lie inside data[0, size) (all but the few words at the buffer's ends).
+CUZARR_HOST_DEVICE inline uint64_t zstd_load_le64(const unsigned char* data, uint64_t size,
+                                                  uint64_t index) {
+#if defined(__CUDA_ARCH__)
+  const auto address = reinterpret_cast<uintptr_t>(data + index);
+  const uint32_t skew = static_cast<uint32_t>(address & 7u);
+  if (index >= skew && index - skew + 16 <= size) {
+    const auto* words = reinterpret_cast<const uint64_t*>(address - skew);
+    const uint64_t low = words[0], high = words[1];
+    // (high << 1) << (63 - shift): high << (64 - shift) without a shift by 64 when skew is 0.
+    const uint32_t shift = 8 * skew;
+    return (low >> shift) | ((high << 1) << (63 - shift));
+  }
+#endif
+  return zstd_load_le64_bounded(data, size, index);
+}
+
 /// Reads little-endian bit fields from the start of a buffer (bit 0 of byte 0 first).
 struct ZstdForwardBitReader {
   const unsigned char* data = nullptr;
@@ -38,7 +56,7 @@ struct ZstdForwardBitReader {
 
   /// The next n (<= 32) bits; bits past the end read as 0 (check overran()).
   CUZARR_HOST_DEVICE uint32_t peek(unsigned n) const {
-    const uint64_t v = zstd_load_le64_bounded(data, size, bit >> 3) >> (bit & 7);
+    const uint64_t v = zstd_load_le64(data, size, bit >> 3) >> (bit & 7);
     return static_cast<uint32_t>(v & ((uint64_t{1} << n) - 1));
   }
   CUZARR_HOST_DEVICE void skip(unsigned n) { bit += n; }
@@ -75,7 +93,7 @@ struct ZstdBackwardBitReader {
       // Load the 8 bytes that end with the field's last byte (they hold it whole: n <= 57).
       const uint64_t end = (lo + n + 7) / 8;
       const uint64_t start = end >= 8 ? end - 8 : 0;
-      window = zstd_load_le64_bounded(data, size, start);
+      window = zstd_load_le64(data, size, start);
       window_base = start * 8;
     }
     return (window >> (lo - window_base)) & ((uint64_t{1} << n) - 1);

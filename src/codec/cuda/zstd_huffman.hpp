@@ -128,6 +128,50 @@ CUZARR_HOST_DEVICE inline DeviceChunkStatus zstd_huffman_read_table(const unsign
   return position == (1u << max_bits) ? DeviceChunkStatus::ok : DeviceChunkStatus::corrupt_input;
 }
 
+/// Decodes symbols one at a time from any bit position of a Huffman-coded backward bitstream
+/// in[0, size): `pos` is the number of bits not read yet, the next code ends at bit pos - 1. The
+/// 64 bits that end with the byte of the next unread bit are kept, and loaded again when fewer
+/// than max_bits of them are left. Several threads can decode one stream from different places.
+struct ZstdHuffmanCursor {
+  const unsigned char* in = nullptr;
+  uint32_t size = 0;
+  uint32_t pos = 0;
+  uint32_t base = 0;  ///< the stream bit of the window's bit 0
+  uint64_t window = 0;
+
+  /// Starts decoding at bit position p (<= the stream's bits).
+  CUZARR_HOST_DEVICE void seek(uint32_t p) {
+    pos = p;
+    load();
+  }
+  CUZARR_HOST_DEVICE void load() {
+    const uint32_t top = (pos + 7) / 8;  // bytes [0, top) hold the unread bits
+    const uint32_t start = top >= 8 ? top - 8 : 0;
+    window = zstd_load_le64(in, size, start);
+    base = start * 8;
+  }
+  /// The table cell of the next code (pos > 0); bits below the stream's start read as 0.
+  CUZARR_HOST_DEVICE ZstdHuffmanCell peek(const ZstdHuffmanTable& table) {
+    const uint32_t max_bits = table.max_bits;
+    if (pos - base < max_bits && base > 0) load();
+    const uint32_t rel = pos - base;  // window bits [0, rel) are unread
+    const uint32_t mask = (1u << max_bits) - 1;
+    const uint32_t index = rel >= max_bits
+                               ? static_cast<uint32_t>(window >> (rel - max_bits)) & mask
+                               : static_cast<uint32_t>(window << (max_bits - rel)) & mask;
+    return table.cells[index];
+  }
+  /// Decodes the next symbol (pos > 0); false, consuming nothing, when its code is longer than
+  /// the bits left.
+  CUZARR_HOST_DEVICE bool next(const ZstdHuffmanTable& table, unsigned char& symbol) {
+    const ZstdHuffmanCell cell = peek(table);
+    if (cell.bits > pos) return false;
+    pos -= cell.bits;
+    symbol = cell.symbol;
+    return true;
+  }
+};
+
 /// Decodes `count` literals from the backward bitstream in[0, size) into out; the stream must be
 /// consumed exactly (corrupt_input otherwise).
 CUZARR_HOST_DEVICE inline DeviceChunkStatus zstd_huffman_decode_stream(
@@ -145,7 +189,7 @@ CUZARR_HOST_DEVICE inline DeviceChunkStatus zstd_huffman_decode_stream(
   while (i < count) {
     const uint64_t top = (r.remaining + 7) / 8;  // bytes [0, top) hold the unread bits
     if (top < 8) break;
-    const uint64_t window = zstd_load_le64_bounded(in, size, top - 8);
+    const uint64_t window = zstd_load_le64(in, size, top - 8);
     const uint64_t base = (top - 8) * 8;  // the stream bit of the window's bit 0
     uint64_t avail = r.remaining - base;
     while (avail >= max_bits && i < count) {

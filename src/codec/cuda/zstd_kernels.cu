@@ -5,6 +5,8 @@
 #include "codec/cuda/zstd_block_parallel.hpp"
 #include "codec/cuda/zstd_frame_format.hpp"
 #include "codec/cuda/zstd_kernels.hpp"
+#include "codec/cuda/zstd_warp_decode.cuh"
+#include "codec/cuda/zstd_warp_huffman.cuh"
 #include "memory/cuda_check.hpp"
 
 namespace cuzarr::gpu {
@@ -12,67 +14,12 @@ namespace {
 
 using detail::kFullMask;
 using detail::kWarpSize;
+using detail::warp_zstd_decode;
 
 constexpr int kDecodeWarps = 4;           // warps per thread block
 constexpr size_t kMaxDecodeWarps = 2048;  // decoding warps at most, each with its workspace
 
 size_t decode_workers(size_t count) { return std::min(count, kMaxDecodeWarps); }
-
-__device__ inline uint64_t broadcast64(uint64_t v) {
-  return static_cast<uint64_t>(__shfl_sync(kFullMask, static_cast<unsigned long long>(v), 0));
-}
-
-/// One chunk, one warp: lane 0 produces the steps (all checks in ZstdFrameDecoder) in groups of
-/// up to 32 sequences of one block, which the warp executes together (warp_copy_steps.cuh); lanes
-/// 0..3 decode a block's Huffman literal streams. A group never reaches past its block: the next
-/// block's literals overwrite the workspace, and a frame's checksum reads all of its output. All
-/// lanes return the same result.
-__device__ DecodeResult warp_zstd_decode(const unsigned char* in, uint64_t in_size,
-                                         unsigned char* out, uint64_t capacity,
-                                         ZstdWorkspace* workspace, bool verify, unsigned lane) {
-  ZstdFrameDecoder decoder;
-  if (lane == 0) decoder.init(in, in_size, out, capacity, workspace, verify);
-  uint64_t op = 0;
-  for (;;) {
-    unsigned streams = 0;  // lane 0: Huffman literal streams to decode before going on
-    bool done = false;     // lane 0: every frame decoded
-    const detail::WarpStepGroup g = detail::warp_parse_group<detail::WarpParse::lane0>(
-        op, lane, [&](uint64_t, detail::WarpStep& s) {
-          ZstdStep step{nullptr, 0, 0, 0, 0, 0};
-          const DeviceChunkStatus status = decoder.next(step, done);
-          if (status != DeviceChunkStatus::ok) return static_cast<int>(status);
-          if (done) return static_cast<int>(detail::kStepNone);
-          if (step.huffman_streams > 0) {
-            streams = step.huffman_streams;
-            return static_cast<int>(detail::kStepNone);
-          }
-          s.literals = step.literals;
-          s.literal_length = step.literal_length;
-          s.match_distance = step.match_distance;
-          s.match_length = step.match_length;
-          const bool more_in_block = decoder.phase == ZstdFrameDecoder::Phase::sequences &&
-                                     decoder.sequences.remaining > 0;
-          return more_in_block ? 0 : static_cast<int>(detail::kStepEndGroup);
-        });
-    // Ends with __syncwarp: the next steps, the checksum and the literal decoding see the bytes
-    // and lane 0's workspace writes.
-    op = detail::warp_execute_group(g, out, op, lane);
-    if (g.status != DeviceChunkStatus::ok) return {g.status, 0};
-    if (__shfl_sync(kFullMask, static_cast<int>(done), 0) != 0) {
-      return {DeviceChunkStatus::ok, broadcast64(decoder.op)};
-    }
-    // Huffman literals: lanes 0..3 decode one stream each (lane 0 wrote their locations into the
-    // workspace).
-    streams = __shfl_sync(kFullMask, streams, 0);
-    if (streams > 0) {
-      DeviceChunkStatus h = DeviceChunkStatus::ok;
-      if (lane < streams) h = zstd_decode_literal_stream(workspace->literals, lane);
-      const bool failed = __any_sync(kFullMask, h != DeviceChunkStatus::ok);
-      __syncwarp();  // the literals are visible to the whole warp
-      if (failed) return {DeviceChunkStatus::corrupt_input, 0};
-    }
-  }
-}
 
 __global__ void __launch_bounds__(kDecodeWarps* kWarpSize)
     zstd_decode_kernel(DeviceChunkBatch batch, ZstdWorkspace* workspaces, size_t workers,
@@ -225,13 +172,11 @@ __global__ void __launch_bounds__(kBpWarps* kWarpSize)
     }
     __syncwarp();  // the Huffman table and the stream locations are visible to the warp
     status = static_cast<DeviceChunkStatus>(__shfl_sync(kFullMask, static_cast<int>(status), 0));
-    // Lanes 0..3: one Huffman stream each.
-    DeviceChunkStatus h = DeviceChunkStatus::ok;
-    if (status == DeviceChunkStatus::ok && lane < streams[warp].count) {
-      h = zstd_bp_decode_literal_stream(tables[warp], streams[warp], lane, slot.literals);
+    // The whole warp decodes the Huffman streams.
+    if (status == DeviceChunkStatus::ok) {
+      status = detail::warp_zstd_decode_huffman(tables[warp].huffman, streams[warp], slot.literals,
+                                                lane);
     }
-    if (__any_sync(kFullMask, h != DeviceChunkStatus::ok))
-      status = DeviceChunkStatus::corrupt_input;
     if (lane == 0) {
       if (status == DeviceChunkStatus::ok) {
         status = zstd_bp_decode_sequences(in, rec, tables[warp], slot.sequences);
