@@ -91,7 +91,7 @@ __device__ inline void cooperative_copy(unsigned char* dst, const unsigned char*
     dw[w + 3 * ranks] = e;
   }
   for (; w < last; w += ranks) dw[w] = word(w);
-  for (uint64_t t = rank; t < head + 4 * first; t += ranks) dst[t] = src[t];
+  for (uint64_t t = rank; t < umin(n, head + 4 * first); t += ranks) dst[t] = src[t];
   for (uint64_t t = head + 4 * last + rank; t < n; t += ranks) dst[t] = src[t];
 }
 

@@ -1,0 +1,54 @@
+// cooperative_copy (kernel_support.cuh), the copy the GPU kernels share, run on the CPU for every
+// rank of a warp: every pair of pointer alignments, lengths around the word sizes; the bytes
+// around the destination stay untouched, and the source is an exact-size heap copy (reads past
+// it are caught under AddressSanitizer).
+#include "warp_emulator.hpp"
+// The emulator must come before the device headers.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <vector>
+
+#include "codec/cuda/kernel_support.cuh"
+
+namespace cuzarr::gpu {
+namespace {
+
+constexpr size_t kGuard = 24;
+constexpr unsigned char kGuardByte = 0xEE;
+
+TEST(CooperativeCopy, CopiesEveryAlignmentAndLengthExactly) {
+  std::vector<size_t> lengths;
+  for (size_t n = 0; n <= 80; ++n) lengths.push_back(n);
+  for (size_t n : {127, 128, 129, 511, 1000, 4099}) lengths.push_back(n);
+  for (size_t n : lengths) {
+    std::vector<unsigned char> data(n);
+    for (size_t i = 0; i < n; ++i) data[i] = static_cast<unsigned char>(i * 7 + 3);
+    for (size_t src_skew = 0; src_skew < 16; ++src_skew) {
+      // Every residue modulo 16 (the allocation is 16-aligned); the source ends exactly where
+      // its allocation ends.
+      auto source = std::unique_ptr<unsigned char[]>(new unsigned char[src_skew + n + 1]);
+      unsigned char* src = source.get() + 1 + src_skew;
+      if (n > 0) std::memcpy(src, data.data(), n);
+      for (size_t dst_skew = 0; dst_skew < 16; ++dst_skew) {
+        std::vector<unsigned char> out(n + dst_skew + 2 * kGuard + 16, kGuardByte);
+        unsigned char* base = out.data() + kGuard;
+        base += (16 - reinterpret_cast<uintptr_t>(base) % 16) % 16;
+        unsigned char* dst = base + dst_skew;
+        for (uint64_t rank = 0; rank < 32; ++rank) detail::cooperative_copy(dst, src, n, rank, 32);
+        SCOPED_TRACE("n " + std::to_string(n) + " src skew " + std::to_string(src_skew) +
+                     " dst skew " + std::to_string(dst_skew));
+        ASSERT_TRUE(n == 0 || std::memcmp(dst, data.data(), n) == 0);
+        for (unsigned char* p = out.data(); p < dst; ++p) ASSERT_EQ(*p, kGuardByte);
+        for (unsigned char* p = dst + n; p < out.data() + out.size(); ++p) {
+          ASSERT_EQ(*p, kGuardByte);
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace cuzarr::gpu
