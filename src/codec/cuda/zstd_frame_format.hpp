@@ -49,6 +49,17 @@ struct ZstdStep {
   uint32_t huffman_streams;
 };
 
+/// One sequence of a batch (ZstdFrameDecoder::next_sequences): `literal_length` bytes of the
+/// block's literals from `literal_start`, then `match_length` bytes from `distance` bytes back.
+/// Every field fits 32 bits: literals and matches stay within a block (at most 128 KiB), and an
+/// offset code of at most 31 gives an offset below 2^32.
+struct ZstdSequenceStep {
+  uint32_t literal_start;
+  uint32_t literal_length;
+  uint32_t match_length;
+  uint32_t distance;
+};
+
 /// The frame-level state machine. Call next() until it reports done or an error, executing each
 /// step before the next call (the content checksum reads the output written so far).
 struct ZstdFrameDecoder {
@@ -73,7 +84,7 @@ struct ZstdFrameDecoder {
   bool last_block = false;
   uint64_t block_max = 0;
   uint64_t block_limit = 0;  ///< op may not pass this within the current block
-  uint64_t reps[3] = {1, 4, 8};
+  ZstdRepeatOffsets reps;
   // The current compressed block.
   ZstdLiterals literals;
   uint64_t literal_pos = 0;
@@ -143,11 +154,37 @@ struct ZstdFrameDecoder {
   /// Starts a frame: repeat offsets and entropy tables do not carry over from a previous frame.
   CUZARR_HOST_DEVICE void reset_frame_state() {
     frame_start = op;
-    reps[0] = 1;
-    reps[1] = 4;
-    reps[2] = 8;
+    reps = ZstdRepeatOffsets{};
     workspace->literals.huffman_valid = false;
     for (int k = 0; k < 3; ++k) workspace->sequences.valid[k] = false;
+  }
+
+  /// In the sequences phase with sequences left: decodes up to `max` of the block's sequences
+  /// into steps[0, count), with every check of a step (a literal length within the literals, a
+  /// match within the frame's output so far, the block's and the output's room).
+  CUZARR_HOST_DEVICE DeviceChunkStatus next_sequences(ZstdSequenceStep* steps, uint32_t max,
+                                                      uint32_t& count) {
+    count = 0;
+    uint64_t o = op, lp = literal_pos;
+    while (count < max && sequences.remaining > 0) {
+      ZstdSequence seq;
+      const DeviceChunkStatus s = sequences.next(seq, reps);
+      if (s != DeviceChunkStatus::ok) return s;
+      const uint64_t ll = seq.literal_length, ml = seq.match_length;
+      if (ll > literals.size - lp) return DeviceChunkStatus::corrupt_input;
+      // A match may reach back to the start of the frame, no further (no dictionary).
+      if (seq.offset > o + ll - frame_start) return DeviceChunkStatus::corrupt_input;
+      if (ml > block_limit - o || ll > block_limit - o - ml) return DeviceChunkStatus::corrupt_input;
+      if (ll + ml > capacity - o) return DeviceChunkStatus::output_too_small;
+      steps[count++] = ZstdSequenceStep{static_cast<uint32_t>(lp), static_cast<uint32_t>(ll),
+                                        static_cast<uint32_t>(ml),
+                                        static_cast<uint32_t>(seq.offset)};
+      lp += ll;
+      o += ll + ml;
+    }
+    op = o;
+    literal_pos = lp;
+    return DeviceChunkStatus::ok;
   }
 
   /// Produces the next step (returns ok with done = false), finishes (ok, done = true), or fails.
@@ -240,26 +277,17 @@ struct ZstdFrameDecoder {
             phase = Phase::block_end;
             continue;
           }
-          ZstdSequence seq;
-          DeviceChunkStatus s = sequences.next(seq, reps);
+          const uint64_t at = op;
+          ZstdSequenceStep seq;
+          uint32_t count = 0;
+          const DeviceChunkStatus s = next_sequences(&seq, 1, count);
           if (s != DeviceChunkStatus::ok) return s;
-          if (seq.literal_length > literals.size - literal_pos) {
-            return DeviceChunkStatus::corrupt_input;
-          }
-          // A match may reach back to the start of the frame, no further (no dictionary).
-          if (seq.offset > op + seq.literal_length - frame_start) {
-            return DeviceChunkStatus::corrupt_input;
-          }
-          if (seq.match_length > block_limit - op ||
-              seq.literal_length > block_limit - op - seq.match_length) {
-            return DeviceChunkStatus::corrupt_input;
-          }
-          s = room_for(seq.literal_length + seq.match_length);
-          if (s != DeviceChunkStatus::ok) return s;
-          step = ZstdStep{
-              literals.data + literal_pos, seq.literal_length, seq.offset, seq.match_length, op, 0};
-          literal_pos += seq.literal_length;
-          op += seq.literal_length + seq.match_length;
+          step = ZstdStep{literals.data + seq.literal_start,
+                          seq.literal_length,
+                          seq.distance,
+                          seq.match_length,
+                          at,
+                          0};
           return DeviceChunkStatus::ok;
         }
         case Phase::block_end: {  // the literals left after the last sequence

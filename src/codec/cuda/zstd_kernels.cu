@@ -24,16 +24,18 @@ size_t decode_workers(size_t count) { return std::min(count, kMaxDecodeWarps); }
 __global__ void __launch_bounds__(kDecodeWarps* kWarpSize)
     zstd_decode_kernel(DeviceChunkBatch batch, ZstdWorkspace* workspaces, size_t workers,
                        bool verify, const uint32_t* handled) {
+  __shared__ ZstdSequenceStep batches[kDecodeWarps][detail::kZstdSequenceBatch];
   const size_t worker = blockIdx.x * size_t{kDecodeWarps} + threadIdx.x / kWarpSize;
   if (worker >= workers) return;
   const unsigned lane = threadIdx.x % kWarpSize;
+  ZstdSequenceStep* batch_steps = batches[threadIdx.x / kWarpSize];
   for (size_t chunk = worker; chunk < batch.count; chunk += workers) {
     if (handled != nullptr && handled[chunk] != 0) continue;  // decoded block-parallel
     const auto* in = reinterpret_cast<const unsigned char*>(batch.inputs[chunk]);
     auto* out = reinterpret_cast<unsigned char*>(batch.outputs[chunk]);
     const DecodeResult r =
         warp_zstd_decode(in, batch.input_sizes[chunk], out, batch.output_capacities[chunk],
-                         workspaces + worker, verify, lane);
+                         workspaces + worker, batch_steps, verify, lane);
     if (lane == 0) {
       batch.statuses[chunk] = r.status;
       batch.output_sizes[chunk] = r.status == DeviceChunkStatus::ok ? r.size : 0;

@@ -32,6 +32,38 @@ struct ZstdSequence {
   uint64_t offset;
 };
 
+/// The repeat offset history of a frame (RFC 8878, 3.1.2.5), in three registers (no indexed
+/// array, which a GPU thread would keep in local memory).
+struct ZstdRepeatOffsets {
+  uint64_t r0 = 1, r1 = 4, r2 = 8;
+
+  /// The offset of a sequence from its Offset_Value and literal length, updating the history.
+  /// Values 1..3 name repeat offsets, shifted by one when the literal length is 0 (the shifted
+  /// value 3 means repeat offset 1 minus one); the offset used moves to the front. false when
+  /// that offset is 0.
+  CUZARR_HOST_DEVICE bool resolve(uint64_t offset_value, uint64_t literal_length,
+                                  uint64_t& offset) {
+    if (offset_value > 3) {
+      offset = offset_value - 3;
+      r2 = r1;
+      r1 = r0;
+      r0 = offset;
+      return true;
+    }
+    const uint64_t index = offset_value - 1 + (literal_length == 0 ? 1 : 0);
+    if (index == 0) {
+      offset = r0;
+      return true;
+    }
+    offset = index == 1 ? r1 : index == 2 ? r2 : r0 - 1;
+    if (offset == 0) return false;
+    if (index != 1) r2 = r1;
+    r1 = r0;
+    r0 = offset;
+    return true;
+  }
+};
+
 /// Literal length code -> baseline and extra bits (RFC 8878, 3.1.1.3.2.1.1).
 CUZARR_HOST_DEVICE inline void zstd_literal_length_code(unsigned code, uint32_t& baseline,
                                                         unsigned& bits) {
@@ -118,35 +150,13 @@ struct ZstdSequenceDecoder {
 
   /// Decodes the next sequence and updates the repeat offsets `reps`. corrupt_input when the
   /// bitstream runs out or a repeat offset becomes 0.
-  CUZARR_HOST_DEVICE DeviceChunkStatus next(ZstdSequence& seq, uint64_t* reps) {
+  CUZARR_HOST_DEVICE DeviceChunkStatus next(ZstdSequence& seq, ZstdRepeatOffsets& reps) {
     uint64_t offset_value = 0;
     const DeviceChunkStatus s = next_raw(seq.literal_length, seq.match_length, offset_value);
     if (s != DeviceChunkStatus::ok) return s;
-    // Offset values 1..3 name repeat offsets, shifted by one when the literal length is 0; the
-    // offset used moves to the front of the history (RFC 8878, 3.1.2.5).
-    if (offset_value > 3) {
-      seq.offset = offset_value - 3;
-      reps[2] = reps[1];
-      reps[1] = reps[0];
-      reps[0] = seq.offset;
-      return DeviceChunkStatus::ok;
-    }
-    const uint64_t index = offset_value - 1 + (seq.literal_length == 0 ? 1 : 0);
-    if (index == 0) {
-      seq.offset = reps[0];
-    } else if (index == 3) {
-      seq.offset = reps[0] - 1;
-      if (seq.offset == 0) return DeviceChunkStatus::corrupt_input;
-      reps[2] = reps[1];
-      reps[1] = reps[0];
-      reps[0] = seq.offset;
-    } else {
-      seq.offset = reps[index];
-      if (index == 2) reps[2] = reps[1];
-      reps[1] = reps[0];
-      reps[0] = seq.offset;
-    }
-    return DeviceChunkStatus::ok;
+    return reps.resolve(offset_value, seq.literal_length, seq.offset)
+               ? DeviceChunkStatus::ok
+               : DeviceChunkStatus::corrupt_input;
   }
 
   /// After the last sequence, the bitstream must be consumed exactly.

@@ -13,54 +13,89 @@
 
 namespace cuzarr::gpu::detail {
 
-/// One chunk, one warp: lane 0 produces the steps (all checks in ZstdFrameDecoder) in groups of
-/// up to 32 sequences of one block, which the warp executes together; the whole warp decodes a
-/// block's Huffman literal streams. A group never reaches past its block: the next block's
-/// literals overwrite the workspace, and a frame's checksum reads all of its output. All lanes
-/// return the same result.
+/// Sequences lane 0 decodes before the warp executes them.
+inline constexpr uint32_t kZstdSequenceBatch = 64;
+
+/// What lane 0 hands the warp next.
+enum class ZstdWarpWork : int { step, sequences, huffman, done };
+
+/// One chunk, one warp. Lane 0 runs the frame decoder (every check in ZstdFrameDecoder): in a
+/// block's sequences it decodes up to kZstdSequenceBatch of them into `batch` (this warp's shared
+/// memory) with next_sequences, which the warp then executes 32 at a time (warp_copy_steps.cuh);
+/// other steps (raw and RLE blocks, the literals after a block's last sequence) are executed as
+/// groups of one. The whole warp decodes each block's Huffman literal streams. Work never
+/// reaches past its block: the next block's literals overwrite the workspace, and a frame's
+/// checksum reads all of its output. All lanes return the same result.
 __device__ inline DecodeResult warp_zstd_decode(const unsigned char* in, uint64_t in_size,
-                                         unsigned char* out, uint64_t capacity,
-                                         ZstdWorkspace* workspace, bool verify, unsigned lane) {
+                                                unsigned char* out, uint64_t capacity,
+                                                ZstdWorkspace* workspace, ZstdSequenceStep* batch,
+                                                bool verify, unsigned lane) {
   ZstdFrameDecoder decoder;
   if (lane == 0) decoder.init(in, in_size, out, capacity, workspace, verify);
   uint64_t op = 0;
   for (;;) {
-    unsigned streams = 0;  // lane 0: Huffman literal streams to decode before going on
-    bool done = false;     // lane 0: every frame decoded
-    const WarpStepGroup g = warp_parse_group<WarpParse::lane0>(
-        op, lane, [&](uint64_t, WarpStep& s) {
-          ZstdStep step{nullptr, 0, 0, 0, 0, 0};
-          const DeviceChunkStatus status = decoder.next(step, done);
-          if (status != DeviceChunkStatus::ok) return static_cast<int>(status);
-          if (done) return static_cast<int>(kStepNone);
-          if (step.huffman_streams > 0) {
-            streams = step.huffman_streams;
-            return static_cast<int>(kStepNone);
-          }
-          s.literals = step.literals;
-          s.literal_length = step.literal_length;
-          s.match_distance = step.match_distance;
-          s.match_length = step.match_length;
-          const bool more_in_block = decoder.phase == ZstdFrameDecoder::Phase::sequences &&
-                                     decoder.sequences.remaining > 0;
-          return more_in_block ? 0 : static_cast<int>(kStepEndGroup);
-        });
-    // Ends with __syncwarp: the next steps, the checksum and the literal decoding see the bytes
-    // and lane 0's workspace writes.
-    op = warp_execute_group(g, out, op, lane);
-    if (g.status != DeviceChunkStatus::ok) return {g.status, 0};
-    if (__shfl_sync(kFullMask, static_cast<int>(done), 0) != 0) {
-      return {DeviceChunkStatus::ok, shfl64(decoder.op, 0)};
+    int work = 0, status = 0;
+    uint32_t count = 0;
+    WarpStepGroup g;  // a single step: lane 0's
+    if (lane == 0) {
+      DeviceChunkStatus s = DeviceChunkStatus::ok;
+      if (decoder.phase == ZstdFrameDecoder::Phase::sequences && decoder.sequences.remaining > 0) {
+        s = decoder.next_sequences(batch, kZstdSequenceBatch, count);
+        work = static_cast<int>(ZstdWarpWork::sequences);
+      } else {
+        ZstdStep step{nullptr, 0, 0, 0, 0, 0};
+        bool done = false;
+        s = decoder.next(step, done);
+        work = static_cast<int>(done                     ? ZstdWarpWork::done
+                                : step.huffman_streams > 0 ? ZstdWarpWork::huffman
+                                                           : ZstdWarpWork::step);
+        g.count = 1;
+        g.mine.literals = step.literals;
+        g.mine.literal_length = step.literal_length;
+        g.mine.match_distance = step.match_distance;
+        g.mine.match_length = step.match_length;
+      }
+      status = static_cast<int>(s);
     }
-    // Huffman literals: the whole warp decodes the block's streams (lane 0 wrote their
-    // locations into the workspace).
-    streams = __shfl_sync(kFullMask, streams, 0);
-    if (streams > 0) {
-      ZstdLiteralState& literals = workspace->literals;
-      const DeviceChunkStatus h =
-          warp_zstd_decode_huffman(literals.huffman, literals.pending, literals.buffer, lane);
-      __syncwarp();  // the literals are visible to the whole warp
-      if (h != DeviceChunkStatus::ok) return {h, 0};
+    status = __shfl_sync(kFullMask, status, 0);
+    if (status != static_cast<int>(DeviceChunkStatus::ok)) {
+      return {static_cast<DeviceChunkStatus>(status), 0};
+    }
+    switch (static_cast<ZstdWarpWork>(__shfl_sync(kFullMask, work, 0))) {
+      case ZstdWarpWork::done:
+        return {DeviceChunkStatus::ok, shfl64(decoder.op, 0)};
+      case ZstdWarpWork::huffman: {
+        __syncwarp();  // lane 0 wrote the streams' locations into the workspace
+        ZstdLiteralState& literals = workspace->literals;
+        const DeviceChunkStatus h =
+            warp_zstd_decode_huffman(literals.huffman, literals.pending, literals.buffer, lane);
+        __syncwarp();  // the literals are visible to the whole warp
+        if (h != DeviceChunkStatus::ok) return {h, 0};
+        break;
+      }
+      case ZstdWarpWork::step:
+        g.count = 1;  // every lane: lane 0 holds the step
+        op = warp_execute_group(g, out, op, lane);
+        break;
+      case ZstdWarpWork::sequences: {
+        count = __shfl_sync(kFullMask, count, 0);
+        const auto* literals = reinterpret_cast<const unsigned char*>(
+            shfl64(reinterpret_cast<uintptr_t>(decoder.literals.data), 0));
+        __syncwarp();  // the batch is visible to the warp
+        for (uint32_t first = 0; first < count; first += kWarpSize) {
+          WarpStepGroup group;
+          group.count = count - first < kWarpSize ? count - first : kWarpSize;
+          if (lane < group.count) {
+            const ZstdSequenceStep s = batch[first + lane];
+            group.mine.literals = literals + s.literal_start;
+            group.mine.literal_length = s.literal_length;
+            group.mine.match_distance = s.distance;
+            group.mine.match_length = s.match_length;
+          }
+          op = warp_execute_group(group, out, op, lane);  // ends with __syncwarp
+        }
+        break;
+      }
     }
   }
 }
