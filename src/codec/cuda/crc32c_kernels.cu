@@ -192,12 +192,7 @@ struct Shape {
 
 template <Mode kMode>
 Shape partial_shape(size_t count) {
-  int device = 0, sms = 0, per_sm = 0;
-  CUZARR_CUDA_CHECK(cudaGetDevice(&device));
-  CUZARR_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  CUZARR_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-      &per_sm, crc_partial_kernel<kMode>, kThreads, 0));
-  const uint64_t resident = uint64_t(std::max(sms, 1)) * uint64_t(std::max(per_sm, 1));
+  const uint64_t resident = detail::resident_blocks(crc_partial_kernel<kMode>, kThreads);
   const uint64_t parts = std::clamp<uint64_t>((2 * resident + count - 1) / count, 1, 4096);
   return {static_cast<unsigned>(std::min<uint64_t>(resident, count * parts)),
           static_cast<uint32_t>(parts)};

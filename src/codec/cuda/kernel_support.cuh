@@ -49,6 +49,19 @@ inline unsigned grid_for(size_t count, uint32_t parts) {
   return static_cast<unsigned>(count * parts);
 }
 
+#if defined(__CUDACC__)
+/// Thread blocks of `kernel` (launched with `threads` threads and no dynamic shared memory) that
+/// are resident at once on the current device: a grid of that many blocks is one wave.
+template <class Kernel>
+inline uint64_t resident_blocks(Kernel kernel, int threads) {
+  int device = 0, sms = 0, per_sm = 0;
+  CUZARR_CUDA_CHECK(cudaGetDevice(&device));
+  CUZARR_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  CUZARR_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, 0));
+  return uint64_t(std::max(sms, 1)) * uint64_t(std::max(per_sm, 1));
+}
+#endif
+
 /// Copies n bytes from src to dst with the threads [rank, rank + ranks): 16-byte words when both
 /// pointers have the same alignment, else 4-byte words of dst, each put together from the two
 /// aligned source words that hold its bytes. Only bytes of src[0, n) are read.

@@ -84,7 +84,17 @@ struct ZstdBackwardBitReader {
     window_base = ~uint64_t{0};
     if (n == 0 || d[n - 1] == 0) return DeviceChunkStatus::corrupt_input;
     remaining = (n - 1) * 8 + zstd_highbit(d[n - 1]);
+    load_below(remaining);
     return DeviceChunkStatus::ok;
+  }
+
+  /// Loads the 8 bytes that end with the byte of stream bit top - 1 (the first 8 bytes when
+  /// top < 64): the window then holds every bit [max(0, top - 57), top).
+  CUZARR_HOST_DEVICE void load_below(uint64_t top) const {
+    const uint64_t end = (top + 7) / 8;
+    const uint64_t start = end >= 8 ? end - 8 : 0;
+    window = zstd_load_le64(data, size, start);
+    window_base = start * 8;
   }
 
   /// Bits [lo, lo + n) of the stream (n <= 56); bits past the end read as 0.
@@ -108,13 +118,20 @@ struct ZstdBackwardBitReader {
   /// Reads n (<= 56) bits; reading past the start sets `overflow` (and yields zero bits).
   CUZARR_HOST_DEVICE uint64_t read(unsigned n) {
     if (n == 0) return 0;
-    const uint64_t v = peek(n);
-    if (n > remaining) {
-      overflow = true;
-      remaining = 0;
-    } else {
+    // The common case: the window (loaded at or above `remaining`) holds the whole field. A
+    // reader that has not loaded a window yet has base ~0 and never passes the test.
+    if (window_base != ~uint64_t{0} && remaining >= window_base + n) {
       remaining -= n;
+      return (window >> (remaining - window_base)) & ((uint64_t{1} << n) - 1);
     }
+    if (n <= remaining) {
+      load_below(remaining);  // holds bits [remaining - 57, remaining), the field among them
+      remaining -= n;
+      return (window >> (remaining - window_base)) & ((uint64_t{1} << n) - 1);
+    }
+    const uint64_t v = peek(n);  // the bits left, then zeros
+    overflow = true;
+    remaining = 0;
     return v;
   }
 };
