@@ -25,15 +25,21 @@ constexpr int kDecodeBlocksPerSm = 4;
 
 size_t decode_workers(size_t count) { return std::min(count, kMaxDecodeWarps); }
 
+/// Every warp takes the next chunk from `next_chunk` (zero at launch) when it is done with one:
+/// chunks that decode slowly do not hold up the warps that drew easier ones.
 __global__ void __launch_bounds__(kDecodeWarps* kWarpSize, kDecodeBlocksPerSm)
     zstd_decode_kernel(DeviceChunkBatch batch, ZstdWorkspace* workspaces, size_t workers,
-                       bool verify, const uint32_t* handled) {
+                       bool verify, const uint32_t* handled, unsigned long long* next_chunk) {
   __shared__ ZstdSequenceStep batches[kDecodeWarps][detail::kZstdSequenceBatch];
   const size_t worker = blockIdx.x * size_t{kDecodeWarps} + threadIdx.x / kWarpSize;
   if (worker >= workers) return;
   const unsigned lane = threadIdx.x % kWarpSize;
   ZstdSequenceStep* batch_steps = batches[threadIdx.x / kWarpSize];
-  for (size_t chunk = worker; chunk < batch.count; chunk += workers) {
+  for (;;) {
+    unsigned long long claimed = 0;
+    if (lane == 0) claimed = atomicAdd(next_chunk, 1ull);
+    const size_t chunk = __shfl_sync(kFullMask, claimed, 0);
+    if (chunk >= batch.count) return;
     if (handled != nullptr && handled[chunk] != 0) continue;  // decoded block-parallel
     const auto* in = reinterpret_cast<const unsigned char*>(batch.inputs[chunk]);
     auto* out = reinterpret_cast<unsigned char*>(batch.outputs[chunk]);
@@ -398,8 +404,9 @@ __global__ void zstd_bp_finish_kernel(BpRound r, bool verify) {
   r.batch.output_sizes[c] = result.status == DeviceChunkStatus::ok ? result.size : 0;
 }
 
+/// The warp kernel's workspaces, then its chunk counter.
 uint64_t warp_path_bytes(size_t count) {
-  return align256(decode_workers(count) * sizeof(ZstdWorkspace));
+  return align256(decode_workers(count) * sizeof(ZstdWorkspace)) + 256;
 }
 
 }  // namespace
@@ -461,8 +468,12 @@ void zstd_decode_batch(const DeviceChunkBatch& batch, bool verify_checksum, uint
       decode_workers(batch.count),
       detail::resident_blocks(zstd_decode_kernel, kDecodeWarps * kWarpSize) * kDecodeWarps);
   const auto blocks = static_cast<unsigned>((workers + kDecodeWarps - 1) / kDecodeWarps);
+  auto* next_chunk = reinterpret_cast<unsigned long long*>(
+      base + align256(decode_workers(batch.count) * sizeof(ZstdWorkspace)));
+  CUZARR_CUDA_CHECK(cudaMemsetAsync(next_chunk, 0, sizeof *next_chunk, s));
   zstd_decode_kernel<<<blocks, kDecodeWarps * kWarpSize, 0, s>>>(
-      batch, reinterpret_cast<ZstdWorkspace*>(base), workers, verify_checksum, handled);
+      batch, reinterpret_cast<ZstdWorkspace*>(base), workers, verify_checksum, handled,
+      next_chunk);
   CUZARR_CUDA_CHECK(cudaGetLastError());
 }
 
