@@ -583,7 +583,8 @@ CUZARR_HOST_DEVICE inline DeviceChunkStatus zstd_bp_decode_sequences(const unsig
         reps[1] = reps[0];
         reps[0] = offset;
       } else {
-        offset = reps[index];
+        // Constant indices only: the history stays in registers on the GPU.
+        offset = index == 1 ? reps[1] : reps[2];
         if (index == 2) reps[2] = reps[1];
         reps[1] = reps[0];
         reps[0] = offset;
