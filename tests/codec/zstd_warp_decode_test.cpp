@@ -170,8 +170,8 @@ TEST(ZstdWarpHuffman, DecodesValidStreamsOfEverySizeLikeTheSerialDecoder) {
     const ZstdHuffmanTable table = random_table(rng);
     const unsigned streams = round % 2 == 0 ? 1 : 4;
     const size_t n = round < 40 ? rng() % 64 : round < 100 ? rng() % 4000 : rng() % 40000;
-    SCOPED_TRACE("round " + std::to_string(round) + ", " + std::to_string(streams) +
-                 " streams, " + std::to_string(n) + " literals");
+    SCOPED_TRACE("round " + std::to_string(round) + ", " + std::to_string(streams) + " streams, " +
+                 std::to_string(n) + " literals");
     const Bytes symbols = random_symbols(rng, table, n);
     std::vector<Bytes> encoded;
     std::vector<uint64_t> literals;

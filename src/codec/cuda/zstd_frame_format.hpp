@@ -174,11 +174,12 @@ struct ZstdFrameDecoder {
       if (ll > literals.size - lp) return DeviceChunkStatus::corrupt_input;
       // A match may reach back to the start of the frame, no further (no dictionary).
       if (seq.offset > o + ll - frame_start) return DeviceChunkStatus::corrupt_input;
-      if (ml > block_limit - o || ll > block_limit - o - ml) return DeviceChunkStatus::corrupt_input;
+      if (ml > block_limit - o || ll > block_limit - o - ml)
+        return DeviceChunkStatus::corrupt_input;
       if (ll + ml > capacity - o) return DeviceChunkStatus::output_too_small;
-      steps[count++] = ZstdSequenceStep{static_cast<uint32_t>(lp), static_cast<uint32_t>(ll),
-                                        static_cast<uint32_t>(ml),
-                                        static_cast<uint32_t>(seq.offset)};
+      steps[count++] =
+          ZstdSequenceStep{static_cast<uint32_t>(lp), static_cast<uint32_t>(ll),
+                           static_cast<uint32_t>(ml), static_cast<uint32_t>(seq.offset)};
       lp += ll;
       o += ll + ml;
     }

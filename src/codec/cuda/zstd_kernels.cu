@@ -472,8 +472,7 @@ void zstd_decode_batch(const DeviceChunkBatch& batch, bool verify_checksum, uint
       base + align256(decode_workers(batch.count) * sizeof(ZstdWorkspace)));
   CUZARR_CUDA_CHECK(cudaMemsetAsync(next_chunk, 0, sizeof *next_chunk, s));
   zstd_decode_kernel<<<blocks, kDecodeWarps * kWarpSize, 0, s>>>(
-      batch, reinterpret_cast<ZstdWorkspace*>(base), workers, verify_checksum, handled,
-      next_chunk);
+      batch, reinterpret_cast<ZstdWorkspace*>(base), workers, verify_checksum, handled, next_chunk);
   CUZARR_CUDA_CHECK(cudaGetLastError());
 }
 

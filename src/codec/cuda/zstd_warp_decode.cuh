@@ -46,7 +46,7 @@ __device__ inline DecodeResult warp_zstd_decode(const unsigned char* in, uint64_
         ZstdStep step{nullptr, 0, 0, 0, 0, 0};
         bool done = false;
         s = decoder.next(step, done);
-        work = static_cast<int>(done                     ? ZstdWarpWork::done
+        work = static_cast<int>(done                       ? ZstdWarpWork::done
                                 : step.huffman_streams > 0 ? ZstdWarpWork::huffman
                                                            : ZstdWarpWork::step);
         g.count = 1;

@@ -6,7 +6,8 @@
 // before it. Huffman codes resynchronise, though: decoding from a wrong bit position soon lands
 // on a true code boundary, and from there on follows the true decoding. So:
 //   1. every lane decodes its segment from its segment's first bit, counting symbols and noting
-//      where it leaves the segment (its exit: the first code boundary at or past the segment's end);
+//      where it leaves the segment (its exit: the first code boundary at or past the segment's
+//      end);
 //   2. lane j compares that with the true start of its segment, lane j - 1's exit. When they
 //      differ it decodes from the true start alongside its first decoding until both reach the
 //      same position (then everything after agrees, so its exit stands and its count is
@@ -85,8 +86,7 @@ __device__ inline ZstdSegmentDecode zstd_resync_segment(const ZstdHuffmanTable& 
     }
   }
   if (!b_dead && a.pos == b.pos && a.pos > end) {  // in step: the rest is the first decoding's
-    return ZstdSegmentDecode{from, first.exit, a_count + (first.count - b_count),
-                             first.underflow};
+    return ZstdSegmentDecode{from, first.exit, a_count + (first.count - b_count), first.underflow};
   }
   return ZstdSegmentDecode{from, a.pos, a_count, false};
 }
@@ -119,8 +119,9 @@ __device__ inline DeviceChunkStatus warp_zstd_decode_huffman(const ZstdHuffmanTa
     const bool redo = j > 0 && previous_exit != d.from;
     if (!__any_sync(kFullMask, redo)) break;
     if (redo) {
-      d = previous_exit == first.from ? first
-                                      : zstd_resync_segment(table, stream, first, previous_exit, end);
+      d = previous_exit == first.from
+              ? first
+              : zstd_resync_segment(table, stream, first, previous_exit, end);
     }
   }
   // The stream's symbols and this segment's place among them.
