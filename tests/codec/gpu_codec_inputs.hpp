@@ -1,6 +1,6 @@
 // Input families for the GPU codec tests (CPU-run format tests and GPU differential tests alike):
 // incompressible random bytes, runs, smooth fields with noise (uint16 / float32), zeros, over
-// sizes from 0 bytes to 16 MiB.
+// sizes from 0 bytes to 16 MiB; text-like words.
 #pragma once
 
 #include <cmath>
@@ -66,6 +66,19 @@ inline std::vector<unsigned char> smooth_float32_input(size_t n, uint32_t seed) 
     std::memcpy(v.data() + 4 * i, &value, 4);
   }
   for (size_t k = count * 4; k < n; ++k) v[k] = static_cast<unsigned char>(rng());
+  return v;
+}
+
+/// Text-like bytes: words from a small vocabulary (Huffman-friendly literals, many long matches
+/// at all distances).
+inline std::vector<unsigned char> words_input(size_t n, uint32_t seed) {
+  static const char* const kWords[] = {"zarr ",  "chunk ",   "array ", "shard ", "codec ",
+                                       "blosc ", "deflate ", "gpu ",   "warp ",  "lane "};
+  std::mt19937 rng(seed);
+  std::vector<unsigned char> v;
+  while (v.size() < n) {
+    for (const char* c = kWords[rng() % 10]; *c != 0 && v.size() < n; ++c) v.push_back(*c);
+  }
   return v;
 }
 

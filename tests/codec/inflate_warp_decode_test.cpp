@@ -19,6 +19,7 @@
 #include "codec/cuda/inflate_warp_decode.cuh"
 #include "codec/cuda/zlib_gzip_wrappers.hpp"
 #include "gpu_codec_inputs.hpp"
+#include "guarded_output.hpp"
 #include "zlib_test_streams.hpp"
 
 namespace cuzarr::gpu {
@@ -28,8 +29,10 @@ using Bytes = std::vector<unsigned char>;
 using test::warp_emulation::kLanes;
 using test::warp_emulation::run_warp;
 
-constexpr size_t kGuard = 64;  // bytes past the capacity that must stay untouched
-constexpr unsigned char kGuardByte = 0xEE;
+using test::expect_guard_intact;
+using test::kGuard;
+using test::kGuardByte;
+using test::words_input;
 
 const uint32_t (*crc_table())[256] {
   static const Crc32Tables tables = make_crc32_tables();
@@ -67,22 +70,6 @@ InflateResult serial_inflate(const Bytes& in, uint64_t capacity, DeflateWrapper 
   Bytes out(capacity);
   auto ws = std::make_unique<InflateWorkspace>();
   return inflate_serial(in.data(), in.size(), out.data(), capacity, w, verify, *ws, crc_table());
-}
-
-void expect_guard_intact(const Bytes& out, uint64_t capacity) {
-  for (size_t k = capacity; k < out.size(); ++k) ASSERT_EQ(out[k], kGuardByte) << "byte " << k;
-}
-
-/// Text-like bytes: words from a small vocabulary (many long matches at all distances).
-Bytes words_input(size_t n, uint32_t seed) {
-  static const char* const kWords[] = {"zarr ",  "chunk ",   "array ", "shard ", "codec ",
-                                       "blosc ", "deflate ", "gpu ",   "warp ",  "lane "};
-  std::mt19937 rng(seed);
-  Bytes v;
-  while (v.size() < n) {
-    for (const char* c = kWords[rng() % 10]; *c != 0 && v.size() < n; ++c) v.push_back(*c);
-  }
-  return v;
 }
 
 TEST(InflateWarpDecode, MatchesZlibForEveryWrapperLevelAndFamily) {

@@ -20,6 +20,7 @@
 #include "codec/cuda/lz4_block_format.hpp"
 #include "codec/cuda/lz4_warp_decode.cuh"
 #include "codec/cuda/warp_copy_steps.cuh"
+#include "guarded_output.hpp"
 
 namespace cuzarr::gpu {
 namespace {
@@ -28,8 +29,9 @@ using Bytes = std::vector<unsigned char>;
 using test::warp_emulation::kLanes;
 using test::warp_emulation::run_warp;
 
-constexpr size_t kGuard = 64;  // bytes past the capacity that must stay untouched
-constexpr unsigned char kGuardByte = 0xEE;
+using test::expect_guard_intact;
+using test::kGuard;
+using test::kGuardByte;
 
 struct WarpDecode {
   DecodeResult result;
@@ -49,10 +51,6 @@ WarpDecode warp_decode(const Bytes& in, uint64_t capacity) {
   }
   d.result = per_lane[0];
   return d;
-}
-
-void expect_guard_intact(const Bytes& out, uint64_t capacity) {
-  for (size_t k = capacity; k < out.size(); ++k) ASSERT_EQ(out[k], kGuardByte) << "byte " << k;
 }
 
 Bytes lz4_compress(const Bytes& data) {

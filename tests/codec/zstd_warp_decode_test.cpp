@@ -19,6 +19,7 @@
 #include "codec/cuda/zstd_warp_decode.cuh"
 #include "codec/cuda/zstd_warp_huffman.cuh"
 #include "gpu_codec_inputs.hpp"
+#include "guarded_output.hpp"
 #include "zstd_test_frames.hpp"
 
 namespace cuzarr::gpu {
@@ -28,8 +29,10 @@ using Bytes = std::vector<unsigned char>;
 using test::warp_emulation::kLanes;
 using test::warp_emulation::run_warp;
 
-constexpr size_t kGuard = 64;  // bytes past the capacity that must stay untouched
-constexpr unsigned char kGuardByte = 0xEE;
+using test::expect_guard_intact;
+using test::kGuard;
+using test::kGuardByte;
+using test::words_input;
 
 // ---------------------------------------------------------------------------------------------
 // Huffman streams built here: a random canonical table and symbols encoded with it.
@@ -160,10 +163,6 @@ HuffmanResult serial_huffman(const ZstdHuffmanTable& table, const StreamSet& s, 
   return r;
 }
 
-void expect_guard_intact(const Bytes& out, uint64_t capacity) {
-  for (size_t k = capacity; k < out.size(); ++k) ASSERT_EQ(out[k], kGuardByte) << "byte " << k;
-}
-
 TEST(ZstdWarpHuffman, DecodesValidStreamsOfEverySizeLikeTheSerialDecoder) {
   std::mt19937 rng(20261122);
   for (int round = 0; round < 160; ++round) {
@@ -274,18 +273,6 @@ DecodeResult serial_zstd(const Bytes& frame, uint64_t capacity, bool verify = tr
   Bytes out(capacity);
   auto workspace = std::make_unique<ZstdWorkspace>();
   return zstd_decode_serial(frame.data(), frame.size(), out.data(), capacity, *workspace, verify);
-}
-
-/// Text-like bytes from a small vocabulary: Huffman-coded literals and many matches.
-Bytes words_input(size_t n, uint32_t seed) {
-  static const char* const kWords[] = {"zarr ",  "chunk ", "array ", "shard ", "codec ",
-                                       "blosc ", "zstd ",  "gpu ",   "warp ",  "lane "};
-  std::mt19937 rng(seed);
-  Bytes v;
-  while (v.size() < n) {
-    for (const char* c = kWords[rng() % 10]; *c != 0 && v.size() < n; ++c) v.push_back(*c);
-  }
-  return v;
 }
 
 TEST(ZstdWarpDecode, MatchesLibzstdForEveryFamilyAndLevel) {
