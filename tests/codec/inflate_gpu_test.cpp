@@ -186,10 +186,11 @@ TEST_F(GpuInflate, ChecksumsAreVerifiedOnlyWhenAsked) {
   }
   for (const auto* streams : {&gzip, &zlib}) {
     const DeflateWrapper w = streams == &gzip ? DeflateWrapper::gzip : DeflateWrapper::zlib;
+    test::DeviceMemory temp(gpu::inflate_temp_bytes(inputs.size()));
     DeviceBatch checked(*streams, test::sizes_of(inputs));
-    gpu::inflate_batch(checked.batch(), w, nullptr, Stream());
+    gpu::inflate_batch(checked.batch(), w, temp.get(), Stream());
     DeviceBatch unchecked(*streams, test::sizes_of(inputs));
-    gpu::inflate_batch(unchecked.batch(), w, false, nullptr, Stream());
+    gpu::inflate_batch(unchecked.batch(), w, false, temp.get(), Stream());
     test::cuda_ok(cudaDeviceSynchronize());
     for (size_t i = 0; i < inputs.size(); ++i) {
       EXPECT_EQ(checked.statuses()[i], DeviceChunkStatus::checksum_mismatch) << i;

@@ -51,9 +51,10 @@ WarpInflate warp_inflate(const Bytes& in, uint64_t capacity, DeflateWrapper w, b
   WarpInflate d;
   d.out.assign(capacity + kGuard, kGuardByte);
   auto shared = std::make_unique<detail::InflateWarpShared>();
+  std::vector<uint64_t> matches(detail::kInflateRoundMatches);
   std::vector<InflateResult> per_lane(kLanes);
   run_warp([&](unsigned lane) {
-    detail::WarpInflateEngine engine{shared.get(), crc_table(), lane};
+    detail::WarpInflateEngine engine{shared.get(), crc_table(), matches.data(), lane};
     per_lane[lane] =
         inflate_wrapped(in.data(), in.size(), d.out.data(), capacity, w, verify, engine);
   });
@@ -104,6 +105,27 @@ TEST(InflateWarpDecode, FixedCodesAndLongOverlappingMatches) {
       const WarpInflate d = warp_inflate(packed, data->size(), DeflateWrapper::zlib, true);
       ASSERT_EQ(d.result.status, DeviceChunkStatus::ok);
       ASSERT_TRUE(std::equal(data->begin(), data->end(), d.out.begin()));
+    }
+  }
+}
+
+TEST(InflateWarpDecode, RoundsWithMoreMatchesThanTheListHolds) {
+  // Long runs code a 258-byte match in a few bits: a round's 32 segments of
+  // kInflateLaneBits bits then hold far more than kInflateRoundMatches matches, and rounds end
+  // early at a segment boundary.
+  Bytes zeros(1u << 20, 0), pattern(1u << 20);
+  for (size_t i = 0; i < pattern.size(); ++i) pattern[i] = static_cast<unsigned char>("abc"[i % 3]);
+  for (const Bytes* data : {&zeros, &pattern}) {
+    for (int level : {1, 9}) {
+      const Bytes packed = zlib_compress(*data, level, DeflateWrapper::raw);
+      // Under 16 bits per 258-byte match: over 2048 matches in a round's 32 * 1024 bits.
+      ASSERT_LT(packed.size() * 8, data->size() / 258 * 16)
+          << "the stream does not have the matches this test is about";
+      const WarpInflate d = warp_inflate(packed, data->size(), DeflateWrapper::raw, true);
+      ASSERT_EQ(d.result.status, DeviceChunkStatus::ok);
+      ASSERT_EQ(d.result.size, data->size());
+      EXPECT_TRUE(std::equal(data->begin(), data->end(), d.out.begin()));
+      expect_guard_intact(d.out, data->size());
     }
   }
 }

@@ -65,6 +65,7 @@ CUZARR_HOST_DEVICE inline uint32_t crc32(const unsigned char* p, uint64_t n,
 CUZARR_HOST_DEVICE constexpr uint32_t crc32_multiply(uint32_t a, uint32_t b) {
   uint32_t m = 1u << 31;
   uint32_t product = 0;
+  CUZARR_NO_UNROLL
   while (m != 0) {
     if (a & m) product ^= b;
     m >>= 1;

@@ -51,12 +51,21 @@ struct DeflateBitReader {
       refill_fast();
       return;
     }
-    while (count <= 56) {
-      const uint64_t byte = pos < size ? in[pos] : 0;
-      buffer |= byte << count;
-      ++pos;
-      count += 8;
-    }
+    const uint32_t take = (64 - count) / 8;  // whole bytes that fit: 1..8, leaving 57..64 bits
+    buffer |= tail_bytes(in, size, pos, take) << count;
+    pos += take;
+    count += 8 * take;
+  }
+
+  /// in[pos, pos + n) (n <= 8) as a little-endian integer, bytes at or past `size` as zero: the
+  /// refill near the input's end, byte by byte (not inlined on the GPU: it is rare).
+  CUZARR_HOST_DEVICE CUZARR_NOINLINE static uint64_t tail_bytes(const unsigned char* in,
+                                                                uint64_t size, uint64_t pos,
+                                                                uint32_t n) {
+    uint64_t v = 0;
+    CUZARR_NO_UNROLL
+    for (uint32_t i = 0; i < n; ++i) v |= uint64_t{pos + i < size ? in[pos + i] : 0u} << (8 * i);
+    return v;
   }
 
   /// refill() when pos + 16 <= size and count <= 56: the 8 bytes at pos come from the two
@@ -101,6 +110,15 @@ struct DeflateBitReader {
     consume(n);
     return v;
   }
+
+  /// Starts reading at stream bit `bit` of in[0, data_size) (bit 0: the lowest bit of in[0]).
+  CUZARR_HOST_DEVICE void seek_bit(const unsigned char* data, uint64_t data_size, uint64_t bit) {
+    reset(data, data_size, bit / 8);
+    refill();
+    consume(static_cast<uint32_t>(bit % 8));
+  }
+  /// The stream bit the next read starts at.
+  CUZARR_HOST_DEVICE uint64_t bit_position() const { return pos * 8 - count; }
 
   /// Bytes consumed so far, counting a partly consumed byte as whole.
   CUZARR_HOST_DEVICE uint64_t consumed_bytes() const { return pos - count / 8; }

@@ -102,12 +102,17 @@ CUZARR_HOST_DEVICE inline uint32_t reverse_bits(uint32_t code, uint32_t n) {
 CUZARR_HOST_DEVICE inline HuffmanBuild build_huffman(
     HuffmanTable& t, const uint8_t* lengths, uint32_t n, bool allow_single_code,
     HuffmanAlphabet alphabet = HuffmanAlphabet::plain) {
+  // Tables are built once per block: the loops stay rolled (CUZARR_NO_UNROLL), out of the way
+  // of the decoding loops in the instruction cache.
+  CUZARR_NO_UNROLL
   for (uint32_t len = 0; len <= kHuffmanMaxBits; ++len) t.count[len] = 0;
+  CUZARR_NO_UNROLL
   for (uint32_t s = 0; s < n; ++s) ++t.count[lengths[s]];
   t.count[0] = 0;
   // Kraft: each length doubles the code space; the codes of that length take some of it.
   int32_t left = 1;
   uint32_t used = 0;
+  CUZARR_NO_UNROLL
   for (uint32_t len = 1; len <= kHuffmanMaxBits; ++len) {
     left = 2 * left - t.count[len];
     if (left < 0) return HuffmanBuild::over_subscribed;
@@ -118,6 +123,7 @@ CUZARR_HOST_DEVICE inline HuffmanBuild build_huffman(
   }
   // Step 2 of 3.2.2: the first code of each length; and where each length's symbols start.
   uint32_t code = 0, index = 0;
+  CUZARR_NO_UNROLL
   for (uint32_t len = 1; len <= kHuffmanMaxBits; ++len) {
     code = (code + (len > 1 ? t.count[len - 1] : 0)) << 1;
     t.first_code[len] = static_cast<uint16_t>(code);
@@ -128,11 +134,15 @@ CUZARR_HOST_DEVICE inline HuffmanBuild build_huffman(
   t.first_index[0] = 0;
   // Step 3: consecutive codes within a length, in symbol order.
   uint16_t next[kHuffmanMaxBits + 1];
+  CUZARR_NO_UNROLL
   for (uint32_t len = 0; len <= kHuffmanMaxBits; ++len) next[len] = t.first_index[len];
+  CUZARR_NO_UNROLL
   for (uint32_t s = 0; s < n; ++s) {
     if (lengths[s] != 0) t.symbols[next[lengths[s]]++] = static_cast<uint16_t>(s);
   }
+  CUZARR_NO_UNROLL
   for (uint32_t b = 0; b < (1u << kHuffmanFastBits); ++b) t.fast[b] = 0;
+  CUZARR_NO_UNROLL
   for (uint32_t len = 1; len <= kHuffmanFastBits; ++len) {
     for (uint32_t k = 0; k < t.count[len]; ++k) {
       const uint32_t symbol = t.symbols[t.first_index[len] + k];
@@ -146,6 +156,27 @@ CUZARR_HOST_DEVICE inline HuffmanBuild build_huffman(
   return HuffmanBuild::ok;
 }
 
+/// The symbol and length (symbol << 4 | length) of the code of more than kHuffmanFastBits bits
+/// that the next 15 stream bits `next15` start with (canonical search over the lengths), or -1.
+/// Not inlined on the GPU: long codes are rare, and the decoding loops stay small.
+CUZARR_HOST_DEVICE CUZARR_NOINLINE inline int32_t huffman_decode_long(const HuffmanTable& t,
+                                                                      uint32_t next15) {
+#if defined(__CUDA_ARCH__)
+  const uint32_t code15 = __brev(next15) >> (32 - kHuffmanMaxBits);
+#else
+  const uint32_t code15 = reverse_bits(next15, kHuffmanMaxBits);
+#endif
+  CUZARR_NO_UNROLL
+  for (uint32_t len = kHuffmanFastBits + 1; len <= kHuffmanMaxBits; ++len) {
+    const uint32_t code = code15 >> (kHuffmanMaxBits - len);
+    const uint32_t offset = code - t.first_code[len];  // wraps above count when code < first
+    if (offset < t.count[len]) {
+      return static_cast<int32_t>(uint32_t{t.symbols[t.first_index[len] + offset]} << 4 | len);
+    }
+  }
+  return -1;
+}
+
 /// Decodes one symbol. The reader must hold at least 15 bits (refill first). Returns -1 when no
 /// code matches the stream (an incomplete or empty code), consuming nothing.
 CUZARR_HOST_DEVICE inline int32_t huffman_decode(const HuffmanTable& t, DeflateBitReader& bits) {
@@ -154,16 +185,10 @@ CUZARR_HOST_DEVICE inline int32_t huffman_decode(const HuffmanTable& t, DeflateB
     bits.consume(huffman_entry_bits(entry));
     return static_cast<int32_t>(huffman_entry_symbol(entry));
   }
-  const uint32_t code15 = reverse_bits(bits.peek(kHuffmanMaxBits), kHuffmanMaxBits);
-  for (uint32_t len = kHuffmanFastBits + 1; len <= kHuffmanMaxBits; ++len) {
-    const uint32_t code = code15 >> (kHuffmanMaxBits - len);
-    const uint32_t offset = code - t.first_code[len];  // wraps above count when code < first
-    if (offset < t.count[len]) {
-      bits.consume(len);
-      return t.symbols[t.first_index[len] + offset];
-    }
-  }
-  return -1;
+  const int32_t found = huffman_decode_long(t, bits.peek(kHuffmanMaxBits));
+  if (found < 0) return -1;
+  bits.consume(static_cast<uint32_t>(found) & 15u);
+  return found >> 4;
 }
 
 }  // namespace cuzarr::gpu

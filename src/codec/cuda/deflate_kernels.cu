@@ -1,3 +1,5 @@
+#include <algorithm>
+
 #include "codec/cuda/deflate_kernels.hpp"
 #include "codec/cuda/inflate_warp_decode.cuh"
 #include "codec/cuda/kernel_support.cuh"
@@ -33,54 +35,82 @@ __device__ void build_crc_tables(Crc32Tables& t) {
   }
 }
 
+/// Decoding warps at most: each has kInflateRoundMatches entries of scratch for its match lists.
+constexpr size_t kMaxInflateWarps = 4096;
+constexpr size_t kWarpScratchBytes = detail::kInflateRoundMatches * sizeof(uint64_t);
+
+size_t inflate_workers(size_t count) { return std::min(count, kMaxInflateWarps); }
+
+/// Every warp takes the next chunk from `next_chunk` (zero at launch) when it is done with one.
 template <int kWarps>
-__global__ void __launch_bounds__(kWarps* kWarpSize, 1)
-    inflate_kernel(DeviceChunkBatch batch, DeflateWrapper wrapper, bool verify) {
+__global__ void __launch_bounds__(kWarps* kWarpSize, kWarps == 8 ? 2 : 1)
+    inflate_kernel(DeviceChunkBatch batch, DeflateWrapper wrapper, bool verify, uint64_t* scratch,
+                   size_t workers, unsigned long long* next_chunk) {
   extern __shared__ __align__(16) unsigned char shared_bytes[];
   auto& shared = *reinterpret_cast<BlockShared<kWarps>*>(shared_bytes);
   const bool needs_crc =
       verify && wrapper != DeflateWrapper::raw && wrapper != DeflateWrapper::zlib;
   if (needs_crc) build_crc_tables(shared.crc);  // uniform over the block: barriers are safe
   const unsigned warp = threadIdx.x / kWarpSize;
-  const size_t chunk = blockIdx.x * size_t{kWarps} + warp;
-  if (chunk >= batch.count) return;
+  const size_t worker = blockIdx.x * size_t{kWarps} + warp;
+  if (worker >= workers) return;
   const unsigned lane = threadIdx.x % kWarpSize;
-  detail::WarpInflateEngine engine{&shared.warps[warp], shared.crc.table, lane};
-  const InflateResult r = inflate_wrapped(
-      reinterpret_cast<const unsigned char*>(batch.inputs[chunk]), batch.input_sizes[chunk],
-      reinterpret_cast<unsigned char*>(batch.outputs[chunk]), batch.output_capacities[chunk],
-      wrapper, verify, engine);
-  if (lane == 0) {
-    batch.statuses[chunk] = r.status;
-    batch.output_sizes[chunk] = r.status == DeviceChunkStatus::ok ? r.size : 0;
+  detail::WarpInflateEngine engine{&shared.warps[warp], shared.crc.table,
+                                   scratch + worker * detail::kInflateRoundMatches, lane};
+  for (;;) {
+    unsigned long long claimed = 0;
+    if (lane == 0) claimed = atomicAdd(next_chunk, 1ull);
+    const size_t chunk = __shfl_sync(kFullMask, claimed, 0);
+    if (chunk >= batch.count) return;
+    const InflateResult r = inflate_wrapped(
+        reinterpret_cast<const unsigned char*>(batch.inputs[chunk]), batch.input_sizes[chunk],
+        reinterpret_cast<unsigned char*>(batch.outputs[chunk]), batch.output_capacities[chunk],
+        wrapper, verify, engine);
+    if (lane == 0) {
+      batch.statuses[chunk] = r.status;
+      batch.output_sizes[chunk] = r.status == DeviceChunkStatus::ok ? r.size : 0;
+    }
   }
 }
 
+/// The match scratch of the warps, then the chunk counter.
+uint64_t scratch_bytes(size_t count) {
+  return (inflate_workers(count) * kWarpScratchBytes + 255) / 256 * 256;
+}
+
 template <int kWarps>
-void launch(const DeviceChunkBatch& batch, DeflateWrapper wrapper, bool verify, Stream stream) {
+void launch(const DeviceChunkBatch& batch, DeflateWrapper wrapper, bool verify, void* temp,
+            Stream stream) {
   constexpr int kSharedBytes = sizeof(BlockShared<kWarps>);
   CUZARR_CUDA_CHECK(cudaFuncSetAttribute(
       inflate_kernel<kWarps>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSharedBytes));
-  const auto blocks = static_cast<unsigned>((batch.count + kWarps - 1) / kWarps);
-  inflate_kernel<kWarps>
-      <<<blocks, kWarps * kWarpSize, kSharedBytes, detail::to_cuda(stream.native())>>>(
-          batch, wrapper, verify);
+  // At most one wave of warps: they take chunks until none are left.
+  const size_t workers = std::min<size_t>(
+      inflate_workers(batch.count),
+      detail::resident_blocks(inflate_kernel<kWarps>, kWarps * kWarpSize, kSharedBytes) * kWarps);
+  const auto blocks = static_cast<unsigned>((workers + kWarps - 1) / kWarps);
+  auto* base = static_cast<unsigned char*>(temp);
+  auto* next_chunk = reinterpret_cast<unsigned long long*>(base + scratch_bytes(batch.count));
+  const cudaStream_t s = detail::to_cuda(stream.native());
+  CUZARR_CUDA_CHECK(cudaMemsetAsync(next_chunk, 0, sizeof *next_chunk, s));
+  inflate_kernel<kWarps><<<blocks, kWarps * kWarpSize, kSharedBytes, s>>>(
+      batch, wrapper, verify, reinterpret_cast<uint64_t*>(base), workers, next_chunk);
   CUZARR_CUDA_CHECK(cudaGetLastError());
 }
 
 }  // namespace
 
-size_t inflate_temp_bytes(size_t) { return 0; }
+size_t inflate_temp_bytes(size_t count) { return count == 0 ? 0 : scratch_bytes(count) + 256; }
 
 void inflate_batch(const DeviceChunkBatch& batch, DeflateWrapper wrapper, bool verify_checksums,
-                   void*, Stream stream) {
+                   void* temp, Stream stream) {
   if (batch.count == 0) return;
   // Few chunks: one warp per thread block, so that they spread over the SMs; many: 8 warps per
   // block (about 70 KiB of shared memory, 3 blocks = 24 warps per SM on an H200).
   if (batch.count < 1024) {
-    launch<1>(batch, wrapper, verify_checksums, stream);
+    launch<1>(batch, wrapper, verify_checksums, temp, stream);
   } else {
-    launch<8>(batch, wrapper, verify_checksums, stream);
+    launch<8>(batch, wrapper, verify_checksums, temp, stream);
   }
 }
 

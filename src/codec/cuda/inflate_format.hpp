@@ -78,10 +78,12 @@ namespace detail {
 /// valid data but take part in the code).
 CUZARR_HOST_DEVICE inline void load_fixed_codes(InflateWorkspace& ws) {
   if (ws.fixed_loaded) return;
+  CUZARR_NO_UNROLL
   for (uint32_t s = 0; s < 288; ++s) {
     ws.lengths[s] = s < 144 ? 8 : s < 256 ? 9 : s < 280 ? 7 : 8;
   }
   build_huffman(ws.litlen, ws.lengths, 288, false, HuffmanAlphabet::literal_length);
+  CUZARR_NO_UNROLL
   for (uint32_t s = 0; s < 32; ++s) ws.lengths[s] = 5;
   build_huffman(ws.distance, ws.lengths, 32, false, HuffmanAlphabet::distance);
   ws.fixed_loaded = true;
@@ -103,7 +105,9 @@ CUZARR_HOST_DEVICE inline DeviceChunkStatus read_dynamic_codes(InflateStream& s,
     return DeviceChunkStatus::corrupt_input;
   constexpr uint8_t kOrder[19] = {16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15};
   uint8_t cl_lengths[19];
+  CUZARR_NO_UNROLL
   for (uint32_t k = 0; k < 19; ++k) cl_lengths[k] = 0;
+  CUZARR_NO_UNROLL
   for (uint32_t k = 0; k < hclen; ++k) cl_lengths[kOrder[k]] = static_cast<uint8_t>(bits.bits(3));
   if (bits.overrun()) return DeviceChunkStatus::corrupt_input;
   // The code length code must be complete (no single-code exception, as in zlib).

@@ -11,6 +11,7 @@
 #include "codec/cuda/crc32_table.hpp"
 #include "codec/cuda/inflate_format.hpp"
 #include "codec/cuda/inflate_sequences.hpp"
+#include "codec/cuda/inflate_warp_tokens.cuh"
 #include "codec/cuda/kernel_support.cuh"
 #include "codec/cuda/warp_copy_steps.cuh"
 
@@ -47,19 +48,88 @@ __device__ inline void warp_write_inflate_batch(const InflateBatch& b, const uns
   }
 }
 
+/// Decodes nothing: inflate_next_to with it reads the next block header (and returns at the first
+/// token of a Huffman block, a stored block's bytes, or the stream's end).
+struct InflateHeaderSink {
+  CUZARR_HOST_DEVICE static constexpr bool full() { return true; }
+  CUZARR_HOST_DEVICE static constexpr void decode_fast(InflateStream&, const InflateWorkspace&,
+                                                       uint64_t) {}
+  CUZARR_HOST_DEVICE static constexpr void put(uint64_t, unsigned char) {}
+  CUZARR_HOST_DEVICE static constexpr bool take_match(uint64_t, uint32_t, uint32_t) {
+    return false;
+  }
+};
+
 /// The engine of inflate_wrapped for a warp: every lane calls every member with the same
-/// arguments and gets the same result.
+/// arguments and gets the same result. `matches`: kInflateRoundMatches entries of scratch.
 struct WarpInflateEngine {
   InflateWarpShared* shared;
   const uint32_t (*crc_table)[256];
+  uint64_t* matches;
   unsigned lane;
 
+  /// Lane 0 reads block headers; the warp decodes each Huffman block in rounds
+  /// (inflate_warp_tokens.cuh) and copies stored blocks.
   __device__ InflateResult deflate(const unsigned char* in, uint64_t size, uint64_t start,
                                    unsigned char* out, uint64_t capacity, uint64_t op) {
     InflateStream s;
-    if (lane == 0) inflate_begin(s, shared->workspace, in, size, start, op);
+    InflateWorkspace& ws = shared->workspace;
+    if (lane == 0) inflate_begin(s, ws, in, size, start, op);
+    const uint64_t window_start = op;
     for (;;) {
-      // Lane 0 decodes a batch with every check; the warp writes it.
+      InflateStep step;
+      DeviceChunkStatus status = DeviceChunkStatus::ok;
+      bool huffman = false;
+      if (lane == 0) {
+        InflateHeaderSink header;
+        status = inflate_next_to(s, ws, header, capacity, step);
+        huffman = s.phase == InflatePhase::huffman;
+      }
+      status = static_cast<DeviceChunkStatus>(__shfl_sync(kFullMask, static_cast<int>(status), 0));
+      if (status != DeviceChunkStatus::ok) {
+        return {status, shfl64(s.op, 0), shfl64(s.bits.consumed_bytes(), 0)};
+      }
+      if (__shfl_sync(kFullMask, static_cast<int>(step.end), 0) != 0) {
+        return {DeviceChunkStatus::ok, shfl64(s.op, 0), shfl64(s.bits.pos, 0)};
+      }
+      if (__shfl_sync(kFullMask, static_cast<int>(huffman), 0) == 0) {  // a stored block
+        cooperative_copy(out + shfl64(step.out_pos, 0), in + shfl64(step.in_pos, 0),
+                         shfl64(step.length, 0), lane, kWarpSize);
+        __syncwarp();
+        continue;
+      }
+      __syncwarp();  // the block's codes are visible to the warp
+      const InflateLaneStream lanes{in, size, &ws};
+      InflateRoundOutput o{out, capacity, shfl64(s.op, 0), window_start, matches};
+      uint64_t bit = shfl64(s.bits.bit_position(), 0);
+      InflateRound round;
+      do {
+        round = warp_inflate_round(lanes, bit, o, lane);
+        if (round.redo_serially) break;
+        bit = round.end_bit;
+        o.op += round.bytes;
+      } while (!round.end_of_block);
+      __syncwarp();  // every lane is done with the codes before lane 0 reads the next header
+      if (lane == 0) {
+        s.bits.seek_bit(in, size, bit);
+        s.op = o.op;
+        if (!round.redo_serially) {
+          if (s.final_block) {
+            detail::finish_stream(s, step);  // the block ended inside the input: always ok
+          } else {
+            s.phase = InflatePhase::block_header;
+          }
+        }
+      }
+      if (round.redo_serially) return serial_batches(s, in, out, capacity);
+    }
+  }
+
+  /// The rest of the stream decoded by lane 0 with every check, batch by batch, and written by
+  /// the warp.
+  __device__ InflateResult serial_batches(InflateStream& s, const unsigned char* in,
+                                          unsigned char* out, uint64_t capacity) {
+    for (;;) {
       DeviceChunkStatus status = DeviceChunkStatus::ok;
       if (lane == 0) status = inflate_fill_batch(s, shared->workspace, capacity, shared->batch);
       status = static_cast<DeviceChunkStatus>(__shfl_sync(kFullMask, static_cast<int>(status), 0));

@@ -50,14 +50,16 @@ inline unsigned grid_for(size_t count, uint32_t parts) {
 }
 
 #if defined(__CUDACC__)
-/// Thread blocks of `kernel` (launched with `threads` threads and no dynamic shared memory) that
-/// are resident at once on the current device: a grid of that many blocks is one wave.
+/// Thread blocks of `kernel` (launched with `threads` threads and `shared_bytes` of dynamic shared
+/// memory) that are resident at once on the current device: a grid of that many blocks is one
+/// wave.
 template <class Kernel>
-inline uint64_t resident_blocks(Kernel kernel, int threads) {
+inline uint64_t resident_blocks(Kernel kernel, int threads, size_t shared_bytes = 0) {
   int device = 0, sms = 0, per_sm = 0;
   CUZARR_CUDA_CHECK(cudaGetDevice(&device));
   CUZARR_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  CUZARR_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, 0));
+  CUZARR_CUDA_CHECK(
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, shared_bytes));
   return uint64_t(std::max(sms, 1)) * uint64_t(std::max(per_sm, 1));
 }
 #endif

@@ -150,24 +150,16 @@ __device__ inline WarpStepGroup warp_parse_group(uint64_t op, unsigned lane, Par
   return g;
 }
 
-/// Executes a group's steps at out[op, ...) (every lane calls it); returns op past the group. Ends
-/// with __syncwarp: the warp sees every byte written.
-__device__ inline uint64_t warp_execute_group(const WarpStepGroup& g, unsigned char* out,
-                                              uint64_t op, unsigned lane) {
-  const WarpStep& mine = g.mine;
-  const bool has = lane < g.count;
-  const uint64_t length = has ? mine.literal_length + mine.match_length : 0;
-  const uint64_t end = op + warp_inclusive_sum64(length, lane);
-  const uint64_t match_at = end - length + (has ? mine.literal_length : 0);
-  // Literals, all at once.
-  warp_copy_items(has && mine.literal_length > 0, out + (end - length), mine.literals,
-                  mine.literal_length, UINT64_MAX, lane);
-  __syncwarp();
-  // Matches, in waves. match_at never decreases with the lane.
-  bool pending = has && mine.match_length > 0;
-  const uint64_t source = pending ? match_at - mine.match_distance : 0;
-  const uint64_t source_end = pending ? umin(match_at, source + mine.match_length) : 0;
-  const uint64_t match_end = match_at + (has ? mine.match_length : 0);
+/// Copies the match of every lane with `pending` (`length` bytes at out[match_at], from
+/// `distance` back) in waves; every lane calls it. match_at must not decrease with the lane (lanes
+/// without a match pass a position at or past the matches before them), the matches' outputs
+/// must be disjoint, and every byte before the lowest pending match must be final. Ends with
+/// __syncwarp: the warp sees every byte written.
+__device__ inline void warp_copy_matches(bool pending, uint64_t match_at, uint64_t length,
+                                         uint64_t distance, unsigned char* out, unsigned lane) {
+  const uint64_t source = pending ? match_at - distance : 0;
+  const uint64_t source_end = pending ? umin(match_at, source + length) : 0;
+  const uint64_t match_end = match_at + (pending ? length : 0);
   for (unsigned waiting; (waiting = __ballot_sync(kFullMask, pending)) != 0;) {
     // Ready at once: a source that ends before the lowest pending match starts.
     const uint64_t lowest_pending_at = shfl64(match_at, __ffs(waiting) - 1);
@@ -186,11 +178,28 @@ __device__ inline uint64_t warp_execute_group(const WarpStepGroup& g, unsigned c
       const uint64_t blocking_end = shfl64(match_end, j);
       ready = pending && (earlier == 0 || blocking_end <= source);
     }
-    warp_copy_items(ready, out + match_at, out + source, mine.match_length, mine.match_distance,
-                    lane);
+    warp_copy_items(ready, out + match_at, out + source, length, distance, lane);
     __syncwarp();
     pending = pending && !ready;
   }
+}
+
+/// Executes a group's steps at out[op, ...) (every lane calls it); returns op past the group. Ends
+/// with __syncwarp: the warp sees every byte written.
+__device__ inline uint64_t warp_execute_group(const WarpStepGroup& g, unsigned char* out,
+                                              uint64_t op, unsigned lane) {
+  const WarpStep& mine = g.mine;
+  const bool has = lane < g.count;
+  const uint64_t length = has ? mine.literal_length + mine.match_length : 0;
+  const uint64_t end = op + warp_inclusive_sum64(length, lane);
+  const uint64_t match_at = end - length + (has ? mine.literal_length : 0);
+  // Literals, all at once.
+  warp_copy_items(has && mine.literal_length > 0, out + (end - length), mine.literals,
+                  mine.literal_length, UINT64_MAX, lane);
+  __syncwarp();
+  // Matches, in waves. match_at never decreases with the lane.
+  warp_copy_matches(has && mine.match_length > 0, match_at, has ? mine.match_length : 0,
+                    mine.match_distance, out, lane);
   return shfl64(end, kWarpSize - 1);
 }
 

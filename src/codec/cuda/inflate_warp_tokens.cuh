@@ -1,0 +1,235 @@
+// Warp-parallel decoding of a deflate Huffman block (.cu files and the emulated-warp tests). The
+// block's tokens (inflate_tokens.hpp) are decoded in rounds: each round the 32 lanes take
+// consecutive stretches ("segments") of the stream's bits, kInflateLaneBits each, starting where
+// the last round ended.
+//
+// A lane cannot know where the first token of its segment starts: it depends on every token
+// before it. Like Huffman codes, deflate's token stream resynchronises: decoding from a wrong bit
+// position soon lands on a true token boundary and from there follows the true decoding (the
+// state between tokens is only the bit position). So, as for Zstandard's literals
+// (zstd_warp_huffman.cuh):
+//   1. every lane decodes its segment from the segment's first bit, counting output bytes and
+//      matches, until its exit: the first token boundary at or past the segment's end, or just
+//      after an end-of-block token, or an invalid token;
+//   2. lane j compares that with its true start, lane j - 1's exit, and when they differ decodes
+//      from the true start alongside the first decoding until both reach the same position (then
+//      the rest is the first decoding's) or the true decoding exits. Lanes after the first one
+//      whose true decoding ends the block are outside the block. This repeats until no start
+//      changes;
+//   3. a prefix sum places every segment's output (the round ends early, after a whole segment,
+//      when the list of step 4 would overflow); every lane decodes its segment again, writes its
+//      literals and lists its matches (position, length, distance) in list order;
+//   4. the warp copies the matches in list order, 32 at a time, in waves (warp_copy_matches).
+// Every check of the serial decoder is made on the true decoding: valid codes (step 2), a round
+// that ends inside the input and the output capacity (before step 3), distances within the
+// stream's output (step 3, before any match is copied). A round that fails one is redone by the
+// serial decoder, which reports the same status as it would have from the start; valid streams
+// never take that path.
+#pragma once
+
+#include <cstdint>
+
+#include "codec/cuda/inflate_tokens.hpp"
+#include "codec/cuda/kernel_support.cuh"
+#include "codec/cuda/warp_copy_steps.cuh"
+
+namespace cuzarr::gpu::detail {
+
+/// Bits of the stream each lane takes per round. Decoding from a wrong position meets the true
+/// token boundaries after about 150 bits in the median and within 1024 bits in 99 % of cases
+/// (zlib levels 1 and 6 on the benchmark field, docs/gpu_deflate.md): segments of 1024 bits let
+/// most lanes resynchronise inside their own segment.
+inline constexpr uint32_t kInflateLaneBits = 1024;
+/// Matches one round may list. A lane lists at most kInflateLaneBits / 2 + 1 (a match takes at
+/// least 2 bits); a round whose lanes list more ends after the last lane that fits.
+inline constexpr uint32_t kInflateRoundMatches = 2048;
+static_assert(kInflateLaneBits / 2 + 1 <= kInflateRoundMatches, "the first lane always fits");
+
+/// How a decoding of a lane's bits ended.
+enum class InflateExit : uint8_t { segment_end, end_of_block, invalid };
+
+/// One decoding of a lane's segment: from bit `from` to `exit`, `bytes` output bytes and
+/// `matches` matches.
+struct InflateSegmentDecode {
+  uint64_t from;
+  uint64_t exit;
+  uint32_t bytes;
+  uint32_t matches;
+  InflateExit how;
+};
+
+/// The bits of the stream a lane decodes: in[0, size) and the block's codes.
+struct InflateLaneStream {
+  const unsigned char* in;
+  uint64_t size;
+  const InflateWorkspace* ws;
+};
+
+/// Decodes one code at `c` and adds it to `d`; false when it ends the decoding (end of block or
+/// invalid: d.how says which).
+__device__ inline bool inflate_count_code(const InflateLaneStream& s, InflateTokenCursor& c,
+                                          InflateSegmentDecode& d) {
+  uint32_t value = 0;
+  const InflateCode code = c.next(*s.ws, value);
+  d.bytes += code == InflateCode::literal ? 1 : code == InflateCode::match ? c.match_length : 0;
+  d.matches += code == InflateCode::match ? 1 : 0;
+  if (code == InflateCode::end_of_block || code == InflateCode::invalid) {
+    d.how = code == InflateCode::end_of_block ? InflateExit::end_of_block : InflateExit::invalid;
+    return false;
+  }
+  return true;
+}
+
+/// Whether a cursor has left the segment that ends at `end`: at a token boundary at or past it.
+__device__ inline bool inflate_segment_left(const InflateTokenCursor& c, uint64_t end) {
+  return c.at_token() && c.position() >= end;
+}
+
+/// Step 1: decodes from `from` until the segment is left.
+__device__ inline InflateSegmentDecode inflate_decode_segment(const InflateLaneStream& s,
+                                                              uint64_t from, uint64_t end) {
+  InflateSegmentDecode d{from, from, 0, 0, InflateExit::segment_end};
+  InflateTokenCursor c;
+  c.seek(s.in, s.size, from);
+  while (!inflate_segment_left(c, end) && inflate_count_code(s, c, d)) {
+  }
+  d.exit = c.position();
+  return d;
+}
+
+/// Step 2 for one lane: the decoding of its segment (.., end) from its true start `from`, given
+/// `first`, the decoding from the segment's own start.
+__device__ inline InflateSegmentDecode inflate_resync_segment(const InflateLaneStream& s,
+                                                              const InflateSegmentDecode& first,
+                                                              uint64_t from, uint64_t end) {
+  InflateTokenCursor a, b;  // a: the true decoding, b: the first one again
+  a.seek(s.in, s.size, from);
+  b.seek(s.in, s.size, first.from);
+  InflateSegmentDecode da{from, from, 0, 0, InflateExit::segment_end};
+  InflateSegmentDecode db{first.from, first.from, 0, 0, InflateExit::segment_end};
+  bool b_done = false;  // b reached the first decoding's exit: they can no longer meet
+  while (!inflate_segment_left(a, end)) {
+    const uint64_t pa = a.position(), pb = b.position();
+    if (!b_done && pa == pb && a.at_token() && b.at_token()) {
+      // In step at a token boundary: the rest is the first decoding's.
+      return {from, first.exit, da.bytes + (first.bytes - db.bytes),
+              da.matches + (first.matches - db.matches), first.how};
+    }
+    if (!b_done && (pb < pa || (pb == pa && !b.at_token()))) {  // b is behind
+      b_done = (b.at_token() && pb >= first.exit) || !inflate_count_code(s, b, db);
+    } else if (!inflate_count_code(s, a, da)) {
+      break;
+    }
+  }
+  da.exit = a.position();
+  return da;
+}
+
+/// What a round did.
+struct InflateRound {
+  bool redo_serially;  ///< a check failed: nothing of the round counts
+  bool end_of_block;   ///< the round ended the block
+  uint64_t end_bit;    ///< where the next token (or block header) starts
+  uint64_t bytes;      ///< output bytes of the round
+};
+
+/// The output of a round's decoding: out[0, capacity), the round's first byte at `op`, distances
+/// reaching back to `window_start` at most; `matches`: kInflateRoundMatches entries of scratch.
+struct InflateRoundOutput {
+  unsigned char* out;
+  uint64_t capacity;
+  uint64_t op;
+  uint64_t window_start;
+  uint64_t* matches;
+};
+
+/// A listed match: position after the round's first byte (32 bits), length, distance.
+__device__ inline uint64_t inflate_pack_match(uint64_t at, uint32_t length, uint32_t distance) {
+  return at | uint64_t{length} << 32 | uint64_t{distance} << 48;
+}
+
+/// Decodes one round of the block from bit `from` (every lane calls it with the same arguments
+/// and gets the same result).
+__device__ inline InflateRound warp_inflate_round(const InflateLaneStream& s, uint64_t from,
+                                                  const InflateRoundOutput& o, unsigned lane) {
+  const uint64_t stream_bits = s.size * 8;
+  const uint64_t start = umin(stream_bits, from + uint64_t{lane} * kInflateLaneBits);
+  const uint64_t end = umin(stream_bits, from + uint64_t{lane + 1} * kInflateLaneBits);
+
+  // 1. From the segment's own start.
+  const InflateSegmentDecode first = inflate_decode_segment(s, start, end);
+  // 2. Until every segment in the block starts where the one before it left.
+  InflateSegmentDecode d = first;
+  unsigned last = kWarpSize - 1;  // the last lane in the round
+  for (;;) {
+    const unsigned stops = __ballot_sync(kFullMask, d.how != InflateExit::segment_end);
+    last = stops != 0 ? __ffs(stops) - 1 : kWarpSize - 1;
+    const uint64_t previous_exit = shfl64(d.exit, lane == 0 ? 0 : lane - 1);
+    const bool redo = lane > 0 && lane <= last && previous_exit != d.from;
+    if (!__any_sync(kFullMask, redo)) break;
+    if (redo) {
+      d = previous_exit == first.from ? first
+                                      : inflate_resync_segment(s, first, previous_exit, end);
+    }
+  }
+  // The lanes whose matches fit the list end the round early (lane 0's always fit).
+  const uint64_t listed = warp_inclusive_sum64(lane <= last ? d.matches : 0, lane);
+  const unsigned overflow = __ballot_sync(kFullMask, listed > kInflateRoundMatches);
+  if (overflow != 0) last = __ffs(overflow) - 2;
+  InflateRound round{};
+  const bool in_round = lane <= last;
+  // Output bytes and matches before this segment.
+  const uint64_t bytes_to = warp_inclusive_sum64(in_round ? d.bytes : 0, lane);
+  const uint64_t matches_to = in_round ? listed : 0;
+  round.bytes = shfl64(bytes_to, kWarpSize - 1);
+  const uint64_t match_count = shfl64(listed, last);
+  round.end_bit = shfl64(d.exit, last);
+  const InflateExit how =
+      static_cast<InflateExit>(__shfl_sync(kFullMask, static_cast<int>(d.how), last));
+  round.end_of_block = how == InflateExit::end_of_block;
+  // Invalid tokens, a round past the input's end (or at it, with the block not ended: it is
+  // truncated) or the output's capacity: the serial decoder finds the first failure and its
+  // status.
+  round.redo_serially = how == InflateExit::invalid || round.end_bit > stream_bits ||
+                        (!round.end_of_block && round.end_bit == stream_bits) ||
+                        round.end_bit <= from ||  // no progress (never for a valid stream)
+                        round.bytes > o.capacity - o.op;
+  if (round.redo_serially) return round;
+
+  // 3. Literals to the output, matches to the list; every distance within the output.
+  bool bad = false;
+  if (in_round) {
+    InflateTokenCursor c;
+    c.seek(s.in, s.size, d.from);
+    uint64_t at = o.op + bytes_to - d.bytes;
+    uint64_t* match = o.matches + (matches_to - d.matches);
+    while (!inflate_segment_left(c, end)) {
+      uint32_t value = 0;
+      const InflateCode code = c.next(*s.ws, value);
+      if (code == InflateCode::literal) {
+        o.out[at++] = static_cast<unsigned char>(value);
+      } else if (code == InflateCode::match) {
+        // RFC 1951, 3.2.5: a distance reaches back into the output decoded so far.
+        bad = bad || value > at - o.window_start;
+        *match++ = inflate_pack_match(at - o.op, c.match_length, value);
+        at += c.match_length;
+      } else if (code != InflateCode::length) {
+        break;  // the block's end (the segment's decoding stopped there too)
+      }
+    }
+  }
+  round.redo_serially = __any_sync(kFullMask, bad);
+  if (round.redo_serially) return round;
+  __syncwarp();  // the literals and the list are visible to the warp
+
+  // 4. The matches, 32 at a time in list order.
+  for (uint64_t g = 0; g < match_count; g += kWarpSize) {
+    const bool has = g + lane < match_count;
+    const uint64_t m = has ? o.matches[g + lane] : 0;
+    const uint64_t at = has ? o.op + (m & 0xFFFFFFFFu) : UINT64_MAX;
+    warp_copy_matches(has, at, (m >> 32) & 0xFFFFu, m >> 48, o.out, lane);
+  }
+  return round;
+}
+
+}  // namespace cuzarr::gpu::detail
