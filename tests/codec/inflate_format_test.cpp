@@ -557,6 +557,50 @@ TEST(InflateFormat, HuffmanBuildRules) {
   }
 }
 
+TEST(InflateFormat, PrimaryTablesFilledEntryByEntryEqualTheBuiltOnes) {
+  // huffman_fill_fast (a GPU warp's lanes fill a block's primary tables) against build_huffman's
+  // own fill, for random complete codes of up to 15 bits in both alphabets, and the fixed codes.
+  std::mt19937 rng(20261122);
+  for (int round = 0; round < 200; ++round) {
+    const bool distance = round % 2 == 1;
+    const uint32_t n = round == 0 ? 288 : distance ? 1 + rng() % 30 : 257 + rng() % 29;
+    std::vector<uint8_t> lengths(n, 0);
+    if (round == 0) {
+      for (uint32_t s = 0; s < n; ++s) lengths[s] = s < 144 ? 8 : s < 256 ? 9 : s < 280 ? 7 : 8;
+    } else {
+      // Kraft sum built up to exactly 1 in units of 2^-15: each symbol takes a random length that
+      // still fits; the rest is filled with the longest codes.
+      uint32_t left = 1u << 15;
+      for (uint32_t s = 0; s < n && left > 0; ++s) {
+        if (rng() % 3 == 0) continue;
+        uint32_t len = 1 + rng() % 15;
+        while ((1u << (15 - len)) > left) ++len;
+        lengths[s] = static_cast<uint8_t>(len);
+        left -= 1u << (15 - len);
+      }
+      for (uint32_t s = 0; s < n && left > 0; ++s) {
+        if (lengths[s] == 0) {
+          lengths[s] = 15;
+          left -= 1;
+        }
+      }
+      if (left != 0) continue;  // not enough symbols to complete the code
+    }
+    const auto alphabet =
+        distance ? gpu::HuffmanAlphabet::distance : gpu::HuffmanAlphabet::literal_length;
+    auto built = std::make_unique<gpu::HuffmanTable>();
+    auto filled = std::make_unique<gpu::HuffmanTable>();
+    ASSERT_EQ(gpu::build_huffman(*built, lengths.data(), n, false, alphabet),
+              gpu::HuffmanBuild::ok);
+    ASSERT_EQ(gpu::build_huffman(*filled, lengths.data(), n, false, alphabet, 0),
+              gpu::HuffmanBuild::ok);
+    for (uint32_t lane = 0; lane < 32; ++lane) gpu::huffman_fill_fast(*filled, alphabet, lane, 32);
+    for (uint32_t b = 0; b < (1u << gpu::kHuffmanFastBits); ++b) {
+      ASSERT_EQ(filled->fast[b], built->fast[b]) << "round " << round << " entry " << b;
+    }
+  }
+}
+
 // Checksums --------------------------------------------------------------------------------------
 
 TEST(InflateFormat, ChecksumsMatchZlib) {

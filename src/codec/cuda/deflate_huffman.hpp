@@ -98,10 +98,12 @@ CUZARR_HOST_DEVICE inline uint32_t reverse_bits(uint32_t code, uint32_t n) {
 /// length must be <= 15, n <= 288). An over-subscribed set is always rejected. An incomplete set
 /// is accepted only when `allow_single_code` is set and the code is a single 1-bit code (a block
 /// with one distance code, RFC 1951 3.2.7), or when it is empty (then every decode fails); zlib
-/// accepts the same sets. `alphabet` fills the length / distance fields of the primary table.
+/// accepts the same sets. `alphabet` fills the length / distance fields of the primary table,
+/// whose first 2^fast_bits entries are built (fast_bits <= kHuffmanFastBits; 0: none, for a
+/// caller that fills them itself with huffman_fill_fast).
 CUZARR_HOST_DEVICE inline HuffmanBuild build_huffman(
     HuffmanTable& t, const uint8_t* lengths, uint32_t n, bool allow_single_code,
-    HuffmanAlphabet alphabet = HuffmanAlphabet::plain) {
+    HuffmanAlphabet alphabet = HuffmanAlphabet::plain, uint32_t fast_bits = kHuffmanFastBits) {
   // Tables are built once per block: the loops stay rolled (CUZARR_NO_UNROLL), out of the way
   // of the decoding loops in the instruction cache.
   CUZARR_NO_UNROLL
@@ -140,20 +142,48 @@ CUZARR_HOST_DEVICE inline HuffmanBuild build_huffman(
   for (uint32_t s = 0; s < n; ++s) {
     if (lengths[s] != 0) t.symbols[next[lengths[s]]++] = static_cast<uint16_t>(s);
   }
+  if (fast_bits == 0) return HuffmanBuild::ok;
   CUZARR_NO_UNROLL
-  for (uint32_t b = 0; b < (1u << kHuffmanFastBits); ++b) t.fast[b] = 0;
+  for (uint32_t b = 0; b < (1u << fast_bits); ++b) t.fast[b] = 0;
   CUZARR_NO_UNROLL
-  for (uint32_t len = 1; len <= kHuffmanFastBits; ++len) {
+  for (uint32_t len = 1; len <= fast_bits; ++len) {
     for (uint32_t k = 0; k < t.count[len]; ++k) {
       const uint32_t symbol = t.symbols[t.first_index[len] + k];
       const uint32_t entry = huffman_entry(symbol, len, alphabet);
-      for (uint32_t b = reverse_bits(t.first_code[len] + k, len); b < (1u << kHuffmanFastBits);
+      for (uint32_t b = reverse_bits(t.first_code[len] + k, len); b < (1u << fast_bits);
            b += 1u << len) {
         t.fast[b] = entry;
       }
     }
   }
   return HuffmanBuild::ok;
+}
+
+/// The primary table entry for the stream bits `b` (kHuffmanFastBits of them, the next one in bit
+/// 0): the code they start with, found by a canonical search over the lengths, as build_huffman
+/// would have filled it.
+CUZARR_HOST_DEVICE inline uint32_t huffman_fast_entry(const HuffmanTable& t, uint32_t b,
+                                                      HuffmanAlphabet alphabet) {
+  CUZARR_NO_UNROLL
+  for (uint32_t len = 1; len <= kHuffmanFastBits; ++len) {
+    // A code is stored most significant bit first: the first `len` stream bits reversed.
+    const uint32_t code = reverse_bits(b & ((1u << len) - 1), len);
+    const uint32_t offset = code - t.first_code[len];  // wraps above count when code < first
+    if (offset < t.count[len]) {
+      return huffman_entry(t.symbols[t.first_index[len] + offset], len, alphabet);
+    }
+  }
+  return 0;
+}
+
+/// Fills the primary table entries first, first + step, ... of a table built with fast_bits 0
+/// (by several threads, each with its own `first`).
+CUZARR_HOST_DEVICE inline void huffman_fill_fast(HuffmanTable& t, HuffmanAlphabet alphabet,
+                                                 uint32_t first, uint32_t step) {
+  CUZARR_NO_UNROLL
+  for (uint32_t b = first; b < (1u << kHuffmanFastBits); b += step) {
+    t.fast[b] = huffman_fast_entry(t, b, alphabet);
+  }
 }
 
 /// The symbol and length (symbol << 4 | length) of the code of more than kHuffmanFastBits bits

@@ -34,7 +34,14 @@ struct InflateWorkspace {
   };
   uint8_t lengths[288 + 32];  ///< HLIT + HDIST code lengths (fixed codes: 288 + 32)
   bool fixed_loaded;          ///< litlen / distance hold the fixed codes of RFC 1951 3.2.6
+  /// Set by a caller that fills the primary tables of litlen and distance itself (a GPU warp,
+  /// huffman_fill_fast): block headers then leave them to it and set `fast_tables_pending`.
+  bool defer_fast_tables;
+  bool fast_tables_pending;
 };
+
+/// Primary table bits of the code length code (its codes have at most 7 bits, RFC 1951 3.2.7).
+inline constexpr uint32_t kCodeLengthFastBits = 7;
 
 enum class InflatePhase : uint8_t { block_header, huffman, done };
 
@@ -69,6 +76,8 @@ CUZARR_HOST_DEVICE inline void inflate_begin(InflateStream& s, InflateWorkspace&
   s.phase = InflatePhase::block_header;
   s.final_block = false;
   ws.fixed_loaded = false;
+  ws.defer_fast_tables = false;
+  ws.fast_tables_pending = false;
 }
 
 namespace detail {
@@ -82,10 +91,12 @@ CUZARR_HOST_DEVICE inline void load_fixed_codes(InflateWorkspace& ws) {
   for (uint32_t s = 0; s < 288; ++s) {
     ws.lengths[s] = s < 144 ? 8 : s < 256 ? 9 : s < 280 ? 7 : 8;
   }
-  build_huffman(ws.litlen, ws.lengths, 288, false, HuffmanAlphabet::literal_length);
+  const uint32_t fast_bits = ws.defer_fast_tables ? 0 : kHuffmanFastBits;
+  build_huffman(ws.litlen, ws.lengths, 288, false, HuffmanAlphabet::literal_length, fast_bits);
   CUZARR_NO_UNROLL
   for (uint32_t s = 0; s < 32; ++s) ws.lengths[s] = 5;
-  build_huffman(ws.distance, ws.lengths, 32, false, HuffmanAlphabet::distance);
+  build_huffman(ws.distance, ws.lengths, 32, false, HuffmanAlphabet::distance, fast_bits);
+  ws.fast_tables_pending = ws.defer_fast_tables;
   ws.fixed_loaded = true;
 }
 
@@ -111,14 +122,19 @@ CUZARR_HOST_DEVICE inline DeviceChunkStatus read_dynamic_codes(InflateStream& s,
   for (uint32_t k = 0; k < hclen; ++k) cl_lengths[kOrder[k]] = static_cast<uint8_t>(bits.bits(3));
   if (bits.overrun()) return DeviceChunkStatus::corrupt_input;
   // The code length code must be complete (no single-code exception, as in zlib).
-  if (build_huffman(ws.code_lengths, cl_lengths, 19, false) != HuffmanBuild::ok)
+  if (build_huffman(ws.code_lengths, cl_lengths, 19, false, HuffmanAlphabet::plain,
+                    kCodeLengthFastBits) != HuffmanBuild::ok)
     return DeviceChunkStatus::corrupt_input;
   const uint32_t total = hlit + hdist;
   uint32_t i = 0;
   while (i < total) {
     bits.refill();
-    const int32_t symbol = huffman_decode(ws.code_lengths, bits);
-    if (symbol < 0) return DeviceChunkStatus::corrupt_input;
+    // The code is complete with codes of at most 7 bits: every 7-bit entry holds one (an empty
+    // code has none, and fails here).
+    const uint32_t entry = ws.code_lengths.fast[bits.peek(kCodeLengthFastBits)];
+    if (entry == 0) return DeviceChunkStatus::corrupt_input;
+    bits.consume(huffman_entry_bits(entry));
+    const uint32_t symbol = huffman_entry_symbol(entry);
     if (symbol < 16) {
       ws.lengths[i++] = static_cast<uint8_t>(symbol);
       continue;
@@ -142,12 +158,14 @@ CUZARR_HOST_DEVICE inline DeviceChunkStatus read_dynamic_codes(InflateStream& s,
   if (bits.overrun()) return DeviceChunkStatus::corrupt_input;
   // A block without an end-of-block code could never end.
   if (ws.lengths[kDeflateEndOfBlock] == 0) return DeviceChunkStatus::corrupt_input;
-  if (build_huffman(ws.litlen, ws.lengths, hlit, true, HuffmanAlphabet::literal_length) !=
-          HuffmanBuild::ok ||
-      build_huffman(ws.distance, ws.lengths + hlit, hdist, true, HuffmanAlphabet::distance) !=
-          HuffmanBuild::ok) {
+  const uint32_t fast_bits = ws.defer_fast_tables ? 0 : kHuffmanFastBits;
+  if (build_huffman(ws.litlen, ws.lengths, hlit, true, HuffmanAlphabet::literal_length,
+                    fast_bits) != HuffmanBuild::ok ||
+      build_huffman(ws.distance, ws.lengths + hlit, hdist, true, HuffmanAlphabet::distance,
+                    fast_bits) != HuffmanBuild::ok) {
     return DeviceChunkStatus::corrupt_input;
   }
+  ws.fast_tables_pending = ws.defer_fast_tables;
   ws.fixed_loaded = false;
   return DeviceChunkStatus::ok;
 }

@@ -74,7 +74,10 @@ struct WarpInflateEngine {
                                    unsigned char* out, uint64_t capacity, uint64_t op) {
     InflateStream s;
     InflateWorkspace& ws = shared->workspace;
-    if (lane == 0) inflate_begin(s, ws, in, size, start, op);
+    if (lane == 0) {
+      inflate_begin(s, ws, in, size, start, op);
+      ws.defer_fast_tables = true;  // the warp fills the primary tables of each block
+    }
     const uint64_t window_start = op;
     for (;;) {
       InflateStep step;
@@ -99,6 +102,13 @@ struct WarpInflateEngine {
         continue;
       }
       __syncwarp();  // the block's codes are visible to the warp
+      if (ws.fast_tables_pending) {
+        huffman_fill_fast(ws.litlen, HuffmanAlphabet::literal_length, lane, kWarpSize);
+        huffman_fill_fast(ws.distance, HuffmanAlphabet::distance, lane, kWarpSize);
+        __syncwarp();  // every lane has read the flag and filled its entries
+        if (lane == 0) ws.fast_tables_pending = false;
+        __syncwarp();
+      }
       const InflateLaneStream lanes{in, size, &ws};
       InflateRoundOutput o{out, capacity, shfl64(s.op, 0), window_start, matches};
       uint64_t bit = shfl64(s.bits.bit_position(), 0);
@@ -129,6 +139,7 @@ struct WarpInflateEngine {
   /// the warp.
   __device__ InflateResult serial_batches(InflateStream& s, const unsigned char* in,
                                           unsigned char* out, uint64_t capacity) {
+    if (lane == 0) shared->workspace.defer_fast_tables = false;  // lane 0 decodes alone
     for (;;) {
       DeviceChunkStatus status = DeviceChunkStatus::ok;
       if (lane == 0) status = inflate_fill_batch(s, shared->workspace, capacity, shared->batch);
