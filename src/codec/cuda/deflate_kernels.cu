@@ -42,6 +42,8 @@ constexpr size_t kWarpScratchBytes = detail::kInflateRoundMatches * sizeof(uint6
 size_t inflate_workers(size_t count) { return std::min(count, kMaxInflateWarps); }
 
 /// Every warp takes the next chunk from `next_chunk` (zero at launch) when it is done with one.
+/// Blocks of 8 warps are held to 128 registers, so that two fit an SM (as their shared memory
+/// does).
 template <int kWarps>
 __global__ void __launch_bounds__(kWarps* kWarpSize, kWarps == 8 ? 2 : 1)
     inflate_kernel(DeviceChunkBatch batch, DeflateWrapper wrapper, bool verify, uint64_t* scratch,
@@ -106,7 +108,7 @@ void inflate_batch(const DeviceChunkBatch& batch, DeflateWrapper wrapper, bool v
                    void* temp, Stream stream) {
   if (batch.count == 0) return;
   // Few chunks: one warp per thread block, so that they spread over the SMs; many: 8 warps per
-  // block (about 70 KiB of shared memory, 3 blocks = 24 warps per SM on an H200).
+  // block (about 104 KiB of shared memory, 2 blocks = 16 warps per SM on an H200).
   if (batch.count < 1024) {
     launch<1>(batch, wrapper, verify_checksums, temp, stream);
   } else {

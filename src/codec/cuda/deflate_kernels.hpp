@@ -1,8 +1,9 @@
 // Batched GPU deflate decoding (RFC 1951) of raw deflate, zlib (RFC 1950) and gzip (RFC 1952)
 // chunks, with the logic of inflate_format.hpp and zlib_gzip_wrappers.hpp (tested on the CPU).
-// One warp per chunk: lane 0 decodes the Huffman symbols (tables in shared memory) and writes
-// literals, the warp copies matches and stored blocks together and computes the Adler-32 /
-// CRC-32 of the output in parallel. Hostile input yields a status, never an access outside the
+// One warp per chunk (the warps take chunks from a counter): lane 0 reads block headers, the warp
+// decodes each Huffman block's tokens in parallel from resynchronising segments
+// (inflate_warp_tokens.cuh), copies matches and stored blocks together and computes the Adler-32
+// / CRC-32 of the output in parallel. Hostile input yields a status, never an access outside the
 // chunk's input or output. CUDA builds only; launchers queue work on `stream` and throw
 // CudaError when a launch fails.
 #pragma once
@@ -16,8 +17,8 @@
 
 namespace cuzarr::gpu {
 
-/// Scratch bytes inflate_batch needs for `count` chunks (0 for now: the decoding tables live in
-/// shared memory; the parameter keeps the interface for versions that need scratch).
+/// Scratch bytes inflate_batch needs for `count` chunks: the decoding warps' match lists (16 KiB
+/// a warp, at most 4096 warps) and a chunk counter. The decoding tables live in shared memory.
 size_t inflate_temp_bytes(size_t count);
 
 /// Decodes each chunk in `wrapper` (see DeflateWrapper): output_sizes[i] = decoded bytes.

@@ -1,8 +1,9 @@
-// Warp-cooperative deflate decoding of one chunk (.cu files only): lane 0 decodes a batch of the
-// stream with every check (inflate_fill_batch: literals, steps, at most one stored block), then
-// the whole warp writes it, 32 steps at a time with the group execution of warp_copy_steps.cuh
-// (the literals of the group at once, then its matches in dependency waves, short items per
-// lane, long ones by the warp). Checksums are computed by all lanes over slices and combined.
+// Warp-cooperative deflate decoding of one chunk (.cu files and the emulated-warp tests): lane 0
+// reads each block header, the warp fills the block's primary tables and decodes its tokens in
+// rounds of 32 resynchronising segments (inflate_warp_tokens.cuh), and copies stored blocks
+// together. A round that fails a check is redone serially: from there lane 0 decodes batches with
+// every check (inflate_fill_batch) and the warp writes them 32 steps at a time with the group
+// execution of warp_copy_steps.cuh. Checksums are computed by all lanes over slices and combined.
 #pragma once
 
 #include <cstdint>

@@ -36,9 +36,9 @@
 namespace cuzarr::gpu::detail {
 
 /// Bits of the stream each lane takes per round. Decoding from a wrong position meets the true
-/// token boundaries after about 150 bits in the median and within 1024 bits in 99 % of cases
-/// (zlib levels 1 and 6 on the benchmark field, docs/gpu_deflate.md): segments of 1024 bits let
-/// most lanes resynchronise inside their own segment.
+/// token boundaries after 128 to 256 bits in the median and within 1024 bits for about 97 % of
+/// positions (zlib levels 1 and 6 on the benchmark field, docs/gpu_deflate.md): segments of 1024
+/// bits let most lanes resynchronise inside their own segment.
 inline constexpr uint32_t kInflateLaneBits = 1024;
 /// Matches one round may list. A lane lists at most kInflateLaneBits / 2 + 1 (a match takes at
 /// least 2 bits); a round whose lanes list more ends after the last lane that fits.
