@@ -83,15 +83,19 @@ CUZARR_HOST_DEVICE inline uint32_t huffman_entry(uint32_t symbol, uint32_t lengt
   return base << 17 | extra << 13 | symbol << 4 | length;
 }
 
-/// The low `n` bits of `code` in reverse order: Huffman codes are stored most significant bit
-/// first in a stream read least significant bit first (RFC 1951, 3.1.1).
+/// The low `n` (1..32) bits of `code` in reverse order: Huffman codes are stored most
+/// significant bit first in a stream read least significant bit first (RFC 1951, 3.1.1).
 CUZARR_HOST_DEVICE inline uint32_t reverse_bits(uint32_t code, uint32_t n) {
+#if defined(__CUDA_ARCH__)
+  return __brev(code) >> (32 - n);
+#else
   uint32_t r = 0;
   for (uint32_t k = 0; k < n; ++k) {
     r = (r << 1) | (code & 1u);
     code >>= 1;
   }
   return r;
+#endif
 }
 
 /// Builds the canonical code of RFC 1951, 3.2.2 from lengths[0..n) (0 = symbol unused; every
@@ -164,10 +168,12 @@ CUZARR_HOST_DEVICE inline HuffmanBuild build_huffman(
 /// would have filled it.
 CUZARR_HOST_DEVICE inline uint32_t huffman_fast_entry(const HuffmanTable& t, uint32_t b,
                                                       HuffmanAlphabet alphabet) {
+  // A code is stored most significant bit first: the first `len` stream bits reversed are the
+  // top `len` of the kHuffmanFastBits bits reversed.
+  const uint32_t reversed = reverse_bits(b, kHuffmanFastBits);
   CUZARR_NO_UNROLL
   for (uint32_t len = 1; len <= kHuffmanFastBits; ++len) {
-    // A code is stored most significant bit first: the first `len` stream bits reversed.
-    const uint32_t code = reverse_bits(b & ((1u << len) - 1), len);
+    const uint32_t code = reversed >> (kHuffmanFastBits - len);
     const uint32_t offset = code - t.first_code[len];  // wraps above count when code < first
     if (offset < t.count[len]) {
       return huffman_entry(t.symbols[t.first_index[len] + offset], len, alphabet);
@@ -191,11 +197,7 @@ CUZARR_HOST_DEVICE inline void huffman_fill_fast(HuffmanTable& t, HuffmanAlphabe
 /// Not inlined on the GPU: long codes are rare, and the decoding loops stay small.
 CUZARR_HOST_DEVICE CUZARR_NOINLINE inline int32_t huffman_decode_long(const HuffmanTable& t,
                                                                       uint32_t next15) {
-#if defined(__CUDA_ARCH__)
-  const uint32_t code15 = __brev(next15) >> (32 - kHuffmanMaxBits);
-#else
   const uint32_t code15 = reverse_bits(next15, kHuffmanMaxBits);
-#endif
   CUZARR_NO_UNROLL
   for (uint32_t len = kHuffmanFastBits + 1; len <= kHuffmanMaxBits; ++len) {
     const uint32_t code = code15 >> (kHuffmanMaxBits - len);

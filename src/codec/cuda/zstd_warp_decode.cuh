@@ -49,7 +49,6 @@ __device__ inline DecodeResult warp_zstd_decode(const unsigned char* in, uint64_
         work = static_cast<int>(done                       ? ZstdWarpWork::done
                                 : step.huffman_streams > 0 ? ZstdWarpWork::huffman
                                                            : ZstdWarpWork::step);
-        g.count = 1;
         g.mine.literals = step.literals;
         g.mine.literal_length = step.literal_length;
         g.mine.match_distance = step.match_distance;
