@@ -127,10 +127,11 @@ __device__ inline InflateSegmentDecode inflate_resync_segment(const InflateLaneS
 
 /// What a round did.
 struct InflateRound {
-  bool redo_serially;  ///< a check failed: nothing of the round counts
-  bool end_of_block;   ///< the round ended the block
-  uint64_t end_bit;    ///< where the next token (or block header) starts
-  uint64_t bytes;      ///< output bytes of the round
+  bool redo_serially;    ///< a check failed: nothing of the round counts
+  bool end_of_block;     ///< the round ended the block
+  uint64_t end_bit;      ///< where the next token (or block header) starts
+  uint64_t bytes;        ///< output bytes of the round
+  uint64_t match_count;  ///< matches of the round
 };
 
 /// The output of a round's decoding: out[0, capacity), the round's first byte at `op`, distances
@@ -143,21 +144,35 @@ struct InflateRoundOutput {
   uint64_t* matches;
 };
 
-/// A listed match: position after the round's first byte (32 bits), length, distance.
+/// A listed match: position after the list's base (32 bits), length, distance.
 __device__ inline uint64_t inflate_pack_match(uint64_t at, uint32_t length, uint32_t distance) {
   return at | uint64_t{length} << 32 | uint64_t{distance} << 48;
 }
 
-/// Decodes one round of the block from bit `from` (every lane calls it with the same arguments
-/// and gets the same result).
-__device__ inline InflateRound warp_inflate_round(const InflateLaneStream& s, uint64_t from,
-                                                  const InflateRoundOutput& o, unsigned lane) {
+/// Steps 1 and 2 of a round, for one lane: its true decoding and where it stands in the round.
+struct InflateRoundLane {
+  InflateSegmentDecode d;  ///< the lane's true decoding (meaningful when in_round)
+  uint64_t end;            ///< the end of the lane's segment
+  uint64_t bytes_before;   ///< output bytes of the round's earlier lanes
+  uint64_t matches_before; ///< matches of the round's earlier lanes
+  bool in_round;
+};
+
+/// Steps 1 and 2 from bit `from`: every lane's true decoding; lanes whose matches would take the
+/// round past `max_matches` are left out (lane 0 never is). Fills the round's summary; sets
+/// redo_serially for an invalid code, a round past the input (or at its end, the block not
+/// ended) and a round without progress, never for a valid stream. Every lane calls it with the
+/// same arguments and gets the same summary.
+__device__ inline InflateRoundLane warp_plan_inflate_round(const InflateLaneStream& s,
+                                                           uint64_t from, uint64_t max_matches,
+                                                           InflateRound& round, unsigned lane) {
   const uint64_t stream_bits = s.size * 8;
   const uint64_t start = umin(stream_bits, from + uint64_t{lane} * kInflateLaneBits);
-  const uint64_t end = umin(stream_bits, from + uint64_t{lane + 1} * kInflateLaneBits);
+  InflateRoundLane r{};
+  r.end = umin(stream_bits, from + uint64_t{lane + 1} * kInflateLaneBits);
 
   // 1. From the segment's own start.
-  const InflateSegmentDecode first = inflate_decode_segment(s, start, end);
+  const InflateSegmentDecode first = inflate_decode_segment(s, start, r.end);
   // 2. Until every segment in the block starts where the one before it left.
   InflateSegmentDecode d = first;
   unsigned last = kWarpSize - 1;  // the last lane in the round
@@ -169,66 +184,94 @@ __device__ inline InflateRound warp_inflate_round(const InflateLaneStream& s, ui
     if (!__any_sync(kFullMask, redo)) break;
     if (redo) {
       d = previous_exit == first.from ? first
-                                      : inflate_resync_segment(s, first, previous_exit, end);
+                                      : inflate_resync_segment(s, first, previous_exit, r.end);
     }
   }
-  // The lanes whose matches fit the list end the round early (lane 0's always fit).
+  // The lanes whose matches fit end the round early (lane 0's always fit).
   const uint64_t listed = warp_inclusive_sum64(lane <= last ? d.matches : 0, lane);
-  const unsigned overflow = __ballot_sync(kFullMask, listed > kInflateRoundMatches);
+  const unsigned overflow = __ballot_sync(kFullMask, listed > max_matches);
   if (overflow != 0) last = __ffs(overflow) - 2;
-  InflateRound round{};
-  const bool in_round = lane <= last;
-  // Output bytes and matches before this segment.
-  const uint64_t bytes_to = warp_inclusive_sum64(in_round ? d.bytes : 0, lane);
-  const uint64_t matches_to = in_round ? listed : 0;
+  r.d = d;
+  r.in_round = lane <= last;
+  const uint64_t bytes_to = warp_inclusive_sum64(r.in_round ? d.bytes : 0, lane);
+  r.bytes_before = r.in_round ? bytes_to - d.bytes : 0;
+  r.matches_before = r.in_round ? listed - d.matches : 0;
   round.bytes = shfl64(bytes_to, kWarpSize - 1);
-  const uint64_t match_count = shfl64(listed, last);
+  round.match_count = shfl64(listed, last);
   round.end_bit = shfl64(d.exit, last);
   const InflateExit how =
       static_cast<InflateExit>(__shfl_sync(kFullMask, static_cast<int>(d.how), last));
   round.end_of_block = how == InflateExit::end_of_block;
-  // Invalid tokens, a round past the input's end (or at it, with the block not ended: it is
-  // truncated) or the output's capacity: the serial decoder finds the first failure and its
-  // status.
   round.redo_serially = how == InflateExit::invalid || round.end_bit > stream_bits ||
                         (!round.end_of_block && round.end_bit == stream_bits) ||
-                        round.end_bit <= from ||  // no progress (never for a valid stream)
-                        round.bytes > o.capacity - o.op;
+                        round.end_bit <= from;  // no progress (never for a valid stream)
+  return r;
+}
+
+/// Step 3 for one lane: decodes its segment from `from` (a true token boundary) to `end`, writes
+/// its literals at out[at, ...) and lists its matches at `match`, positions relative to
+/// `list_base`. Returns false when a distance reaches before `window_start` (RFC 1951, 3.2.5: a
+/// distance reaches back into the output decoded so far) or a byte would pass `capacity`;
+/// nothing is written past it.
+__device__ inline bool inflate_write_segment(const InflateLaneStream& s, uint64_t from,
+                                             uint64_t end, unsigned char* out, uint64_t capacity,
+                                             uint64_t at, uint64_t window_start,
+                                             uint64_t list_base, uint64_t* match) {
+  bool good = true;
+  InflateTokenCursor c;
+  c.seek(s.in, s.size, from);
+  while (!inflate_segment_left(c, end)) {
+    uint32_t value = 0;
+    const InflateCode code = c.next(*s.ws, value);
+    if (code == InflateCode::literal) {
+      if (at >= capacity) return false;
+      out[at++] = static_cast<unsigned char>(value);
+    } else if (code == InflateCode::match) {
+      good = good && value <= at - window_start && c.match_length <= capacity - at;
+      *match++ = inflate_pack_match(at - list_base, c.match_length, value);
+      at += c.match_length;
+    } else if (code != InflateCode::length) {
+      break;  // the block's end (the segment's decoding stopped there too)
+    }
+  }
+  return good;
+}
+
+/// Step 4: copies `count` listed matches (positions relative to `list_base`) in list order, 32 at
+/// a time.
+__device__ inline void warp_copy_listed_matches(const uint64_t* list, uint64_t count,
+                                                uint64_t list_base, unsigned char* out,
+                                                unsigned lane) {
+  for (uint64_t g = 0; g < count; g += kWarpSize) {
+    const bool has = g + lane < count;
+    const uint64_t m = has ? list[g + lane] : 0;
+    const uint64_t at = has ? list_base + (m & 0xFFFFFFFFu) : UINT64_MAX;
+    warp_copy_matches(has, at, (m >> 32) & 0xFFFFu, m >> 48, out, lane);
+  }
+}
+
+/// Decodes one round of the block from bit `from` (every lane calls it with the same arguments
+/// and gets the same result).
+__device__ inline InflateRound warp_inflate_round(const InflateLaneStream& s, uint64_t from,
+                                                  const InflateRoundOutput& o, unsigned lane) {
+  InflateRound round{};
+  const InflateRoundLane r = warp_plan_inflate_round(s, from, kInflateRoundMatches, round, lane);
+  // Also past the output's capacity: the serial decoder finds the first failure and its status.
+  round.redo_serially = round.redo_serially || round.bytes > o.capacity - o.op;
   if (round.redo_serially) return round;
 
   // 3. Literals to the output, matches to the list; every distance within the output.
-  bool bad = false;
-  if (in_round) {
-    InflateTokenCursor c;
-    c.seek(s.in, s.size, d.from);
-    uint64_t at = o.op + bytes_to - d.bytes;
-    uint64_t* match = o.matches + (matches_to - d.matches);
-    while (!inflate_segment_left(c, end)) {
-      uint32_t value = 0;
-      const InflateCode code = c.next(*s.ws, value);
-      if (code == InflateCode::literal) {
-        o.out[at++] = static_cast<unsigned char>(value);
-      } else if (code == InflateCode::match) {
-        // RFC 1951, 3.2.5: a distance reaches back into the output decoded so far.
-        bad = bad || value > at - o.window_start;
-        *match++ = inflate_pack_match(at - o.op, c.match_length, value);
-        at += c.match_length;
-      } else if (code != InflateCode::length) {
-        break;  // the block's end (the segment's decoding stopped there too)
-      }
-    }
+  bool good = true;
+  if (r.in_round) {
+    good = inflate_write_segment(s, r.d.from, r.end, o.out, o.capacity, o.op + r.bytes_before,
+                                 o.window_start, o.op, o.matches + r.matches_before);
   }
-  round.redo_serially = __any_sync(kFullMask, bad);
+  round.redo_serially = __any_sync(kFullMask, !good);
   if (round.redo_serially) return round;
   __syncwarp();  // the literals and the list are visible to the warp
 
   // 4. The matches, 32 at a time in list order.
-  for (uint64_t g = 0; g < match_count; g += kWarpSize) {
-    const bool has = g + lane < match_count;
-    const uint64_t m = has ? o.matches[g + lane] : 0;
-    const uint64_t at = has ? o.op + (m & 0xFFFFFFFFu) : UINT64_MAX;
-    warp_copy_matches(has, at, (m >> 32) & 0xFFFFu, m >> 48, o.out, lane);
-  }
+  warp_copy_listed_matches(o.matches, round.match_count, o.op, o.out, lane);
   return round;
 }
 
