@@ -88,14 +88,23 @@ bool deflate_rows(size_t total_mib, int repetitions, const Stream& stream) {
           sizes[i] = p.size();
         }
         upload(encoded.sizes, sizes);
-        Device temp(inflate_temp_bytes(count));
-        const double dec = best_seconds(repetitions, [&] {
-          inflate_batch(encoded.to(decoded), DeflateWrapper::gzip, temp.p, stream);
-        });
-        const bool ok = decoded.all_ok() && same_bytes(input, decoded);
-        all_ok = all_ok && ok;
-        print({"gzip L" + std::to_string(level) + " (inflate)", dtype, chunk,
-               static_cast<double>(distinct * chunk) / packed_bytes, gb / dec, 0.0, ok});
+        // The launcher as it is, and with the block-parallel path off (a warp per chunk).
+        for (const bool block_parallel : {true, false}) {
+          if (!block_parallel && chunk < kInflateBpMinCapacity) continue;
+          const uint64_t from = block_parallel ? kInflateBpMinCapacity : UINT64_MAX;
+          Device temp(inflate_temp_bytes(count, chunk, from));
+          CHECK(cudaMemset(decoded.data.p, 0, count * chunk));
+          const double dec = best_seconds(repetitions, [&] {
+            inflate_batch(encoded.to(decoded), DeflateWrapper::gzip, true, chunk, temp.p, stream,
+                          from);
+          });
+          const bool ok = decoded.all_ok() && same_bytes(input, decoded);
+          all_ok = all_ok && ok;
+          print({"gzip L" + std::to_string(level) +
+                     (block_parallel ? " (inflate)" : " (inflate, warp per chunk)"),
+                 dtype, chunk, static_cast<double>(distinct * chunk) / packed_bytes, gb / dec, 0.0,
+                 ok});
+        }
       }
     }
   }

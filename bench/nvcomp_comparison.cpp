@@ -93,7 +93,7 @@ size_t cuzarr_temp_bytes(Codec codec, size_t count, size_t chunk) {
       return zstd_decode_temp_bytes(count, chunk);
     case Codec::deflate:
     case Codec::gzip:
-      return inflate_temp_bytes(count);
+      return inflate_temp_bytes(count, chunk);
   }
   return 0;
 }
@@ -109,10 +109,10 @@ void cuzarr_decode(Codec codec, const Batch& encoded, const Batch& decoded, void
       zstd_decode_batch(b, true, decoded.chunk, temp, stream);
       break;
     case Codec::deflate:
-      inflate_batch(b, DeflateWrapper::raw, temp, stream);
+      inflate_batch(b, DeflateWrapper::raw, true, decoded.chunk, temp, stream);
       break;
     case Codec::gzip:
-      inflate_batch(b, DeflateWrapper::gzip, temp, stream);
+      inflate_batch(b, DeflateWrapper::gzip, true, decoded.chunk, temp, stream);
       break;
   }
 }

@@ -41,8 +41,11 @@ class DeviceDeflateFamilyBackend final : public CompressionBackend {
   void decompress(std::span<const DecompressTask> tasks, const Stream& stream) const override {
     if (tasks.empty()) return;
     gpu::DeviceBatchTables tables(device_chunks_of(tasks), stream);
-    Buffer temp = gpu::device_scratch(gpu::inflate_temp_bytes(tasks.size()), stream);
-    gpu::inflate_batch(tables.batch(), wrapper_, /*verify_checksums=*/true, temp.data(), stream);
+    uint64_t max_output = 0;
+    for (const DecompressTask& t : tasks) max_output = std::max<uint64_t>(max_output, t.output.size());
+    Buffer temp = gpu::device_scratch(gpu::inflate_temp_bytes(tasks.size(), max_output), stream);
+    gpu::inflate_batch(tables.batch(), wrapper_, /*verify_checksums=*/true, max_output, temp.data(),
+                       stream);
     tables.fetch_results();
     check_decoded(tables, tasks, name());
   }

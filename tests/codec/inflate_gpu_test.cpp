@@ -50,14 +50,17 @@ const uint32_t (*crc_table())[256] {
   return tables.table;
 }
 
-/// Runs the kernel on `streams` and checks every chunk against inflate_serial: status, size and
-/// bytes (and, when `expected` is given, against those bytes too).
-void check_against_serial(const Chunks& streams, const std::vector<uint64_t>& capacities,
-                          DeflateWrapper w, bool verify, const Chunks* expected = nullptr,
-                          size_t misalign = 0) {
+/// check_against_serial for one launcher path.
+void check_path_against_serial(const Chunks& streams, const std::vector<uint64_t>& capacities,
+                               DeflateWrapper w, bool verify, uint64_t block_parallel_from,
+                               const Chunks* expected, size_t misalign) {
   DeviceBatch batch(streams, capacities, misalign);
-  test::DeviceMemory temp(gpu::inflate_temp_bytes(streams.size()));
-  gpu::inflate_batch(batch.batch(), w, verify, temp.get(), Stream());
+  uint64_t max_output = 0;
+  for (const uint64_t c : capacities) max_output = std::max(max_output, c);
+  test::DeviceMemory temp(
+      gpu::inflate_temp_bytes(streams.size(), max_output, block_parallel_from));
+  gpu::inflate_batch(batch.batch(), w, verify, max_output, temp.get(), Stream(),
+                     block_parallel_from);
   test::cuda_ok(cudaDeviceSynchronize());
   const auto statuses = batch.statuses();
   const auto sizes = batch.output_sizes();
@@ -81,6 +84,18 @@ void check_against_serial(const Chunks& streams, const std::vector<uint64_t>& ca
     if (expected) {
       ASSERT_TRUE(got == (*expected)[i]) << "chunk " << i;
     }
+  }
+}
+
+/// Runs the kernels on `streams` and checks every chunk against inflate_serial: status, size and
+/// bytes (and, when `expected` is given, against those bytes too). Both paths: a warp per chunk,
+/// and every chunk offered to the block-parallel path (block_parallel_from 0).
+void check_against_serial(const Chunks& streams, const std::vector<uint64_t>& capacities,
+                          DeflateWrapper w, bool verify, const Chunks* expected = nullptr,
+                          size_t misalign = 0) {
+  for (const uint64_t from : {UINT64_MAX, uint64_t{0}}) {
+    SCOPED_TRACE(from == 0 ? "block-parallel" : "warp per chunk");
+    check_path_against_serial(streams, capacities, w, verify, from, expected, misalign);
   }
 }
 
@@ -186,11 +201,13 @@ TEST_F(GpuInflate, ChecksumsAreVerifiedOnlyWhenAsked) {
   }
   for (const auto* streams : {&gzip, &zlib}) {
     const DeflateWrapper w = streams == &gzip ? DeflateWrapper::gzip : DeflateWrapper::zlib;
-    test::DeviceMemory temp(gpu::inflate_temp_bytes(inputs.size()));
+    // Every chunk offered to the block-parallel path: it checks the checksums itself.
+    const uint64_t max_output = 100000;
+    test::DeviceMemory temp(gpu::inflate_temp_bytes(inputs.size(), max_output, 0));
     DeviceBatch checked(*streams, test::sizes_of(inputs));
-    gpu::inflate_batch(checked.batch(), w, temp.get(), Stream());
+    gpu::inflate_batch(checked.batch(), w, true, max_output, temp.get(), Stream(), 0);
     DeviceBatch unchecked(*streams, test::sizes_of(inputs));
-    gpu::inflate_batch(unchecked.batch(), w, false, temp.get(), Stream());
+    gpu::inflate_batch(unchecked.batch(), w, false, max_output, temp.get(), Stream(), 0);
     test::cuda_ok(cudaDeviceSynchronize());
     for (size_t i = 0; i < inputs.size(); ++i) {
       EXPECT_EQ(checked.statuses()[i], DeviceChunkStatus::checksum_mismatch) << i;

@@ -202,7 +202,7 @@ __global__ void __launch_bounds__(kUnshuffleThreads)
 struct HostPlan {
   std::vector<InnerChunk> chunks;  // zstd chunks first, then zlib chunks, then failed ones
   uint64_t zstd_jobs = 0, zlib_jobs = 0;
-  uint64_t max_zstd_job = 0;
+  uint64_t max_zstd_job = 0, max_zlib_job = 0;
 };
 
 HostPlan plan_on_host(const HeaderRecord* records, size_t count) {
@@ -222,6 +222,7 @@ HostPlan plan_on_host(const HeaderRecord* records, size_t count) {
     } else {
       zlib.push_back({i, p.zlib_jobs});
       p.zlib_jobs += plan.jobs.count;
+      p.max_zlib_job = std::max(p.max_zlib_job, plan.jobs.max_job_size());
     }
   }
   for (InnerChunk& c : zlib) c.first_job += p.zstd_jobs;
@@ -311,7 +312,7 @@ void blosc_inner_streams_decode_batch(const DeviceChunkBatch& batch, void* temp,
   const uint64_t jobs = plan.zstd_jobs + plan.zlib_jobs;
   const size_t zstd_temp =
       plan.zstd_jobs > 0 ? zstd_decode_temp_bytes(plan.zstd_jobs, plan.max_zstd_job) : 0;
-  const size_t zlib_temp = plan.zlib_jobs > 0 ? inflate_temp_bytes(plan.zlib_jobs) : 0;
+  const size_t zlib_temp = plan.zlib_jobs > 0 ? inflate_temp_bytes(plan.zlib_jobs, plan.max_zlib_job) : 0;
   const size_t list_bytes = plan.chunks.size() * sizeof(InnerChunk);
   JobMemory memory = allocate_jobs(jobs, plan.chunks.size(),
                                    align_up(list_bytes) + std::max(zstd_temp, zlib_temp), stream);
@@ -335,7 +336,7 @@ void blosc_inner_streams_decode_batch(const DeviceChunkBatch& batch, void* temp,
   }
   if (plan.zlib_jobs > 0) {
     inflate_batch(job_batch(t, plan.zstd_jobs, plan.zlib_jobs), DeflateWrapper::zlib, true,
-                  decoder_temp, stream);
+                  plan.max_zlib_job, decoder_temp, stream);
   }
   if (jobs > 0) {
     const auto blocks = static_cast<unsigned>(std::min<uint64_t>((jobs + 7) / 8, 1024));

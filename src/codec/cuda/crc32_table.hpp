@@ -34,6 +34,25 @@ CUZARR_HOST_DEVICE constexpr Crc32Tables make_crc32_tables() {
   return t;
 }
 
+#if defined(__CUDACC__)
+/// make_crc32_tables by the threads of a thread block (every thread calls it: it synchronises the
+/// block), into shared memory.
+__device__ inline void block_build_crc32_tables(Crc32Tables& t) {
+  for (uint32_t b = threadIdx.x; b < 256; b += blockDim.x) {
+    uint32_t c = b;
+    for (int bit = 0; bit < 8; ++bit) c = (c & 1u) ? (c >> 1) ^ kCrc32Polynomial : c >> 1;
+    t.table[0][b] = c;
+  }
+  __syncthreads();
+  for (int k = 1; k < 8; ++k) {
+    for (uint32_t b = threadIdx.x; b < 256; b += blockDim.x) {
+      t.table[k][b] = (t.table[k - 1][b] >> 8) ^ t.table[0][t.table[k - 1][b] & 0xFFu];
+    }
+    __syncthreads();
+  }
+}
+#endif
+
 /// The raw register after `n` bytes at `p`, from register `r` (tables: any memory space).
 CUZARR_HOST_DEVICE inline uint32_t crc32_update(uint32_t r, const unsigned char* p, uint64_t n,
                                                 const uint32_t (*table)[256]) {

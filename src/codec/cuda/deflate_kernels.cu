@@ -1,6 +1,7 @@
 #include <algorithm>
 
 #include "codec/cuda/deflate_kernels.hpp"
+#include "codec/cuda/inflate_block_parallel_kernels.hpp"
 #include "codec/cuda/inflate_warp_decode.cuh"
 #include "codec/cuda/kernel_support.cuh"
 #include "codec/cuda/zlib_gzip_wrappers.hpp"
@@ -20,21 +21,6 @@ struct BlockShared {
   detail::InflateWarpShared warps[kWarps];
 };
 
-__device__ void build_crc_tables(Crc32Tables& t) {
-  for (uint32_t b = threadIdx.x; b < 256; b += blockDim.x) {
-    uint32_t c = b;
-    for (int bit = 0; bit < 8; ++bit) c = (c & 1u) ? (c >> 1) ^ kCrc32Polynomial : c >> 1;
-    t.table[0][b] = c;
-  }
-  __syncthreads();
-  for (int k = 1; k < 8; ++k) {
-    for (uint32_t b = threadIdx.x; b < 256; b += blockDim.x) {
-      t.table[k][b] = (t.table[k - 1][b] >> 8) ^ t.table[0][t.table[k - 1][b] & 0xFFu];
-    }
-    __syncthreads();
-  }
-}
-
 /// Decoding warps at most: each has kInflateRoundMatches entries of scratch for its match lists.
 constexpr size_t kMaxInflateWarps = 4096;
 constexpr size_t kWarpScratchBytes = detail::kInflateRoundMatches * sizeof(uint64_t);
@@ -47,12 +33,12 @@ size_t inflate_workers(size_t count) { return std::min(count, kMaxInflateWarps);
 template <int kWarps>
 __global__ void __launch_bounds__(kWarps* kWarpSize, kWarps == 8 ? 2 : 1)
     inflate_kernel(DeviceChunkBatch batch, DeflateWrapper wrapper, bool verify, uint64_t* scratch,
-                   size_t workers, unsigned long long* next_chunk) {
+                   size_t workers, unsigned long long* next_chunk, const uint32_t* handled) {
   extern __shared__ __align__(16) unsigned char shared_bytes[];
   auto& shared = *reinterpret_cast<BlockShared<kWarps>*>(shared_bytes);
   const bool needs_crc =
       verify && wrapper != DeflateWrapper::raw && wrapper != DeflateWrapper::zlib;
-  if (needs_crc) build_crc_tables(shared.crc);  // uniform over the block: barriers are safe
+  if (needs_crc) block_build_crc32_tables(shared.crc);  // uniform over the block: barriers are safe
   const unsigned warp = threadIdx.x / kWarpSize;
   const size_t worker = blockIdx.x * size_t{kWarps} + warp;
   if (worker >= workers) return;
@@ -64,6 +50,7 @@ __global__ void __launch_bounds__(kWarps* kWarpSize, kWarps == 8 ? 2 : 1)
     if (lane == 0) claimed = atomicAdd(next_chunk, 1ull);
     const size_t chunk = __shfl_sync(kFullMask, claimed, 0);
     if (chunk >= batch.count) return;
+    if (handled != nullptr && handled[chunk] != 0) continue;  // decoded block-parallel
     const InflateResult r = inflate_wrapped(
         reinterpret_cast<const unsigned char*>(batch.inputs[chunk]), batch.input_sizes[chunk],
         reinterpret_cast<unsigned char*>(batch.outputs[chunk]), batch.output_capacities[chunk],
@@ -82,7 +69,7 @@ uint64_t scratch_bytes(size_t count) {
 
 template <int kWarps>
 void launch(const DeviceChunkBatch& batch, DeflateWrapper wrapper, bool verify, void* temp,
-            Stream stream) {
+            const uint32_t* handled, Stream stream) {
   constexpr int kSharedBytes = sizeof(BlockShared<kWarps>);
   CUZARR_CUDA_CHECK(cudaFuncSetAttribute(
       inflate_kernel<kWarps>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSharedBytes));
@@ -96,23 +83,32 @@ void launch(const DeviceChunkBatch& batch, DeflateWrapper wrapper, bool verify, 
   const cudaStream_t s = detail::to_cuda(stream.native());
   CUZARR_CUDA_CHECK(cudaMemsetAsync(next_chunk, 0, sizeof *next_chunk, s));
   inflate_kernel<kWarps><<<blocks, kWarps * kWarpSize, kSharedBytes, s>>>(
-      batch, wrapper, verify, reinterpret_cast<uint64_t*>(base), workers, next_chunk);
+      batch, wrapper, verify, reinterpret_cast<uint64_t*>(base), workers, next_chunk, handled);
   CUZARR_CUDA_CHECK(cudaGetLastError());
 }
 
 }  // namespace
 
-size_t inflate_temp_bytes(size_t count) { return count == 0 ? 0 : scratch_bytes(count) + 256; }
+size_t inflate_temp_bytes(size_t count, uint64_t max_output, uint64_t block_parallel_from) {
+  if (count == 0) return 0;
+  return scratch_bytes(count) + 256 +
+         detail::inflate_bp_temp_bytes(count, max_output, block_parallel_from);
+}
 
 void inflate_batch(const DeviceChunkBatch& batch, DeflateWrapper wrapper, bool verify_checksums,
-                   void* temp, Stream stream) {
+                   uint64_t max_output, void* temp, Stream stream,
+                   uint64_t block_parallel_from) {
   if (batch.count == 0) return;
+  // The block-parallel passes first, in the temp after the warps' scratch and counter.
+  auto* bp_temp = static_cast<unsigned char*>(temp) + scratch_bytes(batch.count) + 256;
+  const uint32_t* handled = detail::inflate_bp_decode_batch(
+      batch, wrapper, verify_checksums, max_output, block_parallel_from, bp_temp, stream);
   // Few chunks: one warp per thread block, so that they spread over the SMs; many: 8 warps per
   // block (about 104 KiB of shared memory, 2 blocks = 16 warps per SM on an H200).
   if (batch.count < 1024) {
-    launch<1>(batch, wrapper, verify_checksums, temp, stream);
+    launch<1>(batch, wrapper, verify_checksums, temp, handled, stream);
   } else {
-    launch<8>(batch, wrapper, verify_checksums, temp, stream);
+    launch<8>(batch, wrapper, verify_checksums, temp, handled, stream);
   }
 }
 

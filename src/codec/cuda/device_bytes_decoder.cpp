@@ -106,10 +106,13 @@ class InflateDeviceDecoder final : public DeviceBytesDecoder {
  public:
   explicit InflateDeviceDecoder(DeflateWrapper wrapper) : wrapper_(wrapper) {}
   std::optional<uint64_t> decoded_size_from(uint64_t) const override { return std::nullopt; }
-  size_t temp_bytes(size_t count, uint64_t) const override { return inflate_temp_bytes(count); }
+  size_t temp_bytes(size_t count, uint64_t max_output) const override {
+    return inflate_temp_bytes(count, max_output);
+  }
   uint64_t automatic_chunk_limit() const override { return uint64_t{2} << 20; }
-  void decode(const DeviceChunkBatch& batch, void* temp, uint64_t, Stream stream) const override {
-    inflate_batch(batch, wrapper_, temp, stream);
+  void decode(const DeviceChunkBatch& batch, void* temp, uint64_t max_output,
+              Stream stream) const override {
+    inflate_batch(batch, wrapper_, true, max_output, temp, stream);
   }
 
  private:

@@ -61,6 +61,19 @@ struct InflateHeaderSink {
   }
 };
 
+/// After lane 0 read a Huffman block's header: the warp fills the primary tables it left
+/// (InflateWorkspace::fast_tables_pending). Every lane calls it; ends with the tables visible.
+__device__ inline void warp_fill_pending_tables(InflateWorkspace& ws, unsigned lane) {
+  __syncwarp();  // the block's codes are visible to the warp
+  if (ws.fast_tables_pending) {
+    huffman_fill_fast(ws.litlen, HuffmanAlphabet::literal_length, lane, kWarpSize);
+    huffman_fill_fast(ws.distance, HuffmanAlphabet::distance, lane, kWarpSize);
+    __syncwarp();  // every lane has read the flag and filled its entries
+    if (lane == 0) ws.fast_tables_pending = false;
+    __syncwarp();
+  }
+}
+
 /// The engine of inflate_wrapped for a warp: every lane calls every member with the same
 /// arguments and gets the same result. `matches`: kInflateRoundMatches entries of scratch.
 struct WarpInflateEngine {
@@ -102,14 +115,7 @@ struct WarpInflateEngine {
         __syncwarp();
         continue;
       }
-      __syncwarp();  // the block's codes are visible to the warp
-      if (ws.fast_tables_pending) {
-        huffman_fill_fast(ws.litlen, HuffmanAlphabet::literal_length, lane, kWarpSize);
-        huffman_fill_fast(ws.distance, HuffmanAlphabet::distance, lane, kWarpSize);
-        __syncwarp();  // every lane has read the flag and filled its entries
-        if (lane == 0) ws.fast_tables_pending = false;
-        __syncwarp();
-      }
+      warp_fill_pending_tables(ws, lane);
       const InflateLaneStream lanes{in, size, &ws};
       InflateRoundOutput o{out, capacity, shfl64(s.op, 0), window_start, matches};
       uint64_t bit = shfl64(s.bits.bit_position(), 0);

@@ -1,0 +1,246 @@
+// Block-parallel inflate: one large deflate stream (raw, zlib or a gzip member) decoded by many
+// GPU warps at once (docs/gpu_deflate.md, "Block-parallel inflate"). A chunk's deflate data is
+// cut into segments of `segment_bytes` input bytes, and:
+//   1. plan (per chunk): the wrapper's header; segment 0 starts at the stream's first block;
+//   2. search (a warp per later segment): the first bit offset in the segment where a dynamic
+//      block header starts (inflate_block_search.hpp). A segment without one is merged into the
+//      segment before it;
+//   3. count (a warp per segment): decodes from the segment's first block up to the next
+//      segment's, counting output bytes and matches, and records each round's true lane starts
+//      (steps 1 and 2 of a round, inflate_warp_tokens.cuh). A decoding that does not arrive
+//      exactly at the next segment's start (a false candidate), fails an input check or runs out
+//      of records fails the chunk;
+//   4. scan (per chunk): every segment's output and match list offsets; the output within the
+//      capacity; the trailer where the wrapper needs one;
+//   5. write (a warp per segment): replays the recorded rounds, writing literals at their final
+//      positions and matches to the chunk's list, every distance checked against the absolute
+//      output position;
+//   6. finish (a warp per chunk): copies the matches in list order (warp_copy_listed_matches)
+//      and checks the checksums.
+// A chunk that fails anything is left to the warp-per-chunk decoder (inflate_warp_decode.cuh),
+// whose status is the serial decoder's; what the path finishes is exactly the serial decoder's
+// output. The plan and scan are CUZARR_HOST_DEVICE (one thread); the warp passes are in
+// inflate_block_parallel.cuh. The state of a chunk lives in a slot of caller memory
+// (inflate_bp_layout).
+#pragma once
+
+#include <cstdint>
+
+#include "codec/cuda/device_chunk_batch.hpp"
+#include "codec/cuda/inflate_format.hpp"
+#include "codec/cuda/zlib_gzip_wrappers.hpp"
+#include "cuzarr/core/host_device.hpp"
+
+namespace cuzarr::gpu {
+
+/// Input bytes per segment (a 4 MiB chunk of the benchmark field is about 50 segments).
+inline constexpr uint64_t kInflateBpSegmentBytes = uint64_t{64} << 10;
+/// By default, chunks decoding to at least this many bytes take the block-parallel path.
+inline constexpr uint64_t kInflateBpMinCapacity = uint64_t{512} << 10;
+/// Capacities stay below this (32-bit output offsets in the records and the match list).
+inline constexpr uint64_t kInflateBpMaxCapacity = uint64_t{1} << 31;
+/// Lanes of a round (a warp).
+inline constexpr uint32_t kInflateBpLanes = 32;
+inline constexpr uint64_t kInflateBpNone = UINT64_MAX;
+
+/// One recorded round of a Huffman block (inflate_warp_tokens.cuh, steps 1 and 2).
+struct InflateBpRound {
+  uint64_t from;                     ///< the round's first bit
+  uint64_t end_bit;                  ///< where the next token or block header starts
+  uint32_t start[kInflateBpLanes];   ///< each lane's true start, minus `from`
+  uint32_t out[kInflateBpLanes];     ///< each lane's first output byte, from the segment's first
+  uint32_t match[kInflateBpLanes];   ///< each lane's first list entry, from the segment's first
+  uint32_t out_end;                  ///< the segment's output bytes after the round
+  uint32_t last;                     ///< the last lane in the round
+  uint32_t end_of_block;             ///< the round ended the block
+};
+
+/// What a segment's passes found.
+struct InflateBpSegment {
+  uint64_t start_bit;    ///< its first block header (kInflateBpNone: merged into the one before)
+  uint64_t out_start;    ///< its first output byte (scan)
+  uint64_t out_bytes;    ///< output bytes (count)
+  uint64_t match_start;  ///< its first entry in the chunk's match list (scan)
+  uint64_t match_count;  ///< matches (count)
+  uint64_t stream_end;   ///< the last segment: the input byte after the deflate stream
+  uint32_t rounds;       ///< records used (count)
+  uint32_t failed;       ///< a pass failed on it: the chunk goes to the warp decoder
+};
+
+/// What the plan and the scan found for a chunk.
+struct InflateBpChunk {
+  uint64_t deflate_start;  ///< the input byte where the deflate stream starts
+  uint64_t output_size;    ///< decoded bytes (scan)
+  uint64_t match_count;    ///< listed matches (scan)
+  uint64_t stream_end;     ///< the input byte after the deflate stream (scan)
+  uint64_t segment_bytes;
+  uint32_t segments;       ///< segments of the input after deflate_start (0: not taken)
+  uint32_t parallel;       ///< the chunk takes (still) the path
+  uint32_t gzip;           ///< the member is gzip (else zlib, or raw deflate)
+  uint32_t wrapped;        ///< a gzip or zlib trailer follows the stream
+  uint32_t exact_end;      ///< the trailer must end the input (gzip; members of gzip_or_zlib)
+};
+
+/// Sizes of a chunk's slot, for chunks of at most `max_output` decoded bytes.
+struct InflateBpLayout {
+  uint64_t segment_bytes = kInflateBpSegmentBytes;
+  uint64_t max_output = 0;
+  uint64_t max_input = 0;     ///< longer inputs do not take the path
+  uint32_t max_segments = 0;
+  uint32_t rounds_per_segment = 0;  ///< records per segment of input
+  uint64_t match_capacity = 0;      ///< entries of the match list
+  uint64_t bytes = 0;               ///< the slot, a multiple of 256
+};
+
+CUZARR_HOST_DEVICE inline uint64_t inflate_bp_align(uint64_t n) { return (n + 255) / 256 * 256; }
+
+/// The slot layout for chunks decoding to at most `max_output` bytes. Inputs up to max_output
+/// plus stored blocks' overhead (5 bytes per 65535, RFC 1951 3.2.4) and 4 KiB of headers fit;
+/// every match is at least 3 bytes long, so the list never overflows.
+CUZARR_HOST_DEVICE inline InflateBpLayout inflate_bp_layout(
+    uint64_t max_output, uint64_t segment_bytes = kInflateBpSegmentBytes) {
+  InflateBpLayout l;
+  l.segment_bytes = segment_bytes;
+  l.max_output = max_output;
+  l.max_input = max_output + max_output / 4096 + 4096;
+  l.max_segments = static_cast<uint32_t>((l.max_input + segment_bytes - 1) / segment_bytes);
+  // Full rounds of a segment's bits, as many again for rounds that blocks end early, and 16 for
+  // short blocks. A segment merged with the ones after it uses their records too.
+  const uint64_t full_rounds = segment_bytes * 8 / (uint64_t{kInflateBpLanes} * 1024) + 1;
+  l.rounds_per_segment = static_cast<uint32_t>(2 * full_rounds + 16);
+  l.match_capacity = max_output / 3 + 1;
+  l.bytes = inflate_bp_align(sizeof(InflateBpChunk)) +
+            inflate_bp_align(uint64_t{l.max_segments} * sizeof(InflateBpSegment)) +
+            inflate_bp_align(uint64_t{l.max_segments} * l.rounds_per_segment *
+                             sizeof(InflateBpRound)) +
+            inflate_bp_align(l.match_capacity * sizeof(uint64_t));
+  return l;
+}
+
+/// A chunk's slot: its plan, segments, round records and match list.
+struct InflateBpSlot {
+  InflateBpChunk* chunk;
+  InflateBpSegment* segments;
+  InflateBpRound* rounds;
+  uint64_t* matches;
+};
+
+/// The slot at `base` (layout.bytes bytes, 256-byte aligned).
+CUZARR_HOST_DEVICE inline InflateBpSlot inflate_bp_slot(void* base, const InflateBpLayout& l) {
+  auto* p = static_cast<unsigned char*>(base);
+  InflateBpSlot s;
+  s.chunk = reinterpret_cast<InflateBpChunk*>(p);
+  p += inflate_bp_align(sizeof(InflateBpChunk));
+  s.segments = reinterpret_cast<InflateBpSegment*>(p);
+  p += inflate_bp_align(uint64_t{l.max_segments} * sizeof(InflateBpSegment));
+  s.rounds = reinterpret_cast<InflateBpRound*>(p);
+  p += inflate_bp_align(uint64_t{l.max_segments} * l.rounds_per_segment * sizeof(InflateBpRound));
+  s.matches = reinterpret_cast<uint64_t*>(p);
+  return s;
+}
+
+namespace detail {
+
+/// parse_gzip_header's engine when the header CRC is not checked (the plan takes no chunk with
+/// one).
+struct NoHeaderCrc {
+  CUZARR_HOST_DEVICE static constexpr uint32_t crc32(const unsigned char*, uint64_t) { return 0; }
+};
+
+}  // namespace detail
+
+/// Step 1 for one chunk: takes it (chunk->parallel = 1) when its capacity is at least
+/// `min_capacity` and below kInflateBpMaxCapacity, its input fits the layout, and its header
+/// parses (a gzip header CRC, FHCRC, leaves the chunk to the warp decoder). Segment 0 starts at
+/// the stream's first block; the others wait for the search.
+CUZARR_HOST_DEVICE inline void inflate_bp_plan(const unsigned char* in, uint64_t size,
+                                               uint64_t capacity, DeflateWrapper wrapper,
+                                               uint64_t min_capacity, const InflateBpLayout& l,
+                                               const InflateBpSlot& slot) {
+  InflateBpChunk& c = *slot.chunk;
+  c = InflateBpChunk{};
+  c.segment_bytes = l.segment_bytes;
+  if (capacity < min_capacity || capacity >= kInflateBpMaxCapacity || size > l.max_input ||
+      capacity > l.max_output) {
+    return;
+  }
+  uint64_t pos = 0;
+  const bool gzip = wrapper == DeflateWrapper::gzip ||
+                    (wrapper == DeflateWrapper::gzip_or_zlib && size >= 2 && in[0] == 0x1F &&
+                     in[1] == 0x8B);
+  if (wrapper != DeflateWrapper::raw) {
+    if (gzip) {
+      if (size < kGzipFixedHeaderSize || (in[3] & kGzipFlagHeaderCrc) != 0) return;
+      detail::NoHeaderCrc engine;
+      if (parse_gzip_header(in, size, pos, false, engine) != DeviceChunkStatus::ok) return;
+    } else if (parse_zlib_header(in, size, pos) != DeviceChunkStatus::ok) {
+      return;
+    }
+  }
+  if (pos >= size) return;
+  c.deflate_start = pos;
+  c.gzip = gzip ? 1 : 0;
+  c.wrapped = wrapper != DeflateWrapper::raw ? 1 : 0;
+  c.exact_end = wrapper == DeflateWrapper::gzip || wrapper == DeflateWrapper::gzip_or_zlib;
+  c.segments = static_cast<uint32_t>((size - pos + l.segment_bytes - 1) / l.segment_bytes);
+  for (uint32_t k = 0; k < c.segments; ++k) {
+    slot.segments[k] = InflateBpSegment{};
+    slot.segments[k].start_bit = k == 0 ? pos * 8 : kInflateBpNone;
+  }
+  c.parallel = 1;
+}
+
+/// The input bits segment k >= 1 searches: [first, end).
+CUZARR_HOST_DEVICE inline void inflate_bp_search_range(const InflateBpChunk& c, uint64_t size,
+                                                       uint32_t k, uint64_t& first,
+                                                       uint64_t& end) {
+  const uint64_t from = c.deflate_start + k * c.segment_bytes;
+  const uint64_t to = from + c.segment_bytes < size ? from + c.segment_bytes : size;
+  first = from * 8;
+  end = to * 8;
+}
+
+/// The segment after k that holds a block start (c.segments when none does).
+CUZARR_HOST_DEVICE inline uint32_t inflate_bp_next_segment(const InflateBpChunk& c,
+                                                           const InflateBpSlot& slot, uint32_t k) {
+  uint32_t next = k + 1;
+  while (next < c.segments && slot.segments[next].start_bit == kInflateBpNone) ++next;
+  return next;
+}
+
+/// Step 4 for one chunk: offsets of every segment's output and matches; drops the chunk from the
+/// path when a segment failed, the output passes `capacity`, or the trailer does not fit: it
+/// must be in the input, and end it for gzip and gzip_or_zlib (more members go to the warp
+/// decoder).
+CUZARR_HOST_DEVICE inline void inflate_bp_scan(uint64_t size, uint64_t capacity,
+                                               const InflateBpLayout& l,
+                                               const InflateBpSlot& slot) {
+  InflateBpChunk& c = *slot.chunk;
+  if (!c.parallel) return;
+  uint64_t out = 0, matches = 0, stream_end = kInflateBpNone;
+  for (uint32_t k = 0; k < c.segments; ++k) {
+    InflateBpSegment& s = slot.segments[k];
+    if (s.start_bit == kInflateBpNone) continue;
+    if (s.failed) {
+      c.parallel = 0;
+      return;
+    }
+    s.out_start = out;
+    s.match_start = matches;
+    out += s.out_bytes;
+    matches += s.match_count;
+    stream_end = s.stream_end;
+  }
+  const uint64_t trailer = !c.wrapped ? 0 : c.gzip ? kGzipTrailerSize : kZlibTrailerSize;
+  const bool fits = stream_end != kInflateBpNone && stream_end <= size &&
+                    trailer <= size - stream_end && (!c.exact_end || stream_end + trailer == size);
+  if (!fits || out > capacity || matches > l.match_capacity) {
+    c.parallel = 0;
+    return;
+  }
+  c.output_size = out;
+  c.match_count = matches;
+  c.stream_end = stream_end;
+}
+
+}  // namespace cuzarr::gpu

@@ -1,0 +1,225 @@
+// Block-parallel inflate (inflate_block_parallel.hpp) on the CPU: the block search's header test
+// against the decoder's own reading of a dynamic block header at every bit offset, and the GPU's
+// warp passes run with emulated warps over small segments: byte-exact against zlib for every
+// wrapper, level and strategy, and on damaged streams either left to the warp decoder or exactly
+// the serial decoder's output, never writing past the capacity.
+#include "warp_emulator.hpp"
+// The emulator must come before the device headers.
+#include <gtest/gtest.h>
+#include <zlib.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "codec/cuda/crc32_table.hpp"
+#include "codec/cuda/inflate_block_parallel.cuh"
+#include "codec/cuda/inflate_block_search.hpp"
+#include "codec/cuda/zlib_gzip_wrappers.hpp"
+#include "gpu_codec_inputs.hpp"
+#include "guarded_output.hpp"
+#include "zlib_test_streams.hpp"
+
+namespace cuzarr::gpu {
+namespace {
+
+using Bytes = std::vector<unsigned char>;
+using test::warp_emulation::run_warp;
+using test::zlib_compress;
+
+const uint32_t (*crc_table())[256] {
+  static const Crc32Tables tables = make_crc32_tables();
+  return tables.table;
+}
+
+/// The decoder's own answer: BFINAL 0, BTYPE 2 and read_dynamic_codes accepting the header.
+bool decoder_reads_dynamic_header(const Bytes& in, uint64_t bit, InflateWorkspace& ws) {
+  InflateStream s;
+  inflate_begin(s, ws, in.data(), in.size(), 0, 0);
+  s.bits.seek_bit(in.data(), in.size(), bit);
+  if (s.bits.bits(3) != 4) return false;
+  return detail::read_dynamic_codes(s, ws) == DeviceChunkStatus::ok;
+}
+
+TEST(InflateBlockSearch, AgreesWithTheDecoderAtEveryBitOffset) {
+  auto ws = std::make_unique<InflateWorkspace>();
+  uint64_t accepted = 0, tested = 0;
+  for (const auto& [name, data] : test::input_families({300000})) {
+    for (int level : {1, 6, 9}) {
+      const Bytes stream = zlib_compress(data, level, test::kRawBits);
+      for (uint64_t bit = 0; bit < stream.size() * 8 + 8; ++bit) {
+        const bool expected = bit < stream.size() * 8 && decoder_reads_dynamic_header(stream, bit, *ws);
+        ASSERT_EQ(inflate_dynamic_header_at(stream.data(), stream.size(), bit), expected)
+            << name << " level " << level << " bit " << bit;
+        accepted += expected ? 1 : 0;
+        ++tested;
+      }
+    }
+  }
+  // Streams of several blocks: the test saw headers, not only rejections.
+  EXPECT_GT(accepted, 20u) << tested;
+}
+
+TEST(InflateBlockSearch, RejectsHeadersThatDoNotFitTheInput) {
+  const Bytes data = test::smooth_uint16_input(200000, 3);
+  const Bytes stream = zlib_compress(data, 6, test::kRawBits);
+  auto ws = std::make_unique<InflateWorkspace>();
+  // The last accepted offset, with the input cut just before its header ends: no longer accepted.
+  uint64_t last = 0;
+  for (uint64_t bit = 0; bit < stream.size() * 8; ++bit) {
+    if (inflate_dynamic_header_at(stream.data(), stream.size(), bit)) last = bit;
+  }
+  ASSERT_GT(last, 0u);
+  const Bytes cut(stream.begin(), stream.begin() + static_cast<long>(last / 8 + 4));
+  EXPECT_FALSE(inflate_dynamic_header_at(cut.data(), cut.size(), last));
+}
+
+/// What the block-parallel passes did with one chunk.
+struct BpRun {
+  bool finished = false;  ///< the path finished the chunk (else the warp decoder would)
+  uint32_t segments = 0;  ///< segments with a block start
+  uint64_t size = 0;
+  Bytes out;  // capacity + kGuard bytes
+};
+
+/// Runs every pass of the path on one chunk in the GPU's order, each warp pass emulated segment
+/// by segment.
+BpRun run_block_parallel(const Bytes& in, uint64_t capacity, DeflateWrapper w, bool verify,
+                         uint64_t segment_bytes) {
+  BpRun run;
+  run.out.assign(capacity + test::kGuard, test::kGuardByte);
+  const InflateBpLayout layout = inflate_bp_layout(capacity, segment_bytes);
+  std::vector<uint64_t> storage(layout.bytes / 8);
+  const InflateBpSlot slot = inflate_bp_slot(storage.data(), layout);
+  inflate_bp_plan(in.data(), in.size(), capacity, w, 0, layout, slot);
+  const uint32_t n = slot.chunk->segments;
+  auto ws = std::make_unique<InflateWorkspace>();
+  for (uint32_t k = 1; k < n; ++k) {
+    run_warp([&](unsigned lane) {
+      detail::warp_inflate_bp_search(in.data(), in.size(), slot, k, lane);
+    });
+  }
+  for (uint32_t k = 0; k < n; ++k) {
+    run_warp([&](unsigned lane) {
+      detail::warp_inflate_bp_count(in.data(), in.size(), layout, slot, k, *ws, lane);
+    });
+  }
+  inflate_bp_scan(in.size(), capacity, layout, slot);
+  for (uint32_t k = 0; k < n; ++k) {
+    run_warp([&](unsigned lane) {
+      detail::warp_inflate_bp_write(in.data(), in.size(), run.out.data(), capacity, layout, slot,
+                                    k, *ws, lane);
+    });
+  }
+  std::vector<char> done(test::warp_emulation::kLanes);
+  run_warp([&](unsigned lane) {
+    done[lane] = detail::warp_inflate_bp_finish(in.data(), run.out.data(), verify, crc_table(),
+                                                slot, lane);
+  });
+  for (char d : done) EXPECT_EQ(d, done[0]);
+  run.finished = done[0] != 0;
+  run.size = slot.chunk->output_size;
+  for (uint32_t k = 0; k < n; ++k) run.segments += slot.segments[k].start_bit != kInflateBpNone;
+  return run;
+}
+
+// Emulated warps are slow (a barrier per warp intrinsic): small streams cut into 2 KiB segments.
+TEST(InflateBlockParallel, DecodesEveryWrapperLevelAndStrategyExactly) {
+  struct Case {
+    const char* name;
+    Bytes data;
+    DeflateWrapper wrapper;
+    int level;
+    int strategy;
+  };
+  const Bytes uint16 = test::smooth_uint16_input(60000, 5);
+  const Bytes float32 = test::smooth_float32_input(60000, 6);
+  const Bytes words = test::words_input(50000, 7);
+  const std::vector<Case> cases = {
+      {"smooth_uint16", uint16, DeflateWrapper::raw, 1, Z_DEFAULT_STRATEGY},
+      {"smooth_uint16", uint16, DeflateWrapper::zlib, 6, Z_DEFAULT_STRATEGY},
+      {"smooth_uint16", uint16, DeflateWrapper::gzip, 9, Z_DEFAULT_STRATEGY},
+      {"smooth_float32", float32, DeflateWrapper::gzip, 1, Z_DEFAULT_STRATEGY},
+      {"smooth_float32", float32, DeflateWrapper::raw, 6, Z_HUFFMAN_ONLY},
+      {"words", words, DeflateWrapper::zlib, 1, Z_DEFAULT_STRATEGY},
+      {"words", words, DeflateWrapper::gzip, 6, Z_FIXED},  // no dynamic block: one segment
+      {"random", test::random_input(20000, 8), DeflateWrapper::gzip, 6, Z_DEFAULT_STRATEGY},
+      {"smooth_uint16", uint16, DeflateWrapper::zlib, 0, Z_DEFAULT_STRATEGY},  // stored blocks
+  };
+  uint32_t multi_segment = 0;
+  for (const Case& c : cases) {
+    const Bytes stream = zlib_compress(c.data, c.level, test::window_bits_of(c.wrapper), c.strategy);
+    const BpRun run = run_block_parallel(stream, c.data.size(), c.wrapper, true, 2048);
+    const std::string what = std::string(c.name) + " wrapper " +
+                             std::to_string(static_cast<int>(c.wrapper)) + " level " +
+                             std::to_string(c.level) + " strategy " + std::to_string(c.strategy);
+    ASSERT_TRUE(run.finished) << what;
+    ASSERT_EQ(run.size, c.data.size()) << what;
+    ASSERT_TRUE(std::equal(c.data.begin(), c.data.end(), run.out.begin())) << what;
+    test::expect_guard_intact(run.out, c.data.size());
+    multi_segment += run.segments > 1 ? 1 : 0;
+  }
+  // The dynamic blocks of the compressible streams were found and decoded in parallel.
+  EXPECT_GE(multi_segment, 5u);
+}
+
+TEST(InflateBlockParallel, LeavesWhatItCannotFinishToTheWarpDecoder) {
+  const Bytes data = test::smooth_uint16_input(40000, 9);
+  // Members back to back (gzip), a capacity too small, checksums that lie.
+  Bytes two = zlib_compress(data, 6, test::kGzipBits);
+  const Bytes copy = two;
+  two.insert(two.end(), copy.begin(), copy.end());
+  EXPECT_FALSE(run_block_parallel(two, 2 * data.size(), DeflateWrapper::gzip, true, 2048).finished);
+  EXPECT_FALSE(
+      run_block_parallel(copy, data.size() - 1, DeflateWrapper::gzip, true, 2048).finished);
+  Bytes lying = copy;
+  lying[lying.size() - 6] ^= 1;  // CRC-32
+  EXPECT_FALSE(run_block_parallel(lying, data.size(), DeflateWrapper::gzip, true, 2048).finished);
+  const BpRun unchecked = run_block_parallel(lying, data.size(), DeflateWrapper::gzip, false, 2048);
+  ASSERT_TRUE(unchecked.finished);
+  EXPECT_TRUE(std::equal(data.begin(), data.end(), unchecked.out.begin()));
+}
+
+TEST(InflateBlockParallel, DamagedStreamsAreLeftOrDecodedAsTheSerialDecoderDoes) {
+  std::mt19937 rng(77);
+  const Bytes data = test::smooth_float32_input(30000, 10);
+  auto ws = std::make_unique<InflateWorkspace>();
+  uint32_t finished = 0, left = 0;
+  for (DeflateWrapper w : {DeflateWrapper::raw, DeflateWrapper::zlib, DeflateWrapper::gzip}) {
+    const Bytes stream = zlib_compress(data, 1, test::window_bits_of(w));
+    for (int trial = 0; trial < 10; ++trial) {
+      Bytes damaged = stream;
+      if (trial % 3 == 0) {
+        damaged.resize(rng() % damaged.size());
+      } else {
+        for (int k = 0; k <= trial % 3; ++k)
+          damaged[rng() % damaged.size()] = static_cast<unsigned char>(rng());
+      }
+      const bool verify = trial % 2 == 0;
+      const BpRun run = run_block_parallel(damaged, data.size(), w, verify, 1024);
+      test::expect_guard_intact(run.out, data.size());
+      if (!run.finished) {
+        ++left;
+        continue;
+      }
+      ++finished;
+      Bytes reference(data.size());
+      const InflateResult r = inflate_serial(damaged.data(), damaged.size(), reference.data(),
+                                             data.size(), w, verify, *ws, crc_table());
+      ASSERT_EQ(r.status, DeviceChunkStatus::ok) << "trial " << trial;
+      ASSERT_EQ(r.size, run.size) << "trial " << trial;
+      ASSERT_TRUE(std::equal(reference.begin(), reference.begin() + static_cast<long>(r.size),
+                             run.out.begin()))
+          << "trial " << trial;
+    }
+  }
+  // Most damage is seen (the path declines); damage no check can see is decoded as the serial
+  // decoder decodes it.
+  EXPECT_GT(left, finished);
+}
+
+}  // namespace
+}  // namespace cuzarr::gpu
