@@ -107,17 +107,22 @@ BpRun run_block_parallel(const Bytes& in, uint64_t capacity, DeflateWrapper w, b
       detail::warp_inflate_bp_count(in.data(), in.size(), layout, slot, k, *ws, lane);
     });
   }
-  inflate_bp_scan(in.size(), capacity, layout, slot);
+  inflate_bp_scan(in.size(), capacity, slot);
+  std::vector<uint64_t> list(detail::kInflateRoundMatches);
   for (uint32_t k = 0; k < n; ++k) {
     run_warp([&](unsigned lane) {
-      detail::warp_inflate_bp_write(in.data(), in.size(), run.out.data(), capacity, layout, slot,
-                                    k, *ws, lane);
+      detail::warp_inflate_bp_write(in.data(), in.size(), capacity, layout, slot, k, *ws,
+                                    list.data(), lane);
     });
   }
+  // The finish by one warp (a thread block on the GPU).
   std::vector<char> done(test::warp_emulation::kLanes);
   run_warp([&](unsigned lane) {
-    done[lane] = detail::warp_inflate_bp_finish(in.data(), run.out.data(), verify, crc_table(),
-                                                slot, lane);
+    const bool good = detail::inflate_bp_resolve(run.out.data(), slot, lane,
+                                                 test::warp_emulation::kLanes, [] { __syncwarp(); });
+    done[lane] = !__any_sync(detail::kFullMask, !good) &&
+                 detail::warp_inflate_bp_checksums(in.data(), run.out.data(), verify, crc_table(),
+                                                   slot, lane);
   });
   for (char d : done) EXPECT_EQ(d, done[0]);
   run.finished = done[0] != 0;

@@ -12,26 +12,34 @@ namespace {
 /// of shared memory), two blocks fit an SM.
 constexpr int kWarps = 8;
 /// Slots are used in rounds of at most this many bytes.
-constexpr uint64_t kMaxSlotBytes = uint64_t{3} << 30;
+constexpr uint64_t kMaxSlotBytes = uint64_t{4} << 30;
 
 uint64_t align256(uint64_t n) { return (n + 255) / 256 * 256; }
 
-/// Chunks per launch round.
-size_t round_slots(size_t count, const InflateBpLayout& layout) {
-  return std::max<size_t>(1, std::min<size_t>(count, kMaxSlotBytes / layout.bytes));
-}
-
-/// One launch round: chunks [first, first + n) in slots at `slots`.
+/// One launch round: chunks [first, first + n) in slots at `slots`; the write pass's warps each
+/// have kInflateRoundMatches entries of `lists`.
 struct Round {
   DeviceChunkBatch batch;
   DeflateWrapper wrapper;
   bool verify;
   InflateBpLayout layout;
   unsigned char* slots;
+  uint64_t* lists;
   size_t first;
   uint32_t n;
   uint64_t min_capacity;
 };
+
+/// Bytes of the write pass's match lists for `slots` chunks.
+uint64_t list_bytes(size_t slots, const InflateBpLayout& layout) {
+  return align256(uint64_t{slots} * layout.max_segments * kInflateRoundMatches * sizeof(uint64_t));
+}
+
+/// Chunks per launch round.
+size_t round_slots(size_t count, const InflateBpLayout& layout) {
+  const uint64_t per_chunk = layout.bytes + list_bytes(1, layout);
+  return std::max<size_t>(1, std::min<size_t>(count, kMaxSlotBytes / per_chunk));
+}
 
 __device__ InflateBpSlot slot_of(const Round& r, size_t i) {
   return inflate_bp_slot(r.slots + i * r.layout.bytes, r.layout);
@@ -84,9 +92,9 @@ __global__ void __launch_bounds__(kWarps* kWarpSize, 2) segment_kernel(Round r) 
   const auto* in = input_of(r, chunk);
   const uint64_t size = r.batch.input_sizes[chunk];
   if (kWrite) {
-    warp_inflate_bp_write(in, size, reinterpret_cast<unsigned char*>(r.batch.outputs[chunk]),
-                          r.batch.output_capacities[chunk], r.layout, slot_of(r, i), k, ws,
-                          lane);
+    uint64_t* list = r.lists + (i * r.layout.max_segments + k) * kInflateRoundMatches;
+    warp_inflate_bp_write(in, size, r.batch.output_capacities[chunk], r.layout, slot_of(r, i), k,
+                          ws, list, lane);
   } else {
     warp_inflate_bp_count(in, size, r.layout, slot_of(r, i), k, ws, lane);
   }
@@ -96,22 +104,23 @@ __global__ void scan_kernel(Round r) {
   const size_t i = blockIdx.x * size_t{blockDim.x} + threadIdx.x;
   if (i >= r.n) return;
   const size_t chunk = r.first + i;
-  inflate_bp_scan(r.batch.input_sizes[chunk], r.batch.output_capacities[chunk], r.layout,
-                  slot_of(r, i));
+  inflate_bp_scan(r.batch.input_sizes[chunk], r.batch.output_capacities[chunk], slot_of(r, i));
 }
 
+/// A thread block per chunk: resolves the symbols, then warp 0 checks the checksums.
 __global__ void finish_kernel(Round r, uint32_t* handled) {
   __shared__ Crc32Tables crc;
   if (r.verify) block_build_crc32_tables(crc);  // uniform over the block: barriers are safe
-  const size_t i = (blockIdx.x * size_t{blockDim.x} + threadIdx.x) / kWarpSize;
-  if (i >= r.n) return;
+  const size_t i = blockIdx.x;
   const size_t chunk = r.first + i;
-  const unsigned lane = threadIdx.x % kWarpSize;
   const InflateBpSlot slot = slot_of(r, i);
-  const bool done =
-      warp_inflate_bp_finish(input_of(r, chunk),
-                             reinterpret_cast<unsigned char*>(r.batch.outputs[chunk]), r.verify,
-                             crc.table, slot, lane);
+  if (!slot.chunk->parallel) return;  // uniform over the block
+  auto* out = reinterpret_cast<unsigned char*>(r.batch.outputs[chunk]);
+  const bool good = inflate_bp_resolve(out, slot, threadIdx.x, blockDim.x, [] { __syncthreads(); });
+  if (!__syncthreads_and(good) || threadIdx.x >= kWarpSize) return;
+  const unsigned lane = threadIdx.x;
+  const bool done = warp_inflate_bp_checksums(input_of(r, chunk), out, r.verify, crc.table, slot,
+                                              lane);
   if (lane == 0 && done) {
     r.batch.statuses[chunk] = DeviceChunkStatus::ok;
     r.batch.output_sizes[chunk] = slot.chunk->output_size;
@@ -124,7 +133,8 @@ __global__ void finish_kernel(Round r, uint32_t* handled) {
 size_t inflate_bp_temp_bytes(size_t count, uint64_t max_output, uint64_t min_capacity) {
   if (count == 0 || max_output < min_capacity) return 0;
   const InflateBpLayout layout = inflate_bp_layout(max_output);
-  return align256(count * sizeof(uint32_t)) + round_slots(count, layout) * layout.bytes;
+  const size_t slots = round_slots(count, layout);
+  return align256(count * sizeof(uint32_t)) + slots * layout.bytes + list_bytes(slots, layout);
 }
 
 const uint32_t* inflate_bp_decode_batch(const DeviceChunkBatch& batch, DeflateWrapper wrapper,
@@ -134,9 +144,14 @@ const uint32_t* inflate_bp_decode_batch(const DeviceChunkBatch& batch, DeflateWr
   const cudaStream_t cs = to_cuda(stream.native());
   auto* base = static_cast<unsigned char*>(temp);
   auto* handled = reinterpret_cast<uint32_t*>(base);
-  Round r{batch, wrapper, verify, inflate_bp_layout(max_output), base + align256(batch.count * 4),
-          0, 0, min_capacity};
-  const size_t slots = round_slots(batch.count, r.layout);
+  const InflateBpLayout layout = inflate_bp_layout(max_output);
+  const size_t slots = round_slots(batch.count, layout);
+  unsigned char* slot_base = base + align256(batch.count * 4);
+  Round r{batch,     wrapper,
+          verify,    layout,
+          slot_base, reinterpret_cast<uint64_t*>(slot_base + slots * layout.bytes),
+          0,         0,
+          min_capacity};
   constexpr int kShared = kWarps * sizeof(InflateWorkspace);
   CUZARR_CUDA_CHECK(cudaFuncSetAttribute(
       segment_kernel<false>, cudaFuncAttributeMaxDynamicSharedMemorySize, kShared));
@@ -149,13 +164,12 @@ const uint32_t* inflate_bp_decode_batch(const DeviceChunkBatch& batch, DeflateWr
     const unsigned chunk_blocks = (r.n + 127) / 128;
     const auto segment_blocks =
         static_cast<unsigned>((uint64_t{r.n} * r.layout.max_segments + kWarps - 1) / kWarps);
-    const unsigned finish_blocks = (r.n + kWarps - 1) / kWarps;
     plan_kernel<<<chunk_blocks, 128, 0, cs>>>(r, handled);
     search_kernel<<<segment_blocks, kThreads, 0, cs>>>(r);
     segment_kernel<false><<<segment_blocks, kThreads, kShared, cs>>>(r);
     scan_kernel<<<chunk_blocks, 128, 0, cs>>>(r);
     segment_kernel<true><<<segment_blocks, kThreads, kShared, cs>>>(r);
-    finish_kernel<<<finish_blocks, kThreads, 0, cs>>>(r, handled);
+    finish_kernel<<<r.n, kThreads, 0, cs>>>(r, handled);
     CUZARR_CUDA_CHECK(cudaGetLastError());
   }
   return handled;

@@ -94,7 +94,7 @@ __device__ inline InflateBpSpan inflate_bp_span(const InflateBpLayout& l, const 
 }
 
 /// Step 3 for segment k: decodes from its first block to the next segment's, counting output
-/// bytes and matches and recording every round.
+/// bytes and recording every round (rounds list at most kInflateRoundMatches matches).
 __device__ inline void warp_inflate_bp_count(const unsigned char* in, uint64_t size,
                                              const InflateBpLayout& l, const InflateBpSlot& slot,
                                              uint32_t k, InflateWorkspace& ws, unsigned lane) {
@@ -103,7 +103,7 @@ __device__ inline void warp_inflate_bp_count(const unsigned char* in, uint64_t s
   const InflateBpSpan span = inflate_bp_span(l, slot, k);
   warp_inflate_bp_begin(ws, lane);
   const InflateLaneStream lanes{in, size, &ws};
-  uint64_t bit = seg.start_bit, bytes = 0, matches = 0, stream_end = kInflateBpNone;
+  uint64_t bit = seg.start_bit, bytes = 0, stream_end = kInflateBpNone;
   uint32_t rounds = 0;
   bool failed = false;
   while (!failed && bit != span.end_bit) {
@@ -125,7 +125,8 @@ __device__ inline void warp_inflate_bp_count(const unsigned char* in, uint64_t s
         failed = true;
         break;
       }
-      const InflateRoundLane r = warp_plan_inflate_round(lanes, bit, UINT64_MAX, round, lane);
+      const InflateRoundLane r =
+          warp_plan_inflate_round(lanes, bit, kInflateRoundMatches, round, lane);
       if (round.redo_serially || bytes + round.bytes > l.max_output) {
         failed = true;
         break;
@@ -133,18 +134,18 @@ __device__ inline void warp_inflate_bp_count(const unsigned char* in, uint64_t s
       InflateBpRound& rec = span.records[rounds];
       rec.start[lane] = r.in_round ? static_cast<uint32_t>(r.d.from - bit) : 0;
       rec.out[lane] = static_cast<uint32_t>(bytes + r.bytes_before);
-      rec.match[lane] = static_cast<uint32_t>(matches + r.matches_before);
+      rec.match[lane] = static_cast<uint32_t>(r.matches_before);
       const unsigned in_round = __ballot_sync(kFullMask, r.in_round);
       if (lane == 0) {
         rec.from = bit;
         rec.end_bit = round.end_bit;
         rec.out_end = static_cast<uint32_t>(bytes + round.bytes);
+        rec.match_count = static_cast<uint32_t>(round.match_count);
         rec.last = kWarpSize - 1 - __clz(in_round);
         rec.end_of_block = round.end_of_block ? 1 : 0;
       }
       ++rounds;
       bytes += round.bytes;
-      matches += round.match_count;
       bit = round.end_bit;
       end_of_block = round.end_of_block;
     }
@@ -158,26 +159,52 @@ __device__ inline void warp_inflate_bp_count(const unsigned char* in, uint64_t s
   __syncwarp();  // every record is written before the segment reports
   if (lane == 0) {
     seg.out_bytes = bytes;
-    seg.match_count = matches;
     seg.rounds = rounds;
     seg.stream_end = stream_end;
     seg.failed = failed ? 1 : 0;
   }
 }
 
-/// Step 5 for segment k: replays its recorded rounds, writing literals and stored blocks to
-/// out[0, capacity) at their final positions and matches to the chunk's list.
+/// Copies a round's listed matches (positions from the segment's first symbol `sym`) in waves.
+/// A source before the segment gives markers (inflate_block_parallel.hpp, step 5). Positions
+/// passed to the waves start kInflateBpWindow earlier, so that every source is at or after 0.
+__device__ inline void warp_copy_symbol_matches(const uint64_t* list, uint64_t count,
+                                                uint16_t* sym, unsigned lane) {
+  for (uint64_t g = 0; g < count; g += kWarpSize) {
+    const bool has = g + lane < count;
+    const uint64_t m = has ? list[g + lane] : 0;
+    const uint64_t at = has ? m & 0xFFFFFFFFu : UINT64_MAX - kInflateBpWindow;
+    const uint64_t length = (m >> 32) & 0xFFFFu, distance = m >> 48;
+    warp_match_waves(has, at + kInflateBpWindow, length, distance, lane, [&](bool ready) {
+      if (!ready) return;
+      // Byte t repeats source byte t % distance (an overlapping match repeats its period).
+      const int64_t source = static_cast<int64_t>(at) - static_cast<int64_t>(distance);
+      uint64_t r = 0;
+      for (uint64_t t = 0; t < length; ++t) {
+        const int64_t from = source + static_cast<int64_t>(r);
+        sym[at + t] = from >= 0 ? sym[from]
+                                : static_cast<uint16_t>(256 + kInflateBpWindow + from);
+        r = r + 1 == distance ? 0 : r + 1;
+      }
+    });
+  }
+}
+
+/// Step 5 for segment k: replays its recorded rounds, writing its output as symbols at their
+/// final positions in slot.symbols[0, capacity). `list`: kInflateRoundMatches entries of scratch.
 __device__ inline void warp_inflate_bp_write(const unsigned char* in, uint64_t size,
-                                             unsigned char* out, uint64_t capacity,
-                                             const InflateBpLayout& l, const InflateBpSlot& slot,
-                                             uint32_t k, InflateWorkspace& ws, unsigned lane) {
+                                             uint64_t capacity, const InflateBpLayout& l,
+                                             const InflateBpSlot& slot, uint32_t k,
+                                             InflateWorkspace& ws, uint64_t* list,
+                                             unsigned lane) {
   InflateBpSegment& seg = slot.segments[k];
   if (!slot.chunk->parallel || seg.start_bit == kInflateBpNone) return;
   const InflateBpSpan span = inflate_bp_span(l, slot, k);
   warp_inflate_bp_begin(ws, lane);
   const InflateLaneStream lanes{in, size, &ws};
   const uint64_t stream_bits = size * 8;
-  uint64_t bit = seg.start_bit, op = seg.out_start;
+  uint16_t* sym = slot.symbols + seg.out_start;  // the segment's first symbol
+  uint64_t bit = seg.start_bit, op = 0;          // op: from the segment's first symbol
   uint32_t rounds = 0;
   bool good = true;
   while (good && bit != span.end_bit) {
@@ -188,15 +215,16 @@ __device__ inline void warp_inflate_bp_write(const unsigned char* in, uint64_t s
     }
     bit = b.first_bit;
     if (!b.huffman) {
-      if (b.stored_length > capacity - op) {
+      if (b.stored_length > capacity - seg.out_start - op) {
         good = false;
         break;
       }
-      cooperative_copy(out + op, in + b.stored_in, b.stored_length, lane, kWarpSize);
+      for (uint64_t i = lane; i < b.stored_length; i += kWarpSize) sym[op + i] = in[b.stored_in + i];
       op += b.stored_length;
+      __syncwarp();
     }
     bool end_of_block = !b.huffman;
-    while (!end_of_block) {
+    while (good && !end_of_block) {
       if (rounds == seg.rounds) {
         good = false;
         break;
@@ -205,13 +233,15 @@ __device__ inline void warp_inflate_bp_write(const unsigned char* in, uint64_t s
       if (lane <= rec.last) {
         const uint64_t end = umin(stream_bits, rec.from + uint64_t{lane + 1} * kInflateLaneBits);
         // RFC 1951, 3.2.5: distances reach back into the stream's output (from byte 0).
-        good = inflate_write_segment(lanes, rec.from + rec.start[lane], end, out, capacity,
-                                     seg.out_start + rec.out[lane], 0, 0,
-                                     slot.matches + seg.match_start + rec.match[lane]) &&
-               good;
+        good = inflate_write_segment(lanes, rec.from + rec.start[lane], end, slot.symbols,
+                                     capacity, seg.out_start + rec.out[lane], 0, seg.out_start,
+                                     list + rec.match[lane]);
       }
       good = !__any_sync(kFullMask, !good);
-      op = seg.out_start + rec.out_end;
+      if (!good) break;
+      __syncwarp();  // the symbols and the list are visible to the warp
+      warp_copy_symbol_matches(list, rec.match_count, sym, lane);
+      op = rec.out_end;
       bit = rec.end_bit;
       end_of_block = rec.end_of_block != 0;
     }
@@ -221,18 +251,43 @@ __device__ inline void warp_inflate_bp_write(const unsigned char* in, uint64_t s
   if (lane == 0 && !good) seg.failed = 1;
 }
 
-/// Step 6 for a chunk still on the path: every segment written, its matches copied in list
-/// order, and the trailer's checksums checked when `verify` (`crc_table`: the CRC-32 tables for
-/// gzip). Returns whether the chunk is done; out[0, output_size) is then the stream's output.
-__device__ inline bool warp_inflate_bp_finish(const unsigned char* in, unsigned char* out,
-                                              bool verify, const uint32_t (*crc_table)[256],
-                                              const InflateBpSlot& slot, unsigned lane) {
+/// Step 6, by `ranks` threads (this one `rank`) that `sync()` synchronises: the segments'
+/// symbols resolved to out[0, output_size) in order, markers from the bytes already resolved.
+/// Returns false on this thread when the path failed for the chunk (a segment failed, or a
+/// marker reaches before the output: never after the write pass's distance checks).
+template <class Sync>
+__device__ inline bool inflate_bp_resolve(unsigned char* out, const InflateBpSlot& slot,
+                                          unsigned rank, unsigned ranks, Sync&& sync) {
   const InflateBpChunk& c = *slot.chunk;
   if (!c.parallel) return false;
   for (uint32_t k = 0; k < c.segments; ++k) {
     if (slot.segments[k].start_bit != kInflateBpNone && slot.segments[k].failed) return false;
   }
-  warp_copy_listed_matches(slot.matches, c.match_count, 0, out, lane);
+  bool good = true;
+  for (uint32_t k = 0; k < c.segments; ++k) {
+    const InflateBpSegment& s = slot.segments[k];
+    if (s.start_bit == kInflateBpNone) continue;
+    for (uint64_t p = s.out_start + rank; p < s.out_start + s.out_bytes; p += ranks) {
+      const uint16_t v = slot.symbols[p];
+      if (v < 256) {
+        out[p] = static_cast<unsigned char>(v);
+      } else if (s.out_start + (v - 256) >= kInflateBpWindow) {
+        out[p] = out[s.out_start + (v - 256) - kInflateBpWindow];
+      } else {
+        good = false;
+      }
+    }
+    sync();  // segment k is final before the next one reads its window
+  }
+  return good;
+}
+
+/// Step 6's checks after the resolve, by a warp: the trailer's checksums when `verify`
+/// (`crc_table`: the CRC-32 tables, for gzip). Returns whether they hold.
+__device__ inline bool warp_inflate_bp_checksums(const unsigned char* in, const unsigned char* out,
+                                                 bool verify, const uint32_t (*crc_table)[256],
+                                                 const InflateBpSlot& slot, unsigned lane) {
+  const InflateBpChunk& c = *slot.chunk;
   if (!verify || !c.wrapped) return true;
   const unsigned char* t = in + c.stream_end;
   const WarpInflateEngine engine{nullptr, crc_table, nullptr, lane};

@@ -10,13 +10,17 @@
 //      (steps 1 and 2 of a round, inflate_warp_tokens.cuh). A decoding that does not arrive
 //      exactly at the next segment's start (a false candidate), fails an input check or runs out
 //      of records fails the chunk;
-//   4. scan (per chunk): every segment's output and match list offsets; the output within the
+//   4. scan (per chunk): every segment's output offset; the output within the
 //      capacity; the trailer where the wrapper needs one;
-//   5. write (a warp per segment): replays the recorded rounds, writing literals at their final
-//      positions and matches to the chunk's list, every distance checked against the absolute
-//      output position;
-//   6. finish (a warp per chunk): copies the matches in list order (warp_copy_listed_matches)
-//      and checks the checksums.
+//   5. write (a warp per segment): replays the recorded rounds and writes the segment's output
+//      as 16-bit symbols at its final position in a scratch copy of the output: a literal is its
+//      byte; a match byte copies its source symbol, or, when the source lies before the segment
+//      (in bytes another warp decodes), becomes a marker 256 + w for byte w of the 32 KiB
+//      window before the segment. Every distance is checked against the absolute output
+//      position (RFC 1951, 3.2.5);
+//   6. finish (a thread block per chunk): resolves the segments in order, markers from the
+//      already resolved window before each (a parallel gather: the chain over segments carries
+//      only that window), and checks the checksums.
 // A chunk that fails anything is left to the warp-per-chunk decoder (inflate_warp_decode.cuh),
 // whose status is the serial decoder's; what the path finishes is exactly the serial decoder's
 // output. The plan and scan are CUZARR_HOST_DEVICE (one thread); the warp passes are in
@@ -37,11 +41,14 @@ namespace cuzarr::gpu {
 inline constexpr uint64_t kInflateBpSegmentBytes = uint64_t{64} << 10;
 /// By default, chunks decoding to at least this many bytes take the block-parallel path.
 inline constexpr uint64_t kInflateBpMinCapacity = uint64_t{512} << 10;
-/// Capacities stay below this (32-bit output offsets in the records and the match list).
+/// Capacities stay below this (32-bit output offsets in the records and the match lists).
 inline constexpr uint64_t kInflateBpMaxCapacity = uint64_t{1} << 31;
 /// Lanes of a round (a warp).
 inline constexpr uint32_t kInflateBpLanes = 32;
 inline constexpr uint64_t kInflateBpNone = UINT64_MAX;
+/// deflate's window (RFC 1951, 3.2.5: distances up to 32768): a segment's markers 256 + w stand
+/// for byte w of the kInflateBpWindow bytes before it.
+inline constexpr uint64_t kInflateBpWindow = 32768;
 
 /// One recorded round of a Huffman block (inflate_warp_tokens.cuh, steps 1 and 2).
 struct InflateBpRound {
@@ -49,7 +56,8 @@ struct InflateBpRound {
   uint64_t end_bit;                  ///< where the next token or block header starts
   uint32_t start[kInflateBpLanes];   ///< each lane's true start, minus `from`
   uint32_t out[kInflateBpLanes];     ///< each lane's first output byte, from the segment's first
-  uint32_t match[kInflateBpLanes];   ///< each lane's first list entry, from the segment's first
+  uint32_t match[kInflateBpLanes];   ///< matches of the round's lanes before each lane
+  uint32_t match_count;              ///< matches of the round (at most kInflateRoundMatches)
   uint32_t out_end;                  ///< the segment's output bytes after the round
   uint32_t last;                     ///< the last lane in the round
   uint32_t end_of_block;             ///< the round ended the block
@@ -60,8 +68,6 @@ struct InflateBpSegment {
   uint64_t start_bit;    ///< its first block header (kInflateBpNone: merged into the one before)
   uint64_t out_start;    ///< its first output byte (scan)
   uint64_t out_bytes;    ///< output bytes (count)
-  uint64_t match_start;  ///< its first entry in the chunk's match list (scan)
-  uint64_t match_count;  ///< matches (count)
   uint64_t stream_end;   ///< the last segment: the input byte after the deflate stream
   uint32_t rounds;       ///< records used (count)
   uint32_t failed;       ///< a pass failed on it: the chunk goes to the warp decoder
@@ -71,7 +77,6 @@ struct InflateBpSegment {
 struct InflateBpChunk {
   uint64_t deflate_start;  ///< the input byte where the deflate stream starts
   uint64_t output_size;    ///< decoded bytes (scan)
-  uint64_t match_count;    ///< listed matches (scan)
   uint64_t stream_end;     ///< the input byte after the deflate stream (scan)
   uint64_t segment_bytes;
   uint32_t segments;       ///< segments of the input after deflate_start (0: not taken)
@@ -88,15 +93,13 @@ struct InflateBpLayout {
   uint64_t max_input = 0;     ///< longer inputs do not take the path
   uint32_t max_segments = 0;
   uint32_t rounds_per_segment = 0;  ///< records per segment of input
-  uint64_t match_capacity = 0;      ///< entries of the match list
   uint64_t bytes = 0;               ///< the slot, a multiple of 256
 };
 
 CUZARR_HOST_DEVICE inline uint64_t inflate_bp_align(uint64_t n) { return (n + 255) / 256 * 256; }
 
 /// The slot layout for chunks decoding to at most `max_output` bytes. Inputs up to max_output
-/// plus stored blocks' overhead (5 bytes per 65535, RFC 1951 3.2.4) and 4 KiB of headers fit;
-/// every match is at least 3 bytes long, so the list never overflows.
+/// plus stored blocks' overhead (5 bytes per 65535, RFC 1951 3.2.4) and 4 KiB of headers fit.
 CUZARR_HOST_DEVICE inline InflateBpLayout inflate_bp_layout(
     uint64_t max_output, uint64_t segment_bytes = kInflateBpSegmentBytes) {
   InflateBpLayout l;
@@ -108,21 +111,20 @@ CUZARR_HOST_DEVICE inline InflateBpLayout inflate_bp_layout(
   // short blocks. A segment merged with the ones after it uses their records too.
   const uint64_t full_rounds = segment_bytes * 8 / (uint64_t{kInflateBpLanes} * 1024) + 1;
   l.rounds_per_segment = static_cast<uint32_t>(2 * full_rounds + 16);
-  l.match_capacity = max_output / 3 + 1;
   l.bytes = inflate_bp_align(sizeof(InflateBpChunk)) +
             inflate_bp_align(uint64_t{l.max_segments} * sizeof(InflateBpSegment)) +
             inflate_bp_align(uint64_t{l.max_segments} * l.rounds_per_segment *
                              sizeof(InflateBpRound)) +
-            inflate_bp_align(l.match_capacity * sizeof(uint64_t));
+            inflate_bp_align(max_output * sizeof(uint16_t));
   return l;
 }
 
-/// A chunk's slot: its plan, segments, round records and match list.
+/// A chunk's slot: its plan, segments, round records and the output as symbols.
 struct InflateBpSlot {
   InflateBpChunk* chunk;
   InflateBpSegment* segments;
   InflateBpRound* rounds;
-  uint64_t* matches;
+  uint16_t* symbols;
 };
 
 /// The slot at `base` (layout.bytes bytes, 256-byte aligned).
@@ -135,7 +137,7 @@ CUZARR_HOST_DEVICE inline InflateBpSlot inflate_bp_slot(void* base, const Inflat
   p += inflate_bp_align(uint64_t{l.max_segments} * sizeof(InflateBpSegment));
   s.rounds = reinterpret_cast<InflateBpRound*>(p);
   p += inflate_bp_align(uint64_t{l.max_segments} * l.rounds_per_segment * sizeof(InflateBpRound));
-  s.matches = reinterpret_cast<uint64_t*>(p);
+  s.symbols = reinterpret_cast<uint16_t*>(p);
   return s;
 }
 
@@ -208,16 +210,15 @@ CUZARR_HOST_DEVICE inline uint32_t inflate_bp_next_segment(const InflateBpChunk&
   return next;
 }
 
-/// Step 4 for one chunk: offsets of every segment's output and matches; drops the chunk from the
+/// Step 4 for one chunk: offsets of every segment's output; drops the chunk from the
 /// path when a segment failed, the output passes `capacity`, or the trailer does not fit: it
 /// must be in the input, and end it for gzip and gzip_or_zlib (more members go to the warp
 /// decoder).
 CUZARR_HOST_DEVICE inline void inflate_bp_scan(uint64_t size, uint64_t capacity,
-                                               const InflateBpLayout& l,
                                                const InflateBpSlot& slot) {
   InflateBpChunk& c = *slot.chunk;
   if (!c.parallel) return;
-  uint64_t out = 0, matches = 0, stream_end = kInflateBpNone;
+  uint64_t out = 0, stream_end = kInflateBpNone;
   for (uint32_t k = 0; k < c.segments; ++k) {
     InflateBpSegment& s = slot.segments[k];
     if (s.start_bit == kInflateBpNone) continue;
@@ -226,20 +227,17 @@ CUZARR_HOST_DEVICE inline void inflate_bp_scan(uint64_t size, uint64_t capacity,
       return;
     }
     s.out_start = out;
-    s.match_start = matches;
     out += s.out_bytes;
-    matches += s.match_count;
     stream_end = s.stream_end;
   }
   const uint64_t trailer = !c.wrapped ? 0 : c.gzip ? kGzipTrailerSize : kZlibTrailerSize;
   const bool fits = stream_end != kInflateBpNone && stream_end <= size &&
                     trailer <= size - stream_end && (!c.exact_end || stream_end + trailer == size);
-  if (!fits || out > capacity || matches > l.match_capacity) {
+  if (!fits || out > capacity) {
     c.parallel = 0;
     return;
   }
   c.output_size = out;
-  c.match_count = matches;
   c.stream_end = stream_end;
 }
 

@@ -209,12 +209,13 @@ __device__ inline InflateRoundLane warp_plan_inflate_round(const InflateLaneStre
 }
 
 /// Step 3 for one lane: decodes its segment from `from` (a true token boundary) to `end`, writes
-/// its literals at out[at, ...) and lists its matches at `match`, positions relative to
-/// `list_base`. Returns false when a distance reaches before `window_start` (RFC 1951, 3.2.5: a
-/// distance reaches back into the output decoded so far) or a byte would pass `capacity`;
-/// nothing is written past it.
+/// its literals at out[at, ...) (bytes, or wider symbols) and lists its matches at `match`,
+/// positions relative to `list_base`. Returns false when a distance reaches before
+/// `window_start` (RFC 1951, 3.2.5: a distance reaches back into the output decoded so far) or
+/// a byte would pass `capacity`; nothing is written past it.
+template <class Symbol>
 __device__ inline bool inflate_write_segment(const InflateLaneStream& s, uint64_t from,
-                                             uint64_t end, unsigned char* out, uint64_t capacity,
+                                             uint64_t end, Symbol* out, uint64_t capacity,
                                              uint64_t at, uint64_t window_start,
                                              uint64_t list_base, uint64_t* match) {
   bool good = true;
@@ -225,7 +226,7 @@ __device__ inline bool inflate_write_segment(const InflateLaneStream& s, uint64_
     const InflateCode code = c.next(*s.ws, value);
     if (code == InflateCode::literal) {
       if (at >= capacity) return false;
-      out[at++] = static_cast<unsigned char>(value);
+      out[at++] = static_cast<Symbol>(value);
     } else if (code == InflateCode::match) {
       good = good && value <= at - window_start && c.match_length <= capacity - at;
       *match++ = inflate_pack_match(at - list_base, c.match_length, value);

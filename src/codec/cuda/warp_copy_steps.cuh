@@ -150,13 +150,13 @@ __device__ inline WarpStepGroup warp_parse_group(uint64_t op, unsigned lane, Par
   return g;
 }
 
-/// Copies the match of every lane with `pending` (`length` bytes at out[match_at], from
-/// `distance` back) in waves; every lane calls it. match_at must not decrease with the lane (lanes
-/// without a match pass a position at or past the matches before them), the matches' outputs
-/// must be disjoint, and every byte before the lowest pending match must be final. Ends with
-/// __syncwarp: the warp sees every byte written.
-__device__ inline void warp_copy_matches(bool pending, uint64_t match_at, uint64_t length,
-                                         uint64_t distance, unsigned char* out, unsigned lane) {
+/// The waves of warp_copy_matches: `copy(ready)` copies the matches of the lanes with `ready`
+/// (sources final); every lane calls it. match_at must not decrease with the lane (lanes without a
+/// match pass a position at or past the matches before them), the matches' outputs must be
+/// disjoint, and every byte before the lowest pending match must be final. Ends with __syncwarp.
+template <class Copy>
+__device__ inline void warp_match_waves(bool pending, uint64_t match_at, uint64_t length,
+                                        uint64_t distance, unsigned lane, Copy&& copy) {
   const uint64_t source = pending ? match_at - distance : 0;
   const uint64_t source_end = pending ? umin(match_at, source + length) : 0;
   const uint64_t match_end = match_at + (pending ? length : 0);
@@ -178,10 +178,21 @@ __device__ inline void warp_copy_matches(bool pending, uint64_t match_at, uint64
       const uint64_t blocking_end = shfl64(match_end, j);
       ready = pending && (earlier == 0 || blocking_end <= source);
     }
-    warp_copy_items(ready, out + match_at, out + source, length, distance, lane);
+    copy(ready);
     __syncwarp();
     pending = pending && !ready;
   }
+}
+
+/// Copies the match of every lane with `pending` (`length` bytes at out[match_at], from
+/// `distance` back) in waves (warp_match_waves); every lane calls it. Ends with __syncwarp: the
+/// warp sees every byte written.
+__device__ inline void warp_copy_matches(bool pending, uint64_t match_at, uint64_t length,
+                                         uint64_t distance, unsigned char* out, unsigned lane) {
+  warp_match_waves(pending, match_at, length, distance, lane, [&](bool ready) {
+    warp_copy_items(ready, out + match_at, out + (ready ? match_at - distance : 0), length,
+                    distance, lane);
+  });
 }
 
 /// Executes a group's steps at out[op, ...) (every lane calls it); returns op past the group. Ends
