@@ -42,7 +42,8 @@ class DeviceDeflateFamilyBackend final : public CompressionBackend {
     if (tasks.empty()) return;
     gpu::DeviceBatchTables tables(device_chunks_of(tasks), stream);
     uint64_t max_output = 0;
-    for (const DecompressTask& t : tasks) max_output = std::max<uint64_t>(max_output, t.output.size());
+    for (const DecompressTask& t : tasks)
+      max_output = std::max<uint64_t>(max_output, t.output.size());
     Buffer temp = gpu::device_scratch(gpu::inflate_temp_bytes(tasks.size(), max_output), stream);
     gpu::inflate_batch(tables.batch(), wrapper_, /*verify_checksums=*/true, max_output, temp.data(),
                        stream);

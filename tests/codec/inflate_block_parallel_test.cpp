@@ -27,8 +27,8 @@ namespace cuzarr::gpu {
 namespace {
 
 using Bytes = std::vector<unsigned char>;
-using test::warp_emulation::run_warp;
 using test::zlib_compress;
+using test::warp_emulation::run_warp;
 
 const uint32_t (*crc_table())[256] {
   static const Crc32Tables tables = make_crc32_tables();
@@ -51,7 +51,8 @@ TEST(InflateBlockSearch, AgreesWithTheDecoderAtEveryBitOffset) {
     for (int level : {1, 6, 9}) {
       const Bytes stream = zlib_compress(data, level, test::kRawBits);
       for (uint64_t bit = 0; bit < stream.size() * 8 + 8; ++bit) {
-        const bool expected = bit < stream.size() * 8 && decoder_reads_dynamic_header(stream, bit, *ws);
+        const bool expected =
+            bit < stream.size() * 8 && decoder_reads_dynamic_header(stream, bit, *ws);
         ASSERT_EQ(inflate_dynamic_header_at(stream.data(), stream.size(), bit), expected)
             << name << " level " << level << " bit " << bit;
         accepted += expected ? 1 : 0;
@@ -118,8 +119,8 @@ BpRun run_block_parallel(const Bytes& in, uint64_t capacity, DeflateWrapper w, b
   // The finish by one warp (a thread block on the GPU).
   std::vector<char> done(test::warp_emulation::kLanes);
   run_warp([&](unsigned lane) {
-    const bool good = detail::inflate_bp_resolve(run.out.data(), slot, lane,
-                                                 test::warp_emulation::kLanes, [] { __syncwarp(); });
+    const bool good = detail::inflate_bp_resolve(
+        run.out.data(), slot, lane, test::warp_emulation::kLanes, [] { __syncwarp(); });
     done[lane] = !__any_sync(detail::kFullMask, !good) &&
                  detail::warp_inflate_bp_checksums(in.data(), run.out.data(), verify, crc_table(),
                                                    slot, lane);
@@ -156,7 +157,8 @@ TEST(InflateBlockParallel, DecodesEveryWrapperLevelAndStrategyExactly) {
   };
   uint32_t multi_segment = 0;
   for (const Case& c : cases) {
-    const Bytes stream = zlib_compress(c.data, c.level, test::window_bits_of(c.wrapper), c.strategy);
+    const Bytes stream =
+        zlib_compress(c.data, c.level, test::window_bits_of(c.wrapper), c.strategy);
     const BpRun run = run_block_parallel(stream, c.data.size(), c.wrapper, true, 2048);
     const std::string what = std::string(c.name) + " wrapper " +
                              std::to_string(static_cast<int>(c.wrapper)) + " level " +

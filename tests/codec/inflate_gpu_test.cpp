@@ -57,8 +57,7 @@ void check_path_against_serial(const Chunks& streams, const std::vector<uint64_t
   DeviceBatch batch(streams, capacities, misalign);
   uint64_t max_output = 0;
   for (const uint64_t c : capacities) max_output = std::max(max_output, c);
-  test::DeviceMemory temp(
-      gpu::inflate_temp_bytes(streams.size(), max_output, block_parallel_from));
+  test::DeviceMemory temp(gpu::inflate_temp_bytes(streams.size(), max_output, block_parallel_from));
   gpu::inflate_batch(batch.batch(), w, verify, max_output, temp.get(), Stream(),
                      block_parallel_from);
   test::cuda_ok(cudaDeviceSynchronize());

@@ -312,7 +312,8 @@ void blosc_inner_streams_decode_batch(const DeviceChunkBatch& batch, void* temp,
   const uint64_t jobs = plan.zstd_jobs + plan.zlib_jobs;
   const size_t zstd_temp =
       plan.zstd_jobs > 0 ? zstd_decode_temp_bytes(plan.zstd_jobs, plan.max_zstd_job) : 0;
-  const size_t zlib_temp = plan.zlib_jobs > 0 ? inflate_temp_bytes(plan.zlib_jobs, plan.max_zlib_job) : 0;
+  const size_t zlib_temp =
+      plan.zlib_jobs > 0 ? inflate_temp_bytes(plan.zlib_jobs, plan.max_zlib_job) : 0;
   const size_t list_bytes = plan.chunks.size() * sizeof(InnerChunk);
   JobMemory memory = allocate_jobs(jobs, plan.chunks.size(),
                                    align_up(list_bytes) + std::max(zstd_temp, zlib_temp), stream);

@@ -96,8 +96,7 @@ size_t inflate_temp_bytes(size_t count, uint64_t max_output, uint64_t block_para
 }
 
 void inflate_batch(const DeviceChunkBatch& batch, DeflateWrapper wrapper, bool verify_checksums,
-                   uint64_t max_output, void* temp, Stream stream,
-                   uint64_t block_parallel_from) {
+                   uint64_t max_output, void* temp, Stream stream, uint64_t block_parallel_from) {
   if (batch.count == 0) return;
   // The block-parallel passes first, in the temp after the warps' scratch and counter.
   auto* bp_temp = static_cast<unsigned char*>(temp) + scratch_bytes(batch.count) + 256;

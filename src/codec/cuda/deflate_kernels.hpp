@@ -1,11 +1,11 @@
 // Batched GPU deflate decoding (RFC 1951) of raw deflate, zlib (RFC 1950) and gzip (RFC 1952)
 // chunks, with the logic of inflate_format.hpp and zlib_gzip_wrappers.hpp (tested on the CPU).
 // Large chunks decode block-parallel (inflate_block_parallel.hpp); the others one warp per chunk
-// (the warps take chunks from a counter): lane 0 reads block headers, the warp decodes each Huffman block's tokens in parallel from resynchronising segments
-// (inflate_warp_tokens.cuh), copies matches and stored blocks together and computes the Adler-32
-// / CRC-32 of the output in parallel. Hostile input yields a status, never an access outside the
-// chunk's input or output. CUDA builds only; launchers queue work on `stream` and throw
-// CudaError when a launch fails.
+// (the warps take chunks from a counter): lane 0 reads block headers, the warp decodes each Huffman
+// block's tokens in parallel from resynchronising segments (inflate_warp_tokens.cuh), copies
+// matches and stored blocks together and computes the Adler-32 / CRC-32 of the output in parallel.
+// Hostile input yields a status, never an access outside the chunk's input or output. CUDA builds
+// only; launchers queue work on `stream` and throw CudaError when a launch fails.
 #pragma once
 
 #include <cstddef>

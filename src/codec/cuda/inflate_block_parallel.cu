@@ -54,9 +54,8 @@ __global__ void plan_kernel(Round r, uint32_t* handled) {
   if (i >= r.n) return;
   const size_t chunk = r.first + i;
   handled[chunk] = 0;
-  inflate_bp_plan(input_of(r, chunk), r.batch.input_sizes[chunk],
-                  r.batch.output_capacities[chunk], r.wrapper, r.min_capacity, r.layout,
-                  slot_of(r, i));
+  inflate_bp_plan(input_of(r, chunk), r.batch.input_sizes[chunk], r.batch.output_capacities[chunk],
+                  r.wrapper, r.min_capacity, r.layout, slot_of(r, i));
 }
 
 /// The warp's segment: chunk i of the round, segment k; false when there is none.
@@ -119,8 +118,8 @@ __global__ void finish_kernel(Round r, uint32_t* handled) {
   const bool good = inflate_bp_resolve(out, slot, threadIdx.x, blockDim.x, [] { __syncthreads(); });
   if (!__syncthreads_and(good) || threadIdx.x >= kWarpSize) return;
   const unsigned lane = threadIdx.x;
-  const bool done = warp_inflate_bp_checksums(input_of(r, chunk), out, r.verify, crc.table, slot,
-                                              lane);
+  const bool done =
+      warp_inflate_bp_checksums(input_of(r, chunk), out, r.verify, crc.table, slot, lane);
   if (lane == 0 && done) {
     r.batch.statuses[chunk] = DeviceChunkStatus::ok;
     r.batch.output_sizes[chunk] = slot.chunk->output_size;
@@ -147,16 +146,14 @@ const uint32_t* inflate_bp_decode_batch(const DeviceChunkBatch& batch, DeflateWr
   const InflateBpLayout layout = inflate_bp_layout(max_output);
   const size_t slots = round_slots(batch.count, layout);
   unsigned char* slot_base = base + align256(batch.count * 4);
-  Round r{batch,     wrapper,
-          verify,    layout,
-          slot_base, reinterpret_cast<uint64_t*>(slot_base + slots * layout.bytes),
-          0,         0,
-          min_capacity};
+  Round r{batch,  wrapper,   verify,
+          layout, slot_base, reinterpret_cast<uint64_t*>(slot_base + slots * layout.bytes),
+          0,      0,         min_capacity};
   constexpr int kShared = kWarps * sizeof(InflateWorkspace);
-  CUZARR_CUDA_CHECK(cudaFuncSetAttribute(
-      segment_kernel<false>, cudaFuncAttributeMaxDynamicSharedMemorySize, kShared));
-  CUZARR_CUDA_CHECK(cudaFuncSetAttribute(
-      segment_kernel<true>, cudaFuncAttributeMaxDynamicSharedMemorySize, kShared));
+  CUZARR_CUDA_CHECK(cudaFuncSetAttribute(segment_kernel<false>,
+                                         cudaFuncAttributeMaxDynamicSharedMemorySize, kShared));
+  CUZARR_CUDA_CHECK(cudaFuncSetAttribute(segment_kernel<true>,
+                                         cudaFuncAttributeMaxDynamicSharedMemorySize, kShared));
   constexpr unsigned kThreads = kWarps * kWarpSize;
   for (size_t first = 0; first < batch.count; first += slots) {
     r.first = first;

@@ -34,10 +34,10 @@ __device__ inline void warp_inflate_bp_search(const unsigned char* in, uint64_t 
 /// A block header as lane 0 read it, known to the whole warp.
 struct InflateBpBlock {
   DeviceChunkStatus status;
-  bool huffman;          ///< else a stored block
+  bool huffman;  ///< else a stored block
   bool final_block;
-  uint64_t first_bit;    ///< a Huffman block's first token; after a stored block's bytes
-  uint64_t stored_in;    ///< a stored block's bytes in the input
+  uint64_t first_bit;  ///< a Huffman block's first token; after a stored block's bytes
+  uint64_t stored_in;  ///< a stored block's bytes in the input
   uint64_t stored_length;
 };
 
@@ -168,8 +168,8 @@ __device__ inline void warp_inflate_bp_count(const unsigned char* in, uint64_t s
 /// Copies a round's listed matches (positions from the segment's first symbol `sym`) in waves.
 /// A source before the segment gives markers (inflate_block_parallel.hpp, step 5). Positions
 /// passed to the waves start kInflateBpWindow earlier, so that every source is at or after 0.
-__device__ inline void warp_copy_symbol_matches(const uint64_t* list, uint64_t count,
-                                                uint16_t* sym, unsigned lane) {
+__device__ inline void warp_copy_symbol_matches(const uint64_t* list, uint64_t count, uint16_t* sym,
+                                                unsigned lane) {
   for (uint64_t g = 0; g < count; g += kWarpSize) {
     const bool has = g + lane < count;
     const uint64_t m = has ? list[g + lane] : 0;
@@ -182,8 +182,7 @@ __device__ inline void warp_copy_symbol_matches(const uint64_t* list, uint64_t c
       uint64_t r = 0;
       for (uint64_t t = 0; t < length; ++t) {
         const int64_t from = source + static_cast<int64_t>(r);
-        sym[at + t] = from >= 0 ? sym[from]
-                                : static_cast<uint16_t>(256 + kInflateBpWindow + from);
+        sym[at + t] = from >= 0 ? sym[from] : static_cast<uint16_t>(256 + kInflateBpWindow + from);
         r = r + 1 == distance ? 0 : r + 1;
       }
     });
@@ -195,8 +194,7 @@ __device__ inline void warp_copy_symbol_matches(const uint64_t* list, uint64_t c
 __device__ inline void warp_inflate_bp_write(const unsigned char* in, uint64_t size,
                                              uint64_t capacity, const InflateBpLayout& l,
                                              const InflateBpSlot& slot, uint32_t k,
-                                             InflateWorkspace& ws, uint64_t* list,
-                                             unsigned lane) {
+                                             InflateWorkspace& ws, uint64_t* list, unsigned lane) {
   InflateBpSegment& seg = slot.segments[k];
   if (!slot.chunk->parallel || seg.start_bit == kInflateBpNone) return;
   const InflateBpSpan span = inflate_bp_span(l, slot, k);
@@ -219,7 +217,8 @@ __device__ inline void warp_inflate_bp_write(const unsigned char* in, uint64_t s
         good = false;
         break;
       }
-      for (uint64_t i = lane; i < b.stored_length; i += kWarpSize) sym[op + i] = in[b.stored_in + i];
+      for (uint64_t i = lane; i < b.stored_length; i += kWarpSize)
+        sym[op + i] = in[b.stored_in + i];
       op += b.stored_length;
       __syncwarp();
     }
@@ -233,8 +232,8 @@ __device__ inline void warp_inflate_bp_write(const unsigned char* in, uint64_t s
       if (lane <= rec.last) {
         const uint64_t end = umin(stream_bits, rec.from + uint64_t{lane + 1} * kInflateLaneBits);
         // RFC 1951, 3.2.5: distances reach back into the stream's output (from byte 0).
-        good = inflate_write_segment(lanes, rec.from + rec.start[lane], end, slot.symbols,
-                                     capacity, seg.out_start + rec.out[lane], 0, seg.out_start,
+        good = inflate_write_segment(lanes, rec.from + rec.start[lane], end, slot.symbols, capacity,
+                                     seg.out_start + rec.out[lane], 0, seg.out_start,
                                      list + rec.match[lane]);
       }
       good = !__any_sync(kFullMask, !good);
@@ -293,12 +292,11 @@ __device__ inline bool warp_inflate_bp_checksums(const unsigned char* in, const 
   const WarpInflateEngine engine{nullptr, crc_table, nullptr, lane};
   if (c.gzip) {
     // RFC 1952, 2.3.1: CRC32, then ISIZE = the decoded size mod 2^32, both little-endian.
-    const uint32_t crc = uint32_t{t[0]} | uint32_t{t[1]} << 8 | uint32_t{t[2]} << 16 |
-                         uint32_t{t[3]} << 24;
-    const uint32_t isize = uint32_t{t[4]} | uint32_t{t[5]} << 8 | uint32_t{t[6]} << 16 |
-                           uint32_t{t[7]} << 24;
-    return isize == static_cast<uint32_t>(c.output_size) &&
-           engine.crc32(out, c.output_size) == crc;
+    const uint32_t crc =
+        uint32_t{t[0]} | uint32_t{t[1]} << 8 | uint32_t{t[2]} << 16 | uint32_t{t[3]} << 24;
+    const uint32_t isize =
+        uint32_t{t[4]} | uint32_t{t[5]} << 8 | uint32_t{t[6]} << 16 | uint32_t{t[7]} << 24;
+    return isize == static_cast<uint32_t>(c.output_size) && engine.crc32(out, c.output_size) == crc;
   }
   // RFC 1950, 2.2: ADLER32, most significant byte first.
   const uint32_t adler =

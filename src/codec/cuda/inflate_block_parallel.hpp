@@ -37,10 +37,13 @@
 
 namespace cuzarr::gpu {
 
-/// Input bytes per segment (a 4 MiB chunk of the benchmark field is about 50 segments).
-inline constexpr uint64_t kInflateBpSegmentBytes = uint64_t{64} << 10;
-/// By default, chunks decoding to at least this many bytes take the block-parallel path.
-inline constexpr uint64_t kInflateBpMinCapacity = uint64_t{512} << 10;
+/// Input bytes per segment. Each segment's block search scans about half a block (some 11 KiB of
+/// input on the benchmark fields), which cost as much as decoding with 64 KiB segments
+/// (docs/gpu_deflate.md); a 4 MiB chunk of the benchmark field is about 13 segments.
+inline constexpr uint64_t kInflateBpSegmentBytes = uint64_t{256} << 10;
+/// By default, chunks decoding to at least this many bytes take the block-parallel path. Below,
+/// the warp per chunk is faster (measured on an H200, bench/RESULTS.md).
+inline constexpr uint64_t kInflateBpMinCapacity = uint64_t{2} << 20;
 /// Capacities stay below this (32-bit output offsets in the records and the match lists).
 inline constexpr uint64_t kInflateBpMaxCapacity = uint64_t{1} << 31;
 /// Lanes of a round (a warp).
@@ -52,25 +55,25 @@ inline constexpr uint64_t kInflateBpWindow = 32768;
 
 /// One recorded round of a Huffman block (inflate_warp_tokens.cuh, steps 1 and 2).
 struct InflateBpRound {
-  uint64_t from;                     ///< the round's first bit
-  uint64_t end_bit;                  ///< where the next token or block header starts
-  uint32_t start[kInflateBpLanes];   ///< each lane's true start, minus `from`
-  uint32_t out[kInflateBpLanes];     ///< each lane's first output byte, from the segment's first
-  uint32_t match[kInflateBpLanes];   ///< matches of the round's lanes before each lane
-  uint32_t match_count;              ///< matches of the round (at most kInflateRoundMatches)
-  uint32_t out_end;                  ///< the segment's output bytes after the round
-  uint32_t last;                     ///< the last lane in the round
-  uint32_t end_of_block;             ///< the round ended the block
+  uint64_t from;                    ///< the round's first bit
+  uint64_t end_bit;                 ///< where the next token or block header starts
+  uint32_t start[kInflateBpLanes];  ///< each lane's true start, minus `from`
+  uint32_t out[kInflateBpLanes];    ///< each lane's first output byte, from the segment's first
+  uint32_t match[kInflateBpLanes];  ///< matches of the round's lanes before each lane
+  uint32_t match_count;             ///< matches of the round (at most kInflateRoundMatches)
+  uint32_t out_end;                 ///< the segment's output bytes after the round
+  uint32_t last;                    ///< the last lane in the round
+  uint32_t end_of_block;            ///< the round ended the block
 };
 
 /// What a segment's passes found.
 struct InflateBpSegment {
-  uint64_t start_bit;    ///< its first block header (kInflateBpNone: merged into the one before)
-  uint64_t out_start;    ///< its first output byte (scan)
-  uint64_t out_bytes;    ///< output bytes (count)
-  uint64_t stream_end;   ///< the last segment: the input byte after the deflate stream
-  uint32_t rounds;       ///< records used (count)
-  uint32_t failed;       ///< a pass failed on it: the chunk goes to the warp decoder
+  uint64_t start_bit;   ///< its first block header (kInflateBpNone: merged into the one before)
+  uint64_t out_start;   ///< its first output byte (scan)
+  uint64_t out_bytes;   ///< output bytes (count)
+  uint64_t stream_end;  ///< the last segment: the input byte after the deflate stream
+  uint32_t rounds;      ///< records used (count)
+  uint32_t failed;      ///< a pass failed on it: the chunk goes to the warp decoder
 };
 
 /// What the plan and the scan found for a chunk.
@@ -79,18 +82,18 @@ struct InflateBpChunk {
   uint64_t output_size;    ///< decoded bytes (scan)
   uint64_t stream_end;     ///< the input byte after the deflate stream (scan)
   uint64_t segment_bytes;
-  uint32_t segments;       ///< segments of the input after deflate_start (0: not taken)
-  uint32_t parallel;       ///< the chunk takes (still) the path
-  uint32_t gzip;           ///< the member is gzip (else zlib, or raw deflate)
-  uint32_t wrapped;        ///< a gzip or zlib trailer follows the stream
-  uint32_t exact_end;      ///< the trailer must end the input (gzip; members of gzip_or_zlib)
+  uint32_t segments;   ///< segments of the input after deflate_start (0: not taken)
+  uint32_t parallel;   ///< the chunk takes (still) the path
+  uint32_t gzip;       ///< the member is gzip (else zlib, or raw deflate)
+  uint32_t wrapped;    ///< a gzip or zlib trailer follows the stream
+  uint32_t exact_end;  ///< the trailer must end the input (gzip; members of gzip_or_zlib)
 };
 
 /// Sizes of a chunk's slot, for chunks of at most `max_output` decoded bytes.
 struct InflateBpLayout {
   uint64_t segment_bytes = kInflateBpSegmentBytes;
   uint64_t max_output = 0;
-  uint64_t max_input = 0;     ///< longer inputs do not take the path
+  uint64_t max_input = 0;  ///< longer inputs do not take the path
   uint32_t max_segments = 0;
   uint32_t rounds_per_segment = 0;  ///< records per segment of input
   uint64_t bytes = 0;               ///< the slot, a multiple of 256
@@ -111,11 +114,11 @@ CUZARR_HOST_DEVICE inline InflateBpLayout inflate_bp_layout(
   // short blocks. A segment merged with the ones after it uses their records too.
   const uint64_t full_rounds = segment_bytes * 8 / (uint64_t{kInflateBpLanes} * 1024) + 1;
   l.rounds_per_segment = static_cast<uint32_t>(2 * full_rounds + 16);
-  l.bytes = inflate_bp_align(sizeof(InflateBpChunk)) +
-            inflate_bp_align(uint64_t{l.max_segments} * sizeof(InflateBpSegment)) +
-            inflate_bp_align(uint64_t{l.max_segments} * l.rounds_per_segment *
-                             sizeof(InflateBpRound)) +
-            inflate_bp_align(max_output * sizeof(uint16_t));
+  l.bytes =
+      inflate_bp_align(sizeof(InflateBpChunk)) +
+      inflate_bp_align(uint64_t{l.max_segments} * sizeof(InflateBpSegment)) +
+      inflate_bp_align(uint64_t{l.max_segments} * l.rounds_per_segment * sizeof(InflateBpRound)) +
+      inflate_bp_align(max_output * sizeof(uint16_t));
   return l;
 }
 
@@ -167,9 +170,9 @@ CUZARR_HOST_DEVICE inline void inflate_bp_plan(const unsigned char* in, uint64_t
     return;
   }
   uint64_t pos = 0;
-  const bool gzip = wrapper == DeflateWrapper::gzip ||
-                    (wrapper == DeflateWrapper::gzip_or_zlib && size >= 2 && in[0] == 0x1F &&
-                     in[1] == 0x8B);
+  const bool gzip =
+      wrapper == DeflateWrapper::gzip ||
+      (wrapper == DeflateWrapper::gzip_or_zlib && size >= 2 && in[0] == 0x1F && in[1] == 0x8B);
   if (wrapper != DeflateWrapper::raw) {
     if (gzip) {
       if (size < kGzipFixedHeaderSize || (in[3] & kGzipFlagHeaderCrc) != 0) return;
@@ -194,8 +197,7 @@ CUZARR_HOST_DEVICE inline void inflate_bp_plan(const unsigned char* in, uint64_t
 
 /// The input bits segment k >= 1 searches: [first, end).
 CUZARR_HOST_DEVICE inline void inflate_bp_search_range(const InflateBpChunk& c, uint64_t size,
-                                                       uint32_t k, uint64_t& first,
-                                                       uint64_t& end) {
+                                                       uint32_t k, uint64_t& first, uint64_t& end) {
   const uint64_t from = c.deflate_start + k * c.segment_bytes;
   const uint64_t to = from + c.segment_bytes < size ? from + c.segment_bytes : size;
   first = from * 8;

@@ -151,10 +151,10 @@ __device__ inline uint64_t inflate_pack_match(uint64_t at, uint32_t length, uint
 
 /// Steps 1 and 2 of a round, for one lane: its true decoding and where it stands in the round.
 struct InflateRoundLane {
-  InflateSegmentDecode d;  ///< the lane's true decoding (meaningful when in_round)
-  uint64_t end;            ///< the end of the lane's segment
-  uint64_t bytes_before;   ///< output bytes of the round's earlier lanes
-  uint64_t matches_before; ///< matches of the round's earlier lanes
+  InflateSegmentDecode d;   ///< the lane's true decoding (meaningful when in_round)
+  uint64_t end;             ///< the end of the lane's segment
+  uint64_t bytes_before;    ///< output bytes of the round's earlier lanes
+  uint64_t matches_before;  ///< matches of the round's earlier lanes
   bool in_round;
 };
 
@@ -216,8 +216,8 @@ __device__ inline InflateRoundLane warp_plan_inflate_round(const InflateLaneStre
 template <class Symbol>
 __device__ inline bool inflate_write_segment(const InflateLaneStream& s, uint64_t from,
                                              uint64_t end, Symbol* out, uint64_t capacity,
-                                             uint64_t at, uint64_t window_start,
-                                             uint64_t list_base, uint64_t* match) {
+                                             uint64_t at, uint64_t window_start, uint64_t list_base,
+                                             uint64_t* match) {
   bool good = true;
   InflateTokenCursor c;
   c.seek(s.in, s.size, from);
