@@ -88,10 +88,11 @@ bool deflate_rows(size_t total_mib, int repetitions, const Stream& stream) {
           sizes[i] = p.size();
         }
         upload(encoded.sizes, sizes);
-        // The launcher as it is, and with the block-parallel path off (a warp per chunk).
+        // From 1 MiB, block-parallel and a warp per chunk (the launcher picks by
+        // kInflateBpMinCapacity); 64 KiB chunks a warp each.
         for (const bool block_parallel : {true, false}) {
-          if (!block_parallel && chunk < kInflateBpMinCapacity) continue;
-          const uint64_t from = block_parallel ? kInflateBpMinCapacity : UINT64_MAX;
+          if (block_parallel && chunk < (size_t{1} << 20)) continue;
+          const uint64_t from = block_parallel ? 0 : UINT64_MAX;
           Device temp(inflate_temp_bytes(count, chunk, from));
           CHECK(cudaMemset(decoded.data.p, 0, count * chunk));
           const double dec = best_seconds(repetitions, [&] {
@@ -101,7 +102,7 @@ bool deflate_rows(size_t total_mib, int repetitions, const Stream& stream) {
           const bool ok = decoded.all_ok() && same_bytes(input, decoded);
           all_ok = all_ok && ok;
           print({"gzip L" + std::to_string(level) +
-                     (block_parallel ? " (inflate)" : " (inflate, warp per chunk)"),
+                     (block_parallel ? " (inflate, block-parallel)" : " (inflate, warp per chunk)"),
                  dtype, chunk, static_cast<double>(distinct * chunk) / packed_bytes, gb / dec, 0.0,
                  ok});
         }

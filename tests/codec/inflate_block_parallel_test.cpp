@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <memory>
 #include <random>
 #include <string>
@@ -46,7 +47,7 @@ bool decoder_reads_dynamic_header(const Bytes& in, uint64_t bit, InflateWorkspac
 
 TEST(InflateBlockSearch, AgreesWithTheDecoderAtEveryBitOffset) {
   auto ws = std::make_unique<InflateWorkspace>();
-  uint64_t accepted = 0, tested = 0;
+  uint64_t accepted = 0, may_start = 0, tested = 0;
   for (const auto& [name, data] : test::input_families({300000})) {
     for (int level : {1, 6, 9}) {
       const Bytes stream = zlib_compress(data, level, test::kRawBits);
@@ -55,13 +56,22 @@ TEST(InflateBlockSearch, AgreesWithTheDecoderAtEveryBitOffset) {
             bit < stream.size() * 8 && decoder_reads_dynamic_header(stream, bit, *ws);
         ASSERT_EQ(inflate_dynamic_header_at(stream.data(), stream.size(), bit), expected)
             << name << " level " << level << " bit " << bit;
+        // The prefilter is a necessary condition.
+        const bool maybe = inflate_dynamic_header_may_start(stream.data(), stream.size(), bit);
+        ASSERT_TRUE(maybe || !expected) << name << " level " << level << " bit " << bit;
         accepted += expected ? 1 : 0;
+        may_start += maybe ? 1 : 0;
         ++tested;
       }
     }
   }
   // Streams of several blocks: the test saw headers, not only rejections.
   EXPECT_GT(accepted, 20u) << tested;
+  // The prefilter leaves few offsets to the full test (it is what makes the search cheap).
+  EXPECT_LT(may_start * 100, tested) << may_start << " of " << tested;
+  std::printf("prefilter passed %llu of %llu bit offsets; headers %llu\n",
+              static_cast<unsigned long long>(may_start), static_cast<unsigned long long>(tested),
+              static_cast<unsigned long long>(accepted));
 }
 
 TEST(InflateBlockSearch, RejectsHeadersThatDoNotFitTheInput) {
@@ -81,6 +91,7 @@ TEST(InflateBlockSearch, RejectsHeadersThatDoNotFitTheInput) {
 /// What the block-parallel passes did with one chunk.
 struct BpRun {
   bool finished = false;  ///< the path finished the chunk (else the warp decoder would)
+  bool two_pass = false;  ///< a segment outgrew its region
   uint32_t segments = 0;  ///< segments with a block start
   uint64_t size = 0;
   Bytes out;  // capacity + kGuard bytes
@@ -103,31 +114,47 @@ BpRun run_block_parallel(const Bytes& in, uint64_t capacity, DeflateWrapper w, b
       detail::warp_inflate_bp_search(in.data(), in.size(), slot, k, lane);
     });
   }
-  for (uint32_t k = 0; k < n; ++k) {
-    run_warp([&](unsigned lane) {
-      detail::warp_inflate_bp_count(in.data(), in.size(), layout, slot, k, *ws, lane);
-    });
-  }
-  inflate_bp_scan(in.size(), capacity, slot);
   std::vector<uint64_t> list(detail::kInflateRoundMatches);
-  for (uint32_t k = 0; k < n; ++k) {
-    run_warp([&](unsigned lane) {
-      detail::warp_inflate_bp_write(in.data(), in.size(), capacity, layout, slot, k, *ws,
-                                    list.data(), lane);
-    });
+  const auto segment_pass = [&](detail::InflateBpPass pass) {
+    for (uint32_t k = 0; k < n; ++k) {
+      run_warp([&](unsigned lane) {
+        detail::warp_inflate_bp_pass(pass, in.data(), in.size(), capacity, slot, k, *ws,
+                                     list.data(), lane);
+      });
+    }
+  };
+  segment_pass(detail::InflateBpPass::decode);
+  inflate_bp_scan(in.size(), capacity, slot);
+  segment_pass(detail::InflateBpPass::count);
+  inflate_bp_scan(in.size(), capacity, slot);
+  segment_pass(detail::InflateBpPass::write);
+  // The finish: every byte resolved on its own, then the checksums in pieces of an odd size, each
+  // by a warp, combined as the GPU's atomics combine them.
+  InflateBpChunk& c = *slot.chunk;
+  bool good = c.parallel != 0;
+  for (uint64_t p = 0; good && p < c.output_size; ++p)
+    run.out[p] = inflate_bp_resolve_byte(slot, p, inflate_bp_segment_of(slot, p), good);
+  if (good && verify && c.wrapped) {
+    constexpr uint64_t kPiece = 1000;
+    for (uint64_t from = 0; from < c.output_size; from += kPiece) {
+      std::vector<InflateBpChecksumPart> parts(test::warp_emulation::kLanes);
+      run_warp([&](unsigned lane) {
+        parts[lane] = detail::warp_inflate_bp_checksum_part(
+            run.out.data(), c, from, std::min(c.output_size, from + kPiece), crc_table(), lane);
+      });
+      for (const InflateBpChecksumPart& part : parts) {
+        EXPECT_EQ(part.crc, parts[0].crc);
+        EXPECT_EQ(part.adler_a, parts[0].adler_a);
+        EXPECT_EQ(part.adler_b, parts[0].adler_b);
+      }
+      c.crc ^= parts[0].crc;
+      c.adler_a += parts[0].adler_a;
+      c.adler_b += parts[0].adler_b;
+    }
   }
-  // The finish by one warp (a thread block on the GPU).
-  std::vector<char> done(test::warp_emulation::kLanes);
-  run_warp([&](unsigned lane) {
-    const bool good = detail::inflate_bp_resolve(
-        run.out.data(), slot, lane, test::warp_emulation::kLanes, [] { __syncwarp(); });
-    done[lane] = !__any_sync(detail::kFullMask, !good) &&
-                 detail::warp_inflate_bp_checksums(in.data(), run.out.data(), verify, crc_table(),
-                                                   slot, lane);
-  });
-  for (char d : done) EXPECT_EQ(d, done[0]);
-  run.finished = done[0] != 0;
+  run.finished = good && inflate_bp_checksums_hold(in.data(), verify, c);
   run.size = slot.chunk->output_size;
+  run.two_pass = slot.chunk->two_pass != 0;
   for (uint32_t k = 0; k < n; ++k) run.segments += slot.segments[k].start_bit != kInflateBpNone;
   return run;
 }
@@ -155,7 +182,7 @@ TEST(InflateBlockParallel, DecodesEveryWrapperLevelAndStrategyExactly) {
       {"random", test::random_input(20000, 8), DeflateWrapper::gzip, 6, Z_DEFAULT_STRATEGY},
       {"smooth_uint16", uint16, DeflateWrapper::zlib, 0, Z_DEFAULT_STRATEGY},  // stored blocks
   };
-  uint32_t multi_segment = 0;
+  uint32_t multi_segment = 0, one_pass = 0;
   for (const Case& c : cases) {
     const Bytes stream =
         zlib_compress(c.data, c.level, test::window_bits_of(c.wrapper), c.strategy);
@@ -168,9 +195,39 @@ TEST(InflateBlockParallel, DecodesEveryWrapperLevelAndStrategyExactly) {
     ASSERT_TRUE(std::equal(c.data.begin(), c.data.end(), run.out.begin())) << what;
     test::expect_guard_intact(run.out, c.data.size());
     multi_segment += run.segments > 1 ? 1 : 0;
+    one_pass += run.segments > 1 && !run.two_pass ? 1 : 0;
   }
-  // The dynamic blocks of the compressible streams were found and decoded in parallel.
+  // The dynamic blocks of the compressible streams were found and decoded in parallel, and
+  // evenly compressible data fits the regions of a single decoding pass.
   EXPECT_GE(multi_segment, 5u);
+  EXPECT_GE(one_pass, 4u);
+}
+
+TEST(InflateBlockParallel, SegmentsThatOutgrowTheirRegionsGoTwoPass) {
+  // Text, then a long run of zeros, then a smooth field, Huffman-coded only (a block every 16 Ki
+  // symbols): the segments of the run decode to far more than their share of the capacity.
+  Bytes data = test::words_input(20000, 12);
+  data.resize(data.size() + 120000, 0);
+  const Bytes field = test::smooth_uint16_input(30000, 13);
+  data.insert(data.end(), field.begin(), field.end());
+  for (DeflateWrapper w : {DeflateWrapper::raw, DeflateWrapper::gzip}) {
+    const Bytes stream = zlib_compress(data, 6, test::window_bits_of(w), Z_HUFFMAN_ONLY);
+    const BpRun run = run_block_parallel(stream, data.size(), w, true, 2048);
+    ASSERT_TRUE(run.finished);
+    EXPECT_TRUE(run.two_pass);
+    EXPECT_GT(run.segments, 2u);
+    ASSERT_EQ(run.size, data.size());
+    ASSERT_TRUE(std::equal(data.begin(), data.end(), run.out.begin()));
+    test::expect_guard_intact(run.out, data.size());
+  }
+  // Evenly compressible data with room to spare (a capacity three times its size): one pass.
+  const Bytes field_stream = zlib_compress(field, 6, test::kRawBits);
+  const BpRun roomy =
+      run_block_parallel(field_stream, 3 * field.size(), DeflateWrapper::raw, true, 2048);
+  ASSERT_TRUE(roomy.finished);
+  EXPECT_FALSE(roomy.two_pass);
+  ASSERT_EQ(roomy.size, field.size());
+  EXPECT_TRUE(std::equal(field.begin(), field.end(), roomy.out.begin()));
 }
 
 TEST(InflateBlockParallel, LeavesWhatItCannotFinishToTheWarpDecoder) {

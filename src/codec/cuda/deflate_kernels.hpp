@@ -21,7 +21,7 @@ namespace cuzarr::gpu {
 /// Scratch bytes inflate_batch needs for `count` chunks of at most `max_output` decoded bytes:
 /// the decoding warps' match lists (16 KiB a warp, at most 4096 warps), a chunk counter, and when
 /// max_output >= block_parallel_from the block-parallel path's slots (inflate_block_parallel.hpp:
-/// about 2.5 bytes per decoded byte, in rounds of at most 4 GiB). The decoding tables live in
+/// about 4 bytes per decoded byte, in rounds of at most 6 GiB). The decoding tables live in
 /// shared memory.
 size_t inflate_temp_bytes(size_t count, uint64_t max_output,
                           uint64_t block_parallel_from = kInflateBpMinCapacity);

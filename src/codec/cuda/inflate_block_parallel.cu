@@ -11,13 +11,18 @@ namespace {
 /// Warps per thread block of the segment passes; with a decoding workspace each (about 9.6 KiB
 /// of shared memory), two blocks fit an SM.
 constexpr int kWarps = 8;
-/// Slots are used in rounds of at most this many bytes.
-constexpr uint64_t kMaxSlotBytes = uint64_t{4} << 30;
+/// Output bytes per thread block of the resolve.
+constexpr uint64_t kResolveTile = 4096;
+/// Output bytes per warp of the checksums.
+constexpr uint64_t kChecksumPiece = uint64_t{128} << 10;
+/// Slots are used in rounds of at most this many bytes (about 4 bytes per decoded byte: a 1 GiB
+/// batch in one round).
+constexpr uint64_t kMaxSlotBytes = uint64_t{6} << 30;
 
 uint64_t align256(uint64_t n) { return (n + 255) / 256 * 256; }
 
-/// One launch round: chunks [first, first + n) in slots at `slots`; the write pass's warps each
-/// have kInflateRoundMatches entries of `lists`.
+/// One launch round: chunks [first, first + n) in slots at `slots`; the warps of the segment
+/// passes each have kInflateRoundMatches entries of `lists`.
 struct Round {
   DeviceChunkBatch batch;
   DeflateWrapper wrapper;
@@ -30,7 +35,7 @@ struct Round {
   uint64_t min_capacity;
 };
 
-/// Bytes of the write pass's match lists for `slots` chunks.
+/// Bytes of the segment passes' match lists for `slots` chunks.
 uint64_t list_bytes(size_t slots, const InflateBpLayout& layout) {
   return align256(uint64_t{slots} * layout.max_segments * kInflateRoundMatches * sizeof(uint64_t));
 }
@@ -77,8 +82,8 @@ __global__ void search_kernel(Round r) {
                          threadIdx.x % kWarpSize);
 }
 
-/// Count (kWrite false) or write (true), a warp per segment.
-template <bool kWrite>
+/// A segment pass (inflate_block_parallel.cuh), a warp per segment.
+template <InflateBpPass kPass>
 __global__ void __launch_bounds__(kWarps* kWarpSize, 2) segment_kernel(Round r) {
   extern __shared__ __align__(16) unsigned char shared_bytes[];
   auto* workspaces = reinterpret_cast<InflateWorkspace*>(shared_bytes);
@@ -86,17 +91,10 @@ __global__ void __launch_bounds__(kWarps* kWarpSize, 2) segment_kernel(Round r) 
   uint32_t k = 0;
   if (!warp_segment(r, i, k)) return;
   const size_t chunk = r.first + i;
-  const unsigned lane = threadIdx.x % kWarpSize;
-  InflateWorkspace& ws = workspaces[threadIdx.x / kWarpSize];
-  const auto* in = input_of(r, chunk);
-  const uint64_t size = r.batch.input_sizes[chunk];
-  if (kWrite) {
-    uint64_t* list = r.lists + (i * r.layout.max_segments + k) * kInflateRoundMatches;
-    warp_inflate_bp_write(in, size, r.batch.output_capacities[chunk], r.layout, slot_of(r, i), k,
-                          ws, list, lane);
-  } else {
-    warp_inflate_bp_count(in, size, r.layout, slot_of(r, i), k, ws, lane);
-  }
+  uint64_t* list = r.lists + (i * r.layout.max_segments + k) * kInflateRoundMatches;
+  warp_inflate_bp_pass(kPass, input_of(r, chunk), r.batch.input_sizes[chunk],
+                       r.batch.output_capacities[chunk], slot_of(r, i), k,
+                       workspaces[threadIdx.x / kWarpSize], list, threadIdx.x % kWarpSize);
 }
 
 __global__ void scan_kernel(Round r) {
@@ -106,25 +104,60 @@ __global__ void scan_kernel(Round r) {
   inflate_bp_scan(r.batch.input_sizes[chunk], r.batch.output_capacities[chunk], slot_of(r, i));
 }
 
-/// A thread block per chunk: resolves the symbols, then warp 0 checks the checksums.
-__global__ void finish_kernel(Round r, uint32_t* handled) {
-  __shared__ Crc32Tables crc;
-  if (r.verify) block_build_crc32_tables(crc);  // uniform over the block: barriers are safe
-  const size_t i = blockIdx.x;
-  const size_t chunk = r.first + i;
-  const InflateBpSlot slot = slot_of(r, i);
-  if (!slot.chunk->parallel) return;  // uniform over the block
-  auto* out = reinterpret_cast<unsigned char*>(r.batch.outputs[chunk]);
-  const bool good = inflate_bp_resolve(out, slot, threadIdx.x, blockDim.x, [] { __syncthreads(); });
-  if (!__syncthreads_and(good) || threadIdx.x >= kWarpSize) return;
-  const unsigned lane = threadIdx.x;
-  const bool done =
-      warp_inflate_bp_checksums(input_of(r, chunk), out, r.verify, crc.table, slot, lane);
-  if (lane == 0 && done) {
-    r.batch.statuses[chunk] = DeviceChunkStatus::ok;
-    r.batch.output_sizes[chunk] = slot.chunk->output_size;
-    handled[chunk] = 1;
+/// Step 6's resolve: a thread block per tile of kResolveTile output bytes of a chunk (blockIdx.y
+/// strides over the chunks), each byte on its own (inflate_bp_resolve_byte).
+__global__ void resolve_kernel(Round r) {
+  for (size_t i = blockIdx.y; i < r.n; i += gridDim.y) {
+    const InflateBpSlot slot = slot_of(r, i);
+    const InflateBpChunk& c = *slot.chunk;
+    const uint64_t first = blockIdx.x * kResolveTile;
+    if (!c.parallel || first >= c.output_size) continue;  // uniform over the block
+    auto* out = reinterpret_cast<unsigned char*>(r.batch.outputs[r.first + i]);
+    const uint64_t end = umin(c.output_size, first + kResolveTile);
+    bool good = true;
+    uint64_t p = first + threadIdx.x;
+    uint32_t k = p < end ? inflate_bp_segment_of(slot, p) : 0;
+    for (; p < end; p += blockDim.x) {
+      while (p >= slot.segments[k].out_start + slot.segments[k].out_bytes) ++k;
+      out[p] = inflate_bp_resolve_byte(slot, p, k, good);
+    }
+    if (!good) slot.chunk->parallel = 0;  // the warp decoder reports the chunk
   }
+}
+
+/// Step 6's checksums: a warp per piece of kChecksumPiece output bytes of a chunk (blockIdx.y
+/// strides over the chunks); the parts are combined in the chunk's record.
+__global__ void checksum_kernel(Round r) {
+  __shared__ Crc32Tables crc;
+  block_build_crc32_tables(crc);
+  const unsigned lane = threadIdx.x % kWarpSize;
+  const uint64_t first = (uint64_t{blockIdx.x} * kWarps + threadIdx.x / kWarpSize) * kChecksumPiece;
+  for (size_t i = blockIdx.y; i < r.n; i += gridDim.y) {
+    InflateBpChunk& c = *slot_of(r, i).chunk;
+    if (!c.parallel || !c.wrapped || first >= c.output_size) continue;  // uniform over the warp
+    const auto* out = reinterpret_cast<const unsigned char*>(r.batch.outputs[r.first + i]);
+    const InflateBpChecksumPart part = warp_inflate_bp_checksum_part(
+        out, c, first, umin(c.output_size, first + kChecksumPiece), crc.table, lane);
+    if (lane != 0) continue;
+    if (c.gzip) {
+      atomicXor(&c.crc, part.crc);
+    } else {
+      atomicAdd(reinterpret_cast<unsigned long long*>(&c.adler_a), part.adler_a);
+      atomicAdd(reinterpret_cast<unsigned long long*>(&c.adler_b), part.adler_b);
+    }
+  }
+}
+
+/// Step 6's end, a thread per chunk: the trailer against the checksums, and the chunk's status.
+__global__ void finish_kernel(Round r, uint32_t* handled) {
+  const size_t i = blockIdx.x * size_t{blockDim.x} + threadIdx.x;
+  if (i >= r.n) return;
+  const size_t chunk = r.first + i;
+  const InflateBpChunk& c = *slot_of(r, i).chunk;
+  if (!c.parallel || !inflate_bp_checksums_hold(input_of(r, chunk), r.verify, c)) return;
+  r.batch.statuses[chunk] = DeviceChunkStatus::ok;
+  r.batch.output_sizes[chunk] = c.output_size;
+  handled[chunk] = 1;
 }
 
 }  // namespace
@@ -150,10 +183,12 @@ const uint32_t* inflate_bp_decode_batch(const DeviceChunkBatch& batch, DeflateWr
           layout, slot_base, reinterpret_cast<uint64_t*>(slot_base + slots * layout.bytes),
           0,      0,         min_capacity};
   constexpr int kShared = kWarps * sizeof(InflateWorkspace);
-  CUZARR_CUDA_CHECK(cudaFuncSetAttribute(segment_kernel<false>,
-                                         cudaFuncAttributeMaxDynamicSharedMemorySize, kShared));
-  CUZARR_CUDA_CHECK(cudaFuncSetAttribute(segment_kernel<true>,
-                                         cudaFuncAttributeMaxDynamicSharedMemorySize, kShared));
+  for (const void* kernel : {reinterpret_cast<const void*>(segment_kernel<InflateBpPass::decode>),
+                             reinterpret_cast<const void*>(segment_kernel<InflateBpPass::count>),
+                             reinterpret_cast<const void*>(segment_kernel<InflateBpPass::write>)}) {
+    CUZARR_CUDA_CHECK(
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kShared));
+  }
   constexpr unsigned kThreads = kWarps * kWarpSize;
   for (size_t first = 0; first < batch.count; first += slots) {
     r.first = first;
@@ -163,10 +198,22 @@ const uint32_t* inflate_bp_decode_batch(const DeviceChunkBatch& batch, DeflateWr
         static_cast<unsigned>((uint64_t{r.n} * r.layout.max_segments + kWarps - 1) / kWarps);
     plan_kernel<<<chunk_blocks, 128, 0, cs>>>(r, handled);
     search_kernel<<<segment_blocks, kThreads, 0, cs>>>(r);
-    segment_kernel<false><<<segment_blocks, kThreads, kShared, cs>>>(r);
+    segment_kernel<InflateBpPass::decode><<<segment_blocks, kThreads, kShared, cs>>>(r);
     scan_kernel<<<chunk_blocks, 128, 0, cs>>>(r);
-    segment_kernel<true><<<segment_blocks, kThreads, kShared, cs>>>(r);
-    finish_kernel<<<r.n, kThreads, 0, cs>>>(r, handled);
+    // Two-pass chunks only (a segment outgrew its region); the others return at once.
+    segment_kernel<InflateBpPass::count><<<segment_blocks, kThreads, kShared, cs>>>(r);
+    scan_kernel<<<chunk_blocks, 128, 0, cs>>>(r);
+    segment_kernel<InflateBpPass::write><<<segment_blocks, kThreads, kShared, cs>>>(r);
+    const dim3 resolve_grid(static_cast<unsigned>((max_output + kResolveTile - 1) / kResolveTile),
+                            std::min<uint32_t>(r.n, 65535));
+    resolve_kernel<<<resolve_grid, kThreads, 0, cs>>>(r);
+    if (verify) {
+      const uint64_t per_block = kWarps * kChecksumPiece;
+      const dim3 checksum_grid(static_cast<unsigned>((max_output + per_block - 1) / per_block),
+                               std::min<uint32_t>(r.n, 65535));
+      checksum_kernel<<<checksum_grid, kThreads, 0, cs>>>(r);
+    }
+    finish_kernel<<<chunk_blocks, 128, 0, cs>>>(r, handled);
     CUZARR_CUDA_CHECK(cudaGetLastError());
   }
   return handled;

@@ -1,6 +1,6 @@
-// The warp passes of block-parallel inflate (inflate_block_parallel.hpp): search, count, write
-// and finish (.cu files and the emulated-warp tests). Every lane of the warp calls each pass with
-// the same arguments; the passes of different segments are independent.
+// The warp passes of block-parallel inflate (inflate_block_parallel.hpp): search, decode, count,
+// write and finish (.cu files and the emulated-warp tests). Every lane of the warp calls each pass
+// with the same arguments; the passes of different segments are independent.
 #pragma once
 
 #include <cstdint>
@@ -13,22 +13,53 @@
 
 namespace cuzarr::gpu::detail {
 
-/// Step 2 for segment k >= 1: the lanes test consecutive bit offsets of the segment; the first
-/// candidate becomes the segment's start.
+/// Step 2 for segment k >= 1: each lane takes 8 consecutive bit offsets of a byte (256 per warp
+/// at a time), finds in one word those where BFINAL 0, BTYPE 2 may start, and tests those with
+/// inflate_dynamic_header_may_start_at. The few that pass are queued in stream order, one per
+/// lane; a full queue (and the last one) gets the full test, a lane each. The first offset that
+/// passes it becomes the segment's start: the queues hold increasing offsets, and every earlier
+/// queue failed.
 __device__ inline void warp_inflate_bp_search(const unsigned char* in, uint64_t size,
                                               const InflateBpSlot& slot, uint32_t k,
                                               unsigned lane) {
-  uint64_t first = 0, end = 0;
+  uint64_t first = 0, end = 0;  // whole bytes: `first` is a multiple of 8
   inflate_bp_search_range(*slot.chunk, size, k, first, end);
-  for (uint64_t base = first; base < end; base += kWarpSize) {
-    const uint64_t bit = base + lane;
-    const unsigned hits =
-        __ballot_sync(kFullMask, bit < end && inflate_dynamic_header_at(in, size, bit));
-    if (hits != 0) {
-      if (lane == 0) slot.segments[k].start_bit = base + __ffs(hits) - 1;
-      return;
+  uint64_t queued = kInflateBpNone;  // this lane's candidate
+  unsigned pending = 0;              // lanes 0 .. pending - 1 hold one
+  const auto test_queue = [&] {
+    const unsigned hits = __ballot_sync(
+        kFullMask, queued != kInflateBpNone && inflate_dynamic_header_at(in, size, queued));
+    const uint64_t found = shfl64(queued, hits != 0 ? __ffs(hits) - 1 : 0);
+    if (hits != 0 && lane == 0) slot.segments[k].start_bit = found;
+    queued = kInflateBpNone;
+    pending = 0;
+    return hits != 0;
+  };
+  for (uint64_t base = first; base < end; base += 8 * kWarpSize) {
+    const uint64_t from = base + 8 * uint64_t{lane};
+    const uint64_t word = from < end ? deflate_bits_at(in, size, from) : 0;  // 64 bits
+    // Offset from + j may start a header when bits j, j + 1, j + 2 are 0, 0, 1 (RFC 1951, 3.2.3).
+    unsigned maybe = static_cast<unsigned>(~word & ~(word >> 1) & (word >> 2)) & 0xFFu;
+    unsigned passed = 0;
+    while (maybe != 0) {
+      const unsigned j = __ffs(maybe) - 1;
+      maybe &= maybe - 1;
+      if (from + j < end && inflate_dynamic_header_may_start_at(in, size, from + j, word >> j))
+        passed |= 1u << j;
+    }
+    // Queue them in stream order: lane by lane, and within a lane by offset.
+    for (unsigned lanes = __ballot_sync(kFullMask, passed != 0); lanes != 0;
+         lanes = __ballot_sync(kFullMask, passed != 0)) {
+      const unsigned source = __ffs(lanes) - 1;
+      const uint64_t candidate =
+          shfl64(from + (__ffs(passed) - 1), source);  // meaningful from `source`
+      if (lane == source) passed &= passed - 1;
+      if (pending == kWarpSize && test_queue()) return;
+      if (lane == pending) queued = candidate;
+      ++pending;
     }
   }
+  if (pending > 0) test_queue();
 }
 
 /// A block header as lane 0 read it, known to the whole warp.
@@ -75,96 +106,6 @@ __device__ inline void warp_inflate_bp_begin(InflateWorkspace& ws, unsigned lane
   __syncwarp();
 }
 
-/// Where segment k's decoding must arrive: the next segment's first block (kInflateBpNone for the
-/// last segment: the stream's end), and the records it may use.
-struct InflateBpSpan {
-  uint64_t end_bit;
-  InflateBpRound* records;
-  uint32_t budget;
-};
-
-__device__ inline InflateBpSpan inflate_bp_span(const InflateBpLayout& l, const InflateBpSlot& slot,
-                                                uint32_t k) {
-  const uint32_t next = inflate_bp_next_segment(*slot.chunk, slot, k);
-  InflateBpSpan span;
-  span.end_bit = next < slot.chunk->segments ? slot.segments[next].start_bit : kInflateBpNone;
-  span.records = slot.rounds + uint64_t{k} * l.rounds_per_segment;
-  span.budget = (next - k) * l.rounds_per_segment;
-  return span;
-}
-
-/// Step 3 for segment k: decodes from its first block to the next segment's, counting output
-/// bytes and recording every round (rounds list at most kInflateRoundMatches matches).
-__device__ inline void warp_inflate_bp_count(const unsigned char* in, uint64_t size,
-                                             const InflateBpLayout& l, const InflateBpSlot& slot,
-                                             uint32_t k, InflateWorkspace& ws, unsigned lane) {
-  InflateBpSegment& seg = slot.segments[k];
-  if (!slot.chunk->parallel || seg.start_bit == kInflateBpNone) return;
-  const InflateBpSpan span = inflate_bp_span(l, slot, k);
-  warp_inflate_bp_begin(ws, lane);
-  const InflateLaneStream lanes{in, size, &ws};
-  uint64_t bit = seg.start_bit, bytes = 0, stream_end = kInflateBpNone;
-  uint32_t rounds = 0;
-  bool failed = false;
-  while (!failed && bit != span.end_bit) {
-    if (bit > span.end_bit) {  // passed the next segment's start: it was no block boundary
-      failed = true;
-      break;
-    }
-    const InflateBpBlock b = warp_read_block_header(in, size, bit, ws, lane);
-    if (b.status != DeviceChunkStatus::ok) {
-      failed = true;
-      break;
-    }
-    bit = b.first_bit;
-    if (!b.huffman) bytes += b.stored_length;
-    bool end_of_block = !b.huffman;
-    while (!end_of_block) {
-      InflateRound round{};
-      if (rounds == span.budget) {
-        failed = true;
-        break;
-      }
-      const InflateRoundLane r =
-          warp_plan_inflate_round(lanes, bit, kInflateRoundMatches, round, lane);
-      if (round.redo_serially || bytes + round.bytes > l.max_output) {
-        failed = true;
-        break;
-      }
-      InflateBpRound& rec = span.records[rounds];
-      rec.start[lane] = r.in_round ? static_cast<uint32_t>(r.d.from - bit) : 0;
-      rec.out[lane] = static_cast<uint32_t>(bytes + r.bytes_before);
-      rec.match[lane] = static_cast<uint32_t>(r.matches_before);
-      const unsigned in_round = __ballot_sync(kFullMask, r.in_round);
-      if (lane == 0) {
-        rec.from = bit;
-        rec.end_bit = round.end_bit;
-        rec.out_end = static_cast<uint32_t>(bytes + round.bytes);
-        rec.match_count = static_cast<uint32_t>(round.match_count);
-        rec.last = kWarpSize - 1 - __clz(in_round);
-        rec.end_of_block = round.end_of_block ? 1 : 0;
-      }
-      ++rounds;
-      bytes += round.bytes;
-      bit = round.end_bit;
-      end_of_block = round.end_of_block;
-    }
-    if (!failed && b.final_block) {
-      // RFC 1951, 3.2.3: the final block ends the stream; a trailer starts at the next byte.
-      if (span.end_bit != kInflateBpNone) failed = true;  // the stream ended before segment k+1
-      stream_end = (bit + 7) / 8;
-      break;
-    }
-  }
-  __syncwarp();  // every record is written before the segment reports
-  if (lane == 0) {
-    seg.out_bytes = bytes;
-    seg.rounds = rounds;
-    seg.stream_end = stream_end;
-    seg.failed = failed ? 1 : 0;
-  }
-}
-
 /// Copies a round's listed matches (positions from the segment's first symbol `sym`) in waves.
 /// A source before the segment gives markers (inflate_block_parallel.hpp, step 5). Positions
 /// passed to the waves start kInflateBpWindow earlier, so that every source is at or after 0.
@@ -189,119 +130,170 @@ __device__ inline void warp_copy_symbol_matches(const uint64_t* list, uint64_t c
   }
 }
 
-/// Step 5 for segment k: replays its recorded rounds, writing its output as symbols at their
-/// final positions in slot.symbols[0, capacity). `list`: kInflateRoundMatches entries of scratch.
-__device__ inline void warp_inflate_bp_write(const unsigned char* in, uint64_t size,
-                                             uint64_t capacity, const InflateBpLayout& l,
-                                             const InflateBpSlot& slot, uint32_t k,
-                                             InflateWorkspace& ws, uint64_t* list, unsigned lane) {
-  InflateBpSegment& seg = slot.segments[k];
-  if (!slot.chunk->parallel || seg.start_bit == kInflateBpNone) return;
-  const InflateBpSpan span = inflate_bp_span(l, slot, k);
+/// Symbols addressed kInflateBpWindow after their place, so that the position of a source in
+/// the window before the segment is never negative.
+struct InflateBpShiftedSymbols {
+  uint16_t* first;  ///< the segment's first symbol
+  __device__ uint16_t& operator[](uint64_t i) const { return first[i - kInflateBpWindow]; }
+};
+
+/// What a pass over a segment found.
+struct InflateBpDecoding {
+  uint64_t bytes = 0;                    ///< output bytes
+  uint64_t stream_end = kInflateBpNone;  ///< after the final block: the next input byte
+  bool failed = false;                   ///< a false start or a failed input check
+  bool overflow = false;                 ///< the output did not fit `room`
+};
+
+/// Steps 3 and 5 for segment k: decodes from its first block to the next segment's first block
+/// (or the stream's end), at most `limit` output bytes; with kWrite, writes the symbols to
+/// sym[0, room) and copies the segment's own matches round by round (a source before the
+/// segment gives a marker). `list`: kInflateRoundMatches entries of scratch.
+template <bool kWrite>
+__device__ inline InflateBpDecoding warp_inflate_bp_decode(
+    const unsigned char* in, uint64_t size, uint64_t limit, const InflateBpSlot& slot, uint32_t k,
+    uint16_t* sym, uint64_t room, InflateWorkspace& ws, uint64_t* list, unsigned lane) {
+  const uint32_t next = inflate_bp_next_segment(*slot.chunk, slot, k);
+  const uint64_t end_bit =
+      next < slot.chunk->segments ? slot.segments[next].start_bit : kInflateBpNone;
   warp_inflate_bp_begin(ws, lane);
   const InflateLaneStream lanes{in, size, &ws};
-  const uint64_t stream_bits = size * 8;
-  uint16_t* sym = slot.symbols + seg.out_start;  // the segment's first symbol
-  uint64_t bit = seg.start_bit, op = 0;          // op: from the segment's first symbol
-  uint32_t rounds = 0;
-  bool good = true;
-  while (good && bit != span.end_bit) {
+  InflateBpDecoding d;
+  uint64_t bit = slot.segments[k].start_bit;
+  while (bit != end_bit) {
+    if (bit > end_bit) {  // passed the next segment's start: it was no block boundary
+      d.failed = true;
+      break;
+    }
     const InflateBpBlock b = warp_read_block_header(in, size, bit, ws, lane);
-    if (b.status != DeviceChunkStatus::ok || bit > span.end_bit) {
-      good = false;  // the count pass saw the same: never for a chunk still on the path
+    if (b.status != DeviceChunkStatus::ok || b.stored_length > limit - d.bytes) {
+      d.failed = true;
       break;
     }
     bit = b.first_bit;
-    if (!b.huffman) {
-      if (b.stored_length > capacity - seg.out_start - op) {
-        good = false;
+    if (!b.huffman && kWrite) {
+      if (b.stored_length > room - d.bytes) {
+        d.overflow = true;
         break;
       }
       for (uint64_t i = lane; i < b.stored_length; i += kWarpSize)
-        sym[op + i] = in[b.stored_in + i];
-      op += b.stored_length;
+        sym[d.bytes + i] = in[b.stored_in + i];
       __syncwarp();
     }
+    if (!b.huffman) d.bytes += b.stored_length;
     bool end_of_block = !b.huffman;
-    while (good && !end_of_block) {
-      if (rounds == seg.rounds) {
-        good = false;
+    while (!end_of_block) {
+      InflateRound round{};
+      const InflateRoundLane r =
+          warp_plan_inflate_round(lanes, bit, kInflateRoundMatches, round, lane);
+      if (round.redo_serially || round.bytes > limit - d.bytes) {
+        d.failed = true;
         break;
       }
-      const InflateBpRound& rec = span.records[rounds++];
-      if (lane <= rec.last) {
-        const uint64_t end = umin(stream_bits, rec.from + uint64_t{lane + 1} * kInflateLaneBits);
-        // RFC 1951, 3.2.5: distances reach back into the stream's output (from byte 0).
-        good = inflate_write_segment(lanes, rec.from + rec.start[lane], end, slot.symbols, capacity,
-                                     seg.out_start + rec.out[lane], 0, seg.out_start,
-                                     list + rec.match[lane]);
+      if (kWrite) {
+        if (round.bytes > room - d.bytes) {
+          d.overflow = true;
+          break;
+        }
+        // Positions kInflateBpWindow after the symbols' place: every distance reaches at most
+        // into the window; finish checks it against the bytes before the segment.
+        bool good = true;
+        if (r.in_round) {
+          good = inflate_write_segment(lanes, r.d.from, r.end, InflateBpShiftedSymbols{sym},
+                                       kInflateBpWindow + room,
+                                       kInflateBpWindow + d.bytes + r.bytes_before, 0,
+                                       kInflateBpWindow, list + r.matches_before);
+        }
+        if (__any_sync(kFullMask, !good)) {
+          d.failed = true;
+          break;
+        }
+        __syncwarp();  // the symbols and the list are visible to the warp
+        warp_copy_symbol_matches(list, round.match_count, sym, lane);
       }
-      good = !__any_sync(kFullMask, !good);
-      if (!good) break;
-      __syncwarp();  // the symbols and the list are visible to the warp
-      warp_copy_symbol_matches(list, rec.match_count, sym, lane);
-      op = rec.out_end;
-      bit = rec.end_bit;
-      end_of_block = rec.end_of_block != 0;
+      d.bytes += round.bytes;
+      bit = round.end_bit;
+      end_of_block = round.end_of_block;
     }
-    if (b.final_block) break;
+    if (d.failed || d.overflow) break;
+    if (b.final_block) {
+      // RFC 1951, 3.2.3: the final block ends the stream; a trailer starts at the next byte.
+      d.failed = end_bit != kInflateBpNone;  // the stream ended before segment `next`
+      d.stream_end = (bit + 7) / 8;
+      break;
+    }
   }
-  __syncwarp();  // every lane is done with the tables and the records
-  if (lane == 0 && !good) seg.failed = 1;
+  __syncwarp();  // every lane is done with the tables and the symbols are visible
+  return d;
 }
 
-/// Step 6, by `ranks` threads (this one `rank`) that `sync()` synchronises: the segments'
-/// symbols resolved to out[0, output_size) in order, markers from the bytes already resolved.
-/// Returns false on this thread when the path failed for the chunk (a segment failed, or a
-/// marker reaches before the output: never after the write pass's distance checks).
-template <class Sync>
-__device__ inline bool inflate_bp_resolve(unsigned char* out, const InflateBpSlot& slot,
-                                          unsigned rank, unsigned ranks, Sync&& sync) {
+/// The segment passes of inflate_block_parallel.hpp.
+enum class InflateBpPass : uint8_t {
+  decode,  ///< step 3: into the segment's region, for chunks still one-pass
+  count,   ///< step 5, two-pass chunks: output sizes only
+  write,   ///< step 5, two-pass chunks: the symbols at their final offsets
+};
+
+/// Runs `pass` on segment k of a chunk of `capacity` output bytes and records what it found.
+__device__ inline void warp_inflate_bp_pass(InflateBpPass pass, const unsigned char* in,
+                                            uint64_t size, uint64_t capacity,
+                                            const InflateBpSlot& slot, uint32_t k,
+                                            InflateWorkspace& ws, uint64_t* list, unsigned lane) {
   const InflateBpChunk& c = *slot.chunk;
-  if (!c.parallel) return false;
-  for (uint32_t k = 0; k < c.segments; ++k) {
-    if (slot.segments[k].start_bit != kInflateBpNone && slot.segments[k].failed) return false;
-  }
-  bool good = true;
-  for (uint32_t k = 0; k < c.segments; ++k) {
-    const InflateBpSegment& s = slot.segments[k];
-    if (s.start_bit == kInflateBpNone) continue;
-    for (uint64_t p = s.out_start + rank; p < s.out_start + s.out_bytes; p += ranks) {
-      const uint16_t v = slot.symbols[p];
-      if (v < 256) {
-        out[p] = static_cast<unsigned char>(v);
-      } else if (s.out_start + (v - 256) >= kInflateBpWindow) {
-        out[p] = out[s.out_start + (v - 256) - kInflateBpWindow];
-      } else {
-        good = false;
-      }
+  InflateBpSegment& seg = slot.segments[k];
+  const bool two_pass = pass != InflateBpPass::decode;
+  if (!c.parallel || (c.two_pass != 0) != two_pass || seg.start_bit == kInflateBpNone) return;
+  if (pass == InflateBpPass::count) {
+    const InflateBpDecoding d =
+        warp_inflate_bp_decode<false>(in, size, capacity, slot, k, nullptr, 0, ws, list, lane);
+    if (lane == 0) {
+      seg.out_bytes = d.bytes;
+      seg.stream_end = d.stream_end;
+      seg.failed = d.failed ? 1 : 0;
+      seg.overflow = 0;
     }
-    sync();  // segment k is final before the next one reads its window
+    return;
   }
-  return good;
+  const uint64_t at = inflate_bp_symbols_at(c, seg, k);
+  const uint64_t room =
+      two_pass ? seg.out_bytes : (inflate_bp_next_segment(c, slot, k) - k) * c.region;
+  const InflateBpDecoding d = warp_inflate_bp_decode<true>(in, size, capacity, slot, k,
+                                                           slot.symbols + at, room, ws, list, lane);
+  if (lane != 0) return;
+  if (two_pass) {  // the count's decoding again: anything else fails the chunk
+    seg.failed = d.failed || d.overflow || d.bytes != seg.out_bytes ? 1 : 0;
+    return;
+  }
+  seg.out_bytes = d.bytes;
+  seg.stream_end = d.stream_end;
+  seg.failed = d.failed ? 1 : 0;
+  seg.overflow = d.overflow ? 1 : 0;
 }
 
-/// Step 6's checks after the resolve, by a warp: the trailer's checksums when `verify`
-/// (`crc_table`: the CRC-32 tables, for gzip). Returns whether they hold.
-__device__ inline bool warp_inflate_bp_checksums(const unsigned char* in, const unsigned char* out,
-                                                 bool verify, const uint32_t (*crc_table)[256],
-                                                 const InflateBpSlot& slot, unsigned lane) {
-  const InflateBpChunk& c = *slot.chunk;
-  if (!verify || !c.wrapped) return true;
-  const unsigned char* t = in + c.stream_end;
-  const WarpInflateEngine engine{nullptr, crc_table, nullptr, lane};
+/// Step 6's checksums for out[from, to) of a resolved chunk, by a warp (`crc_table`: the CRC-32
+/// tables, for gzip): each lane a slice; every lane gets the warp's part.
+__device__ inline InflateBpChecksumPart warp_inflate_bp_checksum_part(
+    const unsigned char* out, const InflateBpChunk& c, uint64_t from, uint64_t to,
+    const uint32_t (*crc_table)[256], unsigned lane) {
+  const uint64_t n = c.output_size;
+  const uint64_t per_lane = (to - from + kWarpSize - 1) / kWarpSize;
+  const uint64_t begin = umin(to, from + per_lane * lane);
+  const uint64_t end = umin(to, begin + per_lane);
+  InflateBpChecksumPart part;
   if (c.gzip) {
-    // RFC 1952, 2.3.1: CRC32, then ISIZE = the decoded size mod 2^32, both little-endian.
-    const uint32_t crc =
-        uint32_t{t[0]} | uint32_t{t[1]} << 8 | uint32_t{t[2]} << 16 | uint32_t{t[3]} << 24;
-    const uint32_t isize =
-        uint32_t{t[4]} | uint32_t{t[5]} << 8 | uint32_t{t[6]} << 16 | uint32_t{t[7]} << 24;
-    return isize == static_cast<uint32_t>(c.output_size) && engine.crc32(out, c.output_size) == crc;
+    if (end > begin)
+      part.crc = crc32_shift(crc32_update(0, out + begin, end - begin, crc_table), n - end);
+    for (int d = kWarpSize / 2; d > 0; d /= 2) part.crc ^= __shfl_xor_sync(kFullMask, part.crc, d);
+    return part;
   }
-  // RFC 1950, 2.2: ADLER32, most significant byte first.
-  const uint32_t adler =
-      uint32_t{t[0]} << 24 | uint32_t{t[1]} << 16 | uint32_t{t[2]} << 8 | uint32_t{t[3]};
-  return engine.adler32(out, c.output_size) == adler;
+  const AdlerPiece piece = adler32_piece(out + begin, end - begin);
+  part.adler_a = piece.s;
+  part.adler_b = adler32_b_contribution(piece, n - end);
+  for (int d = kWarpSize / 2; d > 0; d /= 2) {
+    part.adler_a = (part.adler_a + __shfl_xor_sync(kFullMask, part.adler_a, d)) % kAdlerModulus;
+    part.adler_b = (part.adler_b + __shfl_xor_sync(kFullMask, part.adler_b, d)) % kAdlerModulus;
+  }
+  return part;
 }
 
 }  // namespace cuzarr::gpu::detail

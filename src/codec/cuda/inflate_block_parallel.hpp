@@ -2,25 +2,27 @@
 // GPU warps at once (docs/gpu_deflate.md, "Block-parallel inflate"). A chunk's deflate data is
 // cut into segments of `segment_bytes` input bytes, and:
 //   1. plan (per chunk): the wrapper's header; segment 0 starts at the stream's first block;
+//      every segment gets a region of the chunk's symbol scratch, kInflateBpRegionFactor times
+//      its share of the capacity;
 //   2. search (a warp per later segment): the first bit offset in the segment where a dynamic
 //      block header starts (inflate_block_search.hpp). A segment without one is merged into the
 //      segment before it;
-//   3. count (a warp per segment): decodes from the segment's first block up to the next
-//      segment's, counting output bytes and matches, and records each round's true lane starts
-//      (steps 1 and 2 of a round, inflate_warp_tokens.cuh). A decoding that does not arrive
-//      exactly at the next segment's start (a false candidate), fails an input check or runs out
-//      of records fails the chunk;
-//   4. scan (per chunk): every segment's output offset; the output within the
-//      capacity; the trailer where the wrapper needs one;
-//   5. write (a warp per segment): replays the recorded rounds and writes the segment's output
-//      as 16-bit symbols at its final position in a scratch copy of the output: a literal is its
-//      byte; a match byte copies its source symbol, or, when the source lies before the segment
-//      (in bytes another warp decodes), becomes a marker 256 + w for byte w of the 32 KiB
-//      window before the segment. Every distance is checked against the absolute output
-//      position (RFC 1951, 3.2.5);
+//   3. decode (a warp per segment): decodes from the segment's first block up to the next
+//      segment's (the rounds of inflate_warp_tokens.cuh) and writes its output as 16-bit
+//      symbols into its region: a literal is its byte; a match byte copies its source symbol,
+//      or, when the source lies before the segment (in bytes another warp decodes), becomes a
+//      marker 256 + w for byte w of the 32 KiB window before the segment. A decoding that does
+//      not arrive exactly at the next segment's start (a false candidate) or fails an input
+//      check fails the chunk; one whose output outgrows its region overflows;
+//   4. scan (per chunk): every segment's output offset; the output within the capacity; the
+//      trailer where the wrapper needs one. A chunk with an overflowing segment goes two-pass:
+//   5. count, then scan again, then write (a warp per segment, two-pass chunks only): the decode
+//      of step 3 without writing, which gives each segment's exact output size, then again,
+//      writing each segment's symbols at its final offset;
 //   6. finish (a thread block per chunk): resolves the segments in order, markers from the
 //      already resolved window before each (a parallel gather: the chain over segments carries
-//      only that window), and checks the checksums.
+//      only that window), checks every distance against the output before it (RFC 1951, 3.2.5)
+//      and the checksums.
 // A chunk that fails anything is left to the warp-per-chunk decoder (inflate_warp_decode.cuh),
 // whose status is the serial decoder's; what the path finishes is exactly the serial decoder's
 // output. The plan and scan are CUZARR_HOST_DEVICE (one thread); the warp passes are in
@@ -52,28 +54,18 @@ inline constexpr uint64_t kInflateBpNone = UINT64_MAX;
 /// deflate's window (RFC 1951, 3.2.5: distances up to 32768): a segment's markers 256 + w stand
 /// for byte w of the kInflateBpWindow bytes before it.
 inline constexpr uint64_t kInflateBpWindow = 32768;
-
-/// One recorded round of a Huffman block (inflate_warp_tokens.cuh, steps 1 and 2).
-struct InflateBpRound {
-  uint64_t from;                    ///< the round's first bit
-  uint64_t end_bit;                 ///< where the next token or block header starts
-  uint32_t start[kInflateBpLanes];  ///< each lane's true start, minus `from`
-  uint32_t out[kInflateBpLanes];    ///< each lane's first output byte, from the segment's first
-  uint32_t match[kInflateBpLanes];  ///< matches of the round's lanes before each lane
-  uint32_t match_count;             ///< matches of the round (at most kInflateRoundMatches)
-  uint32_t out_end;                 ///< the segment's output bytes after the round
-  uint32_t last;                    ///< the last lane in the round
-  uint32_t end_of_block;            ///< the round ended the block
-};
+/// A segment's region holds this many times its share of the capacity (the capacity over the
+/// chunk's segments): segments of one chunk rarely differ more in how much they expand.
+inline constexpr uint64_t kInflateBpRegionFactor = 2;
 
 /// What a segment's passes found.
 struct InflateBpSegment {
   uint64_t start_bit;   ///< its first block header (kInflateBpNone: merged into the one before)
   uint64_t out_start;   ///< its first output byte (scan)
-  uint64_t out_bytes;   ///< output bytes (count)
+  uint64_t out_bytes;   ///< output bytes (decode or count)
   uint64_t stream_end;  ///< the last segment: the input byte after the deflate stream
-  uint32_t rounds;      ///< records used (count)
   uint32_t failed;      ///< a pass failed on it: the chunk goes to the warp decoder
+  uint32_t overflow;    ///< its output outgrew its region: the chunk goes two-pass
 };
 
 /// What the plan and the scan found for a chunk.
@@ -82,11 +74,25 @@ struct InflateBpChunk {
   uint64_t output_size;    ///< decoded bytes (scan)
   uint64_t stream_end;     ///< the input byte after the deflate stream (scan)
   uint64_t segment_bytes;
+  uint64_t region;     ///< symbols of a segment's region (step 3)
   uint32_t segments;   ///< segments of the input after deflate_start (0: not taken)
   uint32_t parallel;   ///< the chunk takes (still) the path
+  uint32_t two_pass;   ///< a segment overflowed its region: count, then write (step 5)
   uint32_t gzip;       ///< the member is gzip (else zlib, or raw deflate)
   uint32_t wrapped;    ///< a gzip or zlib trailer follows the stream
   uint32_t exact_end;  ///< the trailer must end the input (gzip; members of gzip_or_zlib)
+  uint32_t crc;        ///< CRC-32 pieces combined (InflateBpChecksumPart)
+  uint64_t adler_a;    ///< Adler-32 pieces' sums, not yet reduced mod 65521
+  uint64_t adler_b;
+};
+
+/// A piece's share of the output's checksum: the raw CRC-32 register shifted to the output's end
+/// (crc32_table.hpp), or the Adler-32 sums of the piece (adler32.hpp). Pieces combine by XOR and
+/// by sums.
+struct InflateBpChecksumPart {
+  uint32_t crc = 0;
+  uint32_t adler_a = 0;
+  uint32_t adler_b = 0;
 };
 
 /// Sizes of a chunk's slot, for chunks of at most `max_output` decoded bytes.
@@ -95,8 +101,8 @@ struct InflateBpLayout {
   uint64_t max_output = 0;
   uint64_t max_input = 0;  ///< longer inputs do not take the path
   uint32_t max_segments = 0;
-  uint32_t rounds_per_segment = 0;  ///< records per segment of input
-  uint64_t bytes = 0;               ///< the slot, a multiple of 256
+  uint64_t symbols = 0;  ///< symbols of scratch: kInflateBpRegionFactor x max_output
+  uint64_t bytes = 0;    ///< the slot, a multiple of 256
 };
 
 CUZARR_HOST_DEVICE inline uint64_t inflate_bp_align(uint64_t n) { return (n + 255) / 256 * 256; }
@@ -110,23 +116,17 @@ CUZARR_HOST_DEVICE inline InflateBpLayout inflate_bp_layout(
   l.max_output = max_output;
   l.max_input = max_output + max_output / 4096 + 4096;
   l.max_segments = static_cast<uint32_t>((l.max_input + segment_bytes - 1) / segment_bytes);
-  // Full rounds of a segment's bits, as many again for rounds that blocks end early, and 16 for
-  // short blocks. A segment merged with the ones after it uses their records too.
-  const uint64_t full_rounds = segment_bytes * 8 / (uint64_t{kInflateBpLanes} * 1024) + 1;
-  l.rounds_per_segment = static_cast<uint32_t>(2 * full_rounds + 16);
-  l.bytes =
-      inflate_bp_align(sizeof(InflateBpChunk)) +
-      inflate_bp_align(uint64_t{l.max_segments} * sizeof(InflateBpSegment)) +
-      inflate_bp_align(uint64_t{l.max_segments} * l.rounds_per_segment * sizeof(InflateBpRound)) +
-      inflate_bp_align(max_output * sizeof(uint16_t));
+  l.symbols = kInflateBpRegionFactor * max_output;
+  l.bytes = inflate_bp_align(sizeof(InflateBpChunk)) +
+            inflate_bp_align(uint64_t{l.max_segments} * sizeof(InflateBpSegment)) +
+            inflate_bp_align(l.symbols * sizeof(uint16_t));
   return l;
 }
 
-/// A chunk's slot: its plan, segments, round records and the output as symbols.
+/// A chunk's slot: its plan, segments and the output as symbols.
 struct InflateBpSlot {
   InflateBpChunk* chunk;
   InflateBpSegment* segments;
-  InflateBpRound* rounds;
   uint16_t* symbols;
 };
 
@@ -138,8 +138,6 @@ CUZARR_HOST_DEVICE inline InflateBpSlot inflate_bp_slot(void* base, const Inflat
   p += inflate_bp_align(sizeof(InflateBpChunk));
   s.segments = reinterpret_cast<InflateBpSegment*>(p);
   p += inflate_bp_align(uint64_t{l.max_segments} * sizeof(InflateBpSegment));
-  s.rounds = reinterpret_cast<InflateBpRound*>(p);
-  p += inflate_bp_align(uint64_t{l.max_segments} * l.rounds_per_segment * sizeof(InflateBpRound));
   s.symbols = reinterpret_cast<uint16_t*>(p);
   return s;
 }
@@ -188,6 +186,7 @@ CUZARR_HOST_DEVICE inline void inflate_bp_plan(const unsigned char* in, uint64_t
   c.wrapped = wrapper != DeflateWrapper::raw ? 1 : 0;
   c.exact_end = wrapper == DeflateWrapper::gzip || wrapper == DeflateWrapper::gzip_or_zlib;
   c.segments = static_cast<uint32_t>((size - pos + l.segment_bytes - 1) / l.segment_bytes);
+  c.region = l.symbols / c.segments;
   for (uint32_t k = 0; k < c.segments; ++k) {
     slot.segments[k] = InflateBpSegment{};
     slot.segments[k].start_bit = k == 0 ? pos * 8 : kInflateBpNone;
@@ -212,25 +211,38 @@ CUZARR_HOST_DEVICE inline uint32_t inflate_bp_next_segment(const InflateBpChunk&
   return next;
 }
 
-/// Step 4 for one chunk: offsets of every segment's output; drops the chunk from the
-/// path when a segment failed, the output passes `capacity`, or the trailer does not fit: it
-/// must be in the input, and end it for gzip and gzip_or_zlib (more members go to the warp
-/// decoder).
+/// Where segment k writes its symbols: its region (step 3), or, two-pass, its final offset.
+CUZARR_HOST_DEVICE inline uint64_t inflate_bp_symbols_at(const InflateBpChunk& c,
+                                                         const InflateBpSegment& s, uint32_t k) {
+  return c.two_pass ? s.out_start : k * c.region;
+}
+
+/// Step 4 for one chunk (after the decode pass, and again after the count): offsets of every
+/// segment's output. Drops the chunk from the path when a segment failed, the output passes
+/// `capacity`, or the trailer does not fit: it must be in the input, and end it for gzip and
+/// gzip_or_zlib (more members go to the warp decoder). A segment that overflowed its region
+/// makes the chunk two-pass, its offsets left to the scan after the count.
 CUZARR_HOST_DEVICE inline void inflate_bp_scan(uint64_t size, uint64_t capacity,
                                                const InflateBpSlot& slot) {
   InflateBpChunk& c = *slot.chunk;
   if (!c.parallel) return;
   uint64_t out = 0, stream_end = kInflateBpNone;
+  bool overflow = false;
   for (uint32_t k = 0; k < c.segments; ++k) {
     InflateBpSegment& s = slot.segments[k];
+    s.out_start = out;  // a merged segment starts where the next one does (inflate_bp_segment_of)
     if (s.start_bit == kInflateBpNone) continue;
     if (s.failed) {
       c.parallel = 0;
       return;
     }
-    s.out_start = out;
+    overflow = overflow || s.overflow;
     out += s.out_bytes;
     stream_end = s.stream_end;
+  }
+  if (overflow) {
+    c.two_pass = 1;
+    return;
   }
   const uint64_t trailer = !c.wrapped ? 0 : c.gzip ? kGzipTrailerSize : kZlibTrailerSize;
   const bool fits = stream_end != kInflateBpNone && stream_end <= size &&
@@ -241,6 +253,68 @@ CUZARR_HOST_DEVICE inline void inflate_bp_scan(uint64_t size, uint64_t capacity,
   }
   c.output_size = out;
   c.stream_end = stream_end;
+}
+
+/// The segment whose output holds byte p of a scanned chunk: the last one that starts at or before
+/// p (merged segments start where the segment after them does, so it is never one of them).
+CUZARR_HOST_DEVICE inline uint32_t inflate_bp_segment_of(const InflateBpSlot& slot, uint64_t p) {
+  uint32_t lo = 0, hi = slot.chunk->segments;  // out_start[lo] <= p < out_start[hi]
+  while (hi - lo > 1) {
+    const uint32_t mid = lo + (hi - lo) / 2;
+    if (slot.segments[mid].out_start <= p) {
+      lo = mid;
+    } else {
+      hi = mid;
+    }
+  }
+  return lo;
+}
+
+/// Step 6 for byte p of a scanned chunk, in segment k: its symbol's byte, or for a marker the
+/// byte it stands for, followed back through the segments before until a literal (each step goes
+/// to an earlier segment). A marker for a byte before the output (RFC 1951, 3.2.5: a distance
+/// past the bytes decoded so far; the decode passes check distances against the window only)
+/// sets `good` to false.
+CUZARR_HOST_DEVICE inline unsigned char inflate_bp_resolve_byte(const InflateBpSlot& slot,
+                                                                uint64_t p, uint32_t k,
+                                                                bool& good) {
+  const InflateBpChunk& c = *slot.chunk;
+  for (;;) {
+    const InflateBpSegment& s = slot.segments[k];
+    const uint16_t v = slot.symbols[inflate_bp_symbols_at(c, s, k) + (p - s.out_start)];
+    if (v < 256) return static_cast<unsigned char>(v);
+    const uint64_t w = v - 256u;  // byte w of the window before segment k
+    if (s.out_start + w < kInflateBpWindow) {
+      good = false;
+      return 0;
+    }
+    p = s.out_start + w - kInflateBpWindow;
+    k = inflate_bp_segment_of(slot, p);
+  }
+}
+
+namespace detail {
+
+/// Checksums known in advance, as member_trailer_holds's engine.
+struct KnownChecksums {
+  uint32_t crc;
+  uint32_t adler;
+  CUZARR_HOST_DEVICE uint32_t crc32(const unsigned char*, uint64_t) const { return crc; }
+  CUZARR_HOST_DEVICE uint32_t adler32(const unsigned char*, uint64_t) const { return adler; }
+};
+
+}  // namespace detail
+
+/// Step 6's last check for a resolved chunk: whether its trailer holds the checksums combined
+/// from every piece's InflateBpChecksumPart (always, unless `verify` and the chunk is wrapped).
+CUZARR_HOST_DEVICE inline bool inflate_bp_checksums_hold(const unsigned char* in, bool verify,
+                                                         const InflateBpChunk& c) {
+  if (!verify || !c.wrapped) return true;
+  const uint64_t n = c.output_size;
+  const detail::KnownChecksums sums{
+      crc32_finish(c.crc, n), adler32_finish(static_cast<uint32_t>(c.adler_a % kAdlerModulus),
+                                             static_cast<uint32_t>(c.adler_b % kAdlerModulus), n)};
+  return member_trailer_holds(in + c.stream_end, c.gzip != 0, nullptr, n, sums);
 }
 
 }  // namespace cuzarr::gpu

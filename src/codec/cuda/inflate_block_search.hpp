@@ -41,6 +41,47 @@ CUZARR_HOST_DEVICE inline bool deflate_code_accepted(const uint16_t* counts) {
 
 }  // namespace detail
 
+/// The stream's bits from `bit` on, in bits 0..56 of the result at least (zero bits past the
+/// input).
+CUZARR_HOST_DEVICE inline uint64_t deflate_bits_at(const unsigned char* in, uint64_t size,
+                                                   uint64_t bit) {
+  const uint64_t byte = bit / 8;
+  uint64_t v = 0;
+  for (uint32_t i = 0; i < 8; ++i) v |= uint64_t{byte + i < size ? in[byte + i] : 0u} << (8 * i);
+  return v >> (bit % 8);
+}
+
+/// inflate_dynamic_header_may_start with the stream's bits from `bit` already in `head` (at least
+/// 57 of them, zero bits past the input).
+CUZARR_HOST_DEVICE inline bool inflate_dynamic_header_may_start_at(const unsigned char* in,
+                                                                   uint64_t size, uint64_t bit,
+                                                                   uint64_t head) {
+  if (bit >= size * 8 || (head & 7u) != 4) return false;  // BFINAL 0, BTYPE 2: bits 0, 1, 0
+  const uint32_t hlit = static_cast<uint32_t>(head >> 3 & 31u) + 257;
+  const uint32_t hdist = static_cast<uint32_t>(head >> 8 & 31u) + 1;
+  const uint32_t hclen = static_cast<uint32_t>(head >> 13 & 15u) + 4;
+  if (hlit > kDeflateMaxLitLenCodes || hdist > kDeflateMaxDistanceCodes) return false;
+  // Code length code lengths 0..12 are head's bits 17..55; the rest start at bit 56.
+  const uint64_t tail = hclen > 13 ? deflate_bits_at(in, size, bit + 56) : 0;
+  uint32_t sum = 0;  // in units of 2^-7 (lengths are at most 7 bits)
+  for (uint32_t k = 0; k < hclen; ++k) {
+    const uint32_t length =
+        static_cast<uint32_t>(k < 13 ? head >> (17 + 3 * k) : tail >> (3 * (k - 13))) & 7u;
+    sum += length != 0 ? 128u >> length : 0u;
+  }
+  return sum == 128;
+}
+
+/// A necessary condition of inflate_dynamic_header_at from the header's first 17 + 3 x 19 bits,
+/// in registers: BFINAL 0 and BTYPE 2, HLIT and HDIST within 286 and 30, and a complete code
+/// length code (RFC 1951, 3.2.7: its lengths' 2^-length sum to exactly 1). Few offsets of a
+/// compressed stream pass it (about 1 in 2300 in InflateBlockSearch's streams), so a warp tests
+/// many offsets with it and the full test runs only on those that pass.
+CUZARR_HOST_DEVICE inline bool inflate_dynamic_header_may_start(const unsigned char* in,
+                                                                uint64_t size, uint64_t bit) {
+  return inflate_dynamic_header_may_start_at(in, size, bit, deflate_bits_at(in, size, bit));
+}
+
 /// Whether a non-final dynamic-Huffman block header that read_dynamic_codes accepts starts at
 /// stream bit `bit` of in[0, size): BFINAL 0 and BTYPE 2 (RFC 1951, 3.2.3), HLIT and HDIST
 /// within 286 and 30, a complete code length code, run-length coded lengths within HLIT + HDIST

@@ -28,6 +28,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "codec/cuda/inflate_tokens.hpp"
 #include "codec/cuda/kernel_support.cuh"
@@ -209,14 +210,15 @@ __device__ inline InflateRoundLane warp_plan_inflate_round(const InflateLaneStre
 }
 
 /// Step 3 for one lane: decodes its segment from `from` (a true token boundary) to `end`, writes
-/// its literals at out[at, ...) (bytes, or wider symbols) and lists its matches at `match`,
+/// its literals at out[at, ...) (`out`: bytes, wider symbols, or anything indexed like them) and
+/// lists its matches at `match`,
 /// positions relative to `list_base`. Returns false when a distance reaches before
 /// `window_start` (RFC 1951, 3.2.5: a distance reaches back into the output decoded so far) or
 /// a byte would pass `capacity`; nothing is written past it.
-template <class Symbol>
+template <class Out>
 __device__ inline bool inflate_write_segment(const InflateLaneStream& s, uint64_t from,
-                                             uint64_t end, Symbol* out, uint64_t capacity,
-                                             uint64_t at, uint64_t window_start, uint64_t list_base,
+                                             uint64_t end, Out out, uint64_t capacity, uint64_t at,
+                                             uint64_t window_start, uint64_t list_base,
                                              uint64_t* match) {
   bool good = true;
   InflateTokenCursor c;
@@ -226,7 +228,7 @@ __device__ inline bool inflate_write_segment(const InflateLaneStream& s, uint64_
     const InflateCode code = c.next(*s.ws, value);
     if (code == InflateCode::literal) {
       if (at >= capacity) return false;
-      out[at++] = static_cast<Symbol>(value);
+      out[at++] = static_cast<std::remove_reference_t<decltype(out[at])>>(value);
     } else if (code == InflateCode::match) {
       good = good && value <= at - window_start && c.match_length <= capacity - at;
       *match++ = inflate_pack_match(at - list_base, c.match_length, value);

@@ -13,6 +13,7 @@
 #include "codec/cuda/crc32_table.hpp"
 #include "codec/cuda/device_chunk_batch.hpp"
 #include "codec/cuda/inflate_format.hpp"
+#include "codec/cuda/little_endian.hpp"
 #include "cuzarr/core/host_device.hpp"
 
 namespace cuzarr::gpu {
@@ -94,6 +95,22 @@ CUZARR_HOST_DEVICE inline DeviceChunkStatus parse_gzip_header(const unsigned cha
   return DeviceChunkStatus::ok;
 }
 
+/// Whether a member's trailer at `trailer` (in the input) matches its `produced` decoded bytes at
+/// `out`: for gzip (RFC 1952, 2.3.1) CRC32 then ISIZE = the size mod 2^32, both little-endian;
+/// for zlib (RFC 1950, 2.2) ADLER32, most significant byte first.
+template <class Engine>
+CUZARR_HOST_DEVICE inline bool member_trailer_holds(const unsigned char* trailer, bool gzip,
+                                                    const unsigned char* out, uint64_t produced,
+                                                    const Engine& engine) {
+  if (gzip) {
+    return load_le32(trailer + 4) == static_cast<uint32_t>(produced) &&
+           engine.crc32(out, produced) == load_le32(trailer);
+  }
+  const uint32_t adler = uint32_t{trailer[0]} << 24 | uint32_t{trailer[1]} << 16 |
+                         uint32_t{trailer[2]} << 8 | uint32_t{trailer[3]};
+  return engine.adler32(out, produced) == adler;
+}
+
 /// Decodes a chunk in `wrapper` into out[0..capacity). Checksums (Adler-32; CRC-32 and ISIZE)
 /// are compared when `verify` is set: checksum_mismatch when one differs. Other statuses:
 /// corrupt_input (malformed or truncated input), output_too_small, unsupported (a zlib preset
@@ -119,28 +136,14 @@ CUZARR_HOST_DEVICE inline InflateResult inflate_wrapped(const unsigned char* in,
     op = r.size;
     const uint64_t produced = op - member_start;
     if (gzip) {
-      // RFC 1952, 2.3.1: CRC32, then ISIZE = the decoded size mod 2^32, both little-endian.
       if (size - pos < kGzipTrailerSize) return {DeviceChunkStatus::corrupt_input, op, pos};
-      if (verify) {
-        const uint32_t crc = uint32_t{in[pos]} | uint32_t{in[pos + 1]} << 8 |
-                             uint32_t{in[pos + 2]} << 16 | uint32_t{in[pos + 3]} << 24;
-        const uint32_t isize = uint32_t{in[pos + 4]} | uint32_t{in[pos + 5]} << 8 |
-                               uint32_t{in[pos + 6]} << 16 | uint32_t{in[pos + 7]} << 24;
-        if (isize != static_cast<uint32_t>(produced) ||
-            engine.crc32(out + member_start, produced) != crc) {
-          return {DeviceChunkStatus::checksum_mismatch, op, pos};
-        }
-      }
+      if (verify && !member_trailer_holds(in + pos, true, out + member_start, produced, engine))
+        return {DeviceChunkStatus::checksum_mismatch, op, pos};
       pos += kGzipTrailerSize;
     } else {
-      // RFC 1950, 2.2: ADLER32, most significant byte first.
       if (size - pos < kZlibTrailerSize) return {DeviceChunkStatus::corrupt_input, op, pos};
-      if (verify) {
-        const uint32_t adler = uint32_t{in[pos]} << 24 | uint32_t{in[pos + 1]} << 16 |
-                               uint32_t{in[pos + 2]} << 8 | uint32_t{in[pos + 3]};
-        if (engine.adler32(out + member_start, produced) != adler)
-          return {DeviceChunkStatus::checksum_mismatch, op, pos};
-      }
+      if (verify && !member_trailer_holds(in + pos, false, out + member_start, produced, engine))
+        return {DeviceChunkStatus::checksum_mismatch, op, pos};
       pos += kZlibTrailerSize;
     }
     if (wrapper == DeflateWrapper::zlib || pos == size) return {DeviceChunkStatus::ok, op, pos};
