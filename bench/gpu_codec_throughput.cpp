@@ -106,6 +106,41 @@ bool deflate_rows(size_t total_mib, int repetitions, const Stream& stream) {
                  dtype, chunk, static_cast<double>(distinct * chunk) / packed_bytes, gb / dec, 0.0,
                  ok});
         }
+        // The same chunks inflated by zlib on every CPU core, host memory to host memory: what
+        // automatic placement weighs the GPU against (InflateDeviceDecoder).
+        if (chunk >= (size_t{1} << 20)) {
+          const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+          std::vector<unsigned char> host_out(count * chunk);
+          std::vector<char> good(threads, 1);
+          const auto inflate_all = [&] {
+            std::vector<std::thread> workers;
+            for (unsigned t = 0; t < threads; ++t) {
+              workers.emplace_back([&, t] {
+                for (size_t i = t; i < count; i += threads) {
+                  const auto& p = packed[i % distinct];
+                  z_stream z{};
+                  inflateInit2(&z, kGzipWindowBits);
+                  z.next_in = const_cast<unsigned char*>(p.data());
+                  z.avail_in = static_cast<uInt>(p.size());
+                  z.next_out = host_out.data() + i * chunk;
+                  z.avail_out = static_cast<uInt>(chunk);
+                  good[t] = good[t] && inflate(&z, Z_FINISH) == Z_STREAM_END && z.avail_out == 0;
+                  inflateEnd(&z);
+                }
+              });
+            }
+            for (auto& w : workers) w.join();
+          };
+          const double cpu = best_seconds(repetitions, inflate_all);
+          bool ok = std::all_of(good.begin(), good.end(), [](char g) { return g != 0; });
+          for (size_t i = 0; ok && i < distinct; ++i)
+            ok = std::memcmp(host_out.data() + i * chunk, pool.data() + offsets[i], chunk) == 0;
+          all_ok = all_ok && ok;
+          print({"gzip L" + std::to_string(level) + " (zlib, " + std::to_string(threads) +
+                     " CPU threads)",
+                 dtype, chunk, static_cast<double>(distinct * chunk) / packed_bytes, gb / cpu, 0.0,
+                 ok});
+        }
       }
     }
   }

@@ -109,7 +109,6 @@ class InflateDeviceDecoder final : public DeviceBytesDecoder {
   size_t temp_bytes(size_t count, uint64_t max_output) const override {
     return inflate_temp_bytes(count, max_output);
   }
-  uint64_t automatic_chunk_limit() const override { return uint64_t{2} << 20; }
   void decode(const DeviceChunkBatch& batch, void* temp, uint64_t max_output,
               Stream stream) const override {
     inflate_batch(batch, wrapper_, true, max_output, temp, stream);

@@ -31,10 +31,10 @@ class DeviceBytesDecoder {
     (void)count, (void)max_output;
     return 0;
   }
-  /// The largest decoded chunk for which automatic placement decodes on the GPU. A decoder that
-  /// runs each chunk serially on one warp (deflate) is slower than the CPU's cores on large
-  /// chunks: measured on an H200 against 16 cores, deflate decodes 3.6 GB/s at 1 MiB and 1 GB/s at
-  /// 4 MiB. zstd has no limit: its block-parallel path decodes 44-52 GB/s (level 1) up to 32 MiB.
+  /// The largest decoded chunk for which automatic placement decodes on the GPU, for a decoder
+  /// that is slower than the CPU's cores on large chunks. None is now: zstd and deflate decode
+  /// chunks of a few MiB and more block-parallel, several times faster than zlib and libzstd on
+  /// 16 cores (bench/RESULTS.md).
   virtual uint64_t automatic_chunk_limit() const { return UINT64_MAX; }
   /// Queues the decode of `batch` on `stream` (statuses and output sizes land in the batch).
   virtual void decode(const DeviceChunkBatch& batch, void* temp, uint64_t max_output,
