@@ -107,7 +107,7 @@ __device__ inline void warp_inflate_bp_begin(InflateWorkspace& ws, unsigned lane
 }
 
 /// Copies a round's listed matches (positions from the segment's first symbol `sym`) in waves.
-/// A source before the segment gives markers (inflate_block_parallel.hpp, step 5). Positions
+/// A source before the segment gives markers (inflate_block_parallel.hpp, step 3). Positions
 /// passed to the waves start kInflateBpWindow earlier, so that every source is at or after 0.
 __device__ inline void warp_copy_symbol_matches(const uint64_t* list, uint64_t count, uint16_t* sym,
                                                 unsigned lane) {
