@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -90,6 +91,70 @@ TEST(InflateWarpDecode, MatchesZlibForEveryWrapperLevelAndFamily) {
         ASSERT_TRUE(std::equal(data.begin(), data.end(), d.out.begin()));
         expect_guard_intact(d.out, data.size());
       }
+    }
+  }
+}
+
+TEST(InflateWarpTokens, ResynchronisationEqualsDecodingFromTheTrueStart) {
+  // A lane's segment, decoded first from its own start (recording checkpoints), then from a true
+  // token boundary: the checkpoint shortcut must give what decoding from that boundary gives.
+  for (int level : {1, 6}) {
+    for (const Bytes& data : {test::smooth_uint16_input(1u << 16, 21), words_input(1u << 16, 22)}) {
+      const Bytes packed = zlib_compress(data, level, DeflateWrapper::raw);
+      auto ws = std::make_unique<InflateWorkspace>();
+      InflateStream s;
+      inflate_begin(s, *ws, packed.data(), packed.size(), 0, 0);
+      ASSERT_EQ(s.bits.bits(3) >> 1, 2u) << "the stream must start with a dynamic block";
+      ASSERT_EQ(detail::read_dynamic_codes(s, *ws), DeviceChunkStatus::ok);
+      // The first block's token boundaries.
+      std::vector<uint64_t> boundaries;
+      InflateTokenCursor c;
+      c.seek(packed.data(), packed.size(), s.bits.bit_position());
+      for (InflateCode code = InflateCode::literal; code != InflateCode::end_of_block;) {
+        if (c.at_token()) boundaries.push_back(c.position());
+        uint32_t value = 0;
+        code = c.next(*ws, value);
+        ASSERT_NE(code, InflateCode::invalid);
+      }
+      ASSERT_GT(boundaries.back() - boundaries.front(), uint64_t{20000});
+      const detail::InflateLaneStream lanes{packed.data(), packed.size(), ws.get()};
+      std::mt19937 rng(static_cast<uint32_t>(level));
+      int met = 0, decoded_through = 0;
+      for (int trial = 0; trial < 30000; ++trial) {
+        const uint64_t start =
+            boundaries.front() + rng() % (boundaries.back() - boundaries.front() - 2048);
+        const uint64_t end = start + detail::kInflateLaneBits;
+        detail::InflateCheckpoints checkpoints, unused;
+        const detail::InflateSegmentDecode first =
+            detail::inflate_decode_segment(lanes, start, end, checkpoints);
+        // The true start: the first or a later boundary at or past the segment's start.
+        auto at = std::lower_bound(boundaries.begin(), boundaries.end(), start);
+        at += rng() % 3;
+        if (*at == start) continue;  // then the first decoding is the true one
+        const detail::InflateSegmentDecode expected =
+            detail::inflate_decode_segment(lanes, *at, end, unused);
+        const detail::InflateSegmentDecode got =
+            detail::inflate_resync_segment(lanes, first, checkpoints, *at, end);
+        ASSERT_EQ(got.exit, expected.exit) << "start " << start << ", true start " << *at;
+        ASSERT_EQ(got.bytes, expected.bytes);
+        ASSERT_EQ(got.matches, expected.matches);
+        ASSERT_EQ(got.how, expected.how);
+        // Where the first decoding meets the true boundaries: at most one checkpoint interval
+        // before a checkpoint, else the resynchronisation decoded through the segment.
+        InflateTokenCursor f;
+        f.seek(packed.data(), packed.size(), start);
+        while (!(f.at_token() && f.position() >= *at &&
+                 std::binary_search(boundaries.begin(), boundaries.end(), f.position()))) {
+          uint32_t value = 0;
+          f.next(*ws, value);
+        }
+        const bool by_checkpoint =
+            checkpoints.count > 0 && f.position() <= start + checkpoints.at[checkpoints.count - 1];
+        ++(by_checkpoint ? met : decoded_through);
+      }
+      // Both ways out of the resynchronisation were taken.
+      EXPECT_GT(met, 20000);
+      EXPECT_GT(decoded_through, 0);
     }
   }
 }

@@ -8,9 +8,14 @@
 namespace cuzarr::gpu::detail {
 namespace {
 
-/// Warps per thread block of the segment passes; with a decoding workspace each (about 9.6 KiB
-/// of shared memory), two blocks fit an SM.
+/// Warps per thread block of the search, resolve and checksum kernels.
 constexpr int kWarps = 8;
+/// Warps per thread block of the segment passes, and their blocks per SM: with a decoding
+/// workspace each (about 9.9 KiB of shared memory) and at most 96 registers a thread, 4 blocks of
+/// 5 warps fit an SM. 20 warps an SM decoded 4 MiB chunks 1.1x to 1.2x faster than 16 (2 blocks
+/// of 8 at 102 registers; bench/RESULTS.md).
+constexpr int kSegmentWarps = 5;
+constexpr int kSegmentBlocksPerSm = 4;
 /// Output bytes per thread block of the resolve.
 constexpr uint64_t kResolveTile = 4096;
 /// Output bytes per warp of the checksums.
@@ -84,7 +89,8 @@ __global__ void search_kernel(Round r) {
 
 /// A segment pass (inflate_block_parallel.cuh), a warp per segment.
 template <InflateBpPass kPass>
-__global__ void __launch_bounds__(kWarps* kWarpSize, 2) segment_kernel(Round r) {
+__global__ void __launch_bounds__(kSegmentWarps* kWarpSize, kSegmentBlocksPerSm)
+    segment_kernel(Round r) {
   extern __shared__ __align__(16) unsigned char shared_bytes[];
   auto* workspaces = reinterpret_cast<InflateWorkspace*>(shared_bytes);
   size_t i = 0;
@@ -182,7 +188,7 @@ const uint32_t* inflate_bp_decode_batch(const DeviceChunkBatch& batch, DeflateWr
   Round r{batch,  wrapper,   verify,
           layout, slot_base, reinterpret_cast<uint64_t*>(slot_base + slots * layout.bytes),
           0,      0,         min_capacity};
-  constexpr int kShared = kWarps * sizeof(InflateWorkspace);
+  constexpr int kShared = kSegmentWarps * sizeof(InflateWorkspace);
   for (const void* kernel : {reinterpret_cast<const void*>(segment_kernel<InflateBpPass::decode>),
                              reinterpret_cast<const void*>(segment_kernel<InflateBpPass::count>),
                              reinterpret_cast<const void*>(segment_kernel<InflateBpPass::write>)}) {
@@ -194,16 +200,19 @@ const uint32_t* inflate_bp_decode_batch(const DeviceChunkBatch& batch, DeflateWr
     r.first = first;
     r.n = static_cast<uint32_t>(std::min(slots, batch.count - first));
     const unsigned chunk_blocks = (r.n + 127) / 128;
+    const uint64_t segments = uint64_t{r.n} * r.layout.max_segments;
+    const auto search_blocks = static_cast<unsigned>((segments + kWarps - 1) / kWarps);
     const auto segment_blocks =
-        static_cast<unsigned>((uint64_t{r.n} * r.layout.max_segments + kWarps - 1) / kWarps);
+        static_cast<unsigned>((segments + kSegmentWarps - 1) / kSegmentWarps);
+    constexpr unsigned kSegmentThreads = kSegmentWarps * kWarpSize;
     plan_kernel<<<chunk_blocks, 128, 0, cs>>>(r, handled);
-    search_kernel<<<segment_blocks, kThreads, 0, cs>>>(r);
-    segment_kernel<InflateBpPass::decode><<<segment_blocks, kThreads, kShared, cs>>>(r);
+    search_kernel<<<search_blocks, kThreads, 0, cs>>>(r);
+    segment_kernel<InflateBpPass::decode><<<segment_blocks, kSegmentThreads, kShared, cs>>>(r);
     scan_kernel<<<chunk_blocks, 128, 0, cs>>>(r);
     // Two-pass chunks only (a segment outgrew its region); the others return at once.
-    segment_kernel<InflateBpPass::count><<<segment_blocks, kThreads, kShared, cs>>>(r);
+    segment_kernel<InflateBpPass::count><<<segment_blocks, kSegmentThreads, kShared, cs>>>(r);
     scan_kernel<<<chunk_blocks, 128, 0, cs>>>(r);
-    segment_kernel<InflateBpPass::write><<<segment_blocks, kThreads, kShared, cs>>>(r);
+    segment_kernel<InflateBpPass::write><<<segment_blocks, kSegmentThreads, kShared, cs>>>(r);
     const dim3 resolve_grid(static_cast<unsigned>((max_output + kResolveTile - 1) / kResolveTile),
                             std::min<uint32_t>(r.n, 65535));
     resolve_kernel<<<resolve_grid, kThreads, 0, cs>>>(r);

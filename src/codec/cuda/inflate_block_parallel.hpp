@@ -40,9 +40,10 @@
 namespace cuzarr::gpu {
 
 /// Input bytes per segment. Each segment's block search scans about half a block (some 11 KiB of
-/// input on the benchmark fields), which cost as much as decoding with 64 KiB segments
-/// (docs/gpu_deflate.md); a 4 MiB chunk of the benchmark field is about 13 segments.
-inline constexpr uint64_t kInflateBpSegmentBytes = uint64_t{256} << 10;
+/// input on the benchmark fields), mostly in registers; a 4 MiB chunk of the benchmark field is
+/// about 26 segments. 128 KiB decoded 4 and 32 MiB chunks faster than 64 or 256 KiB (an H200,
+/// docs/gpu_deflate.md).
+inline constexpr uint64_t kInflateBpSegmentBytes = uint64_t{128} << 10;
 /// By default, chunks decoding to at least this many bytes take the block-parallel path. Below,
 /// the warp per chunk is faster (measured on an H200, bench/RESULTS.md).
 inline constexpr uint64_t kInflateBpMinCapacity = uint64_t{2} << 20;

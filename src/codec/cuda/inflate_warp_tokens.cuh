@@ -10,9 +10,10 @@
 // (zstd_warp_huffman.cuh):
 //   1. every lane decodes its segment from the segment's first bit, counting output bytes and
 //      matches, until its exit: the first token boundary at or past the segment's end, or just
-//      after an end-of-block token, or an invalid token;
+//      after an end-of-block token, or an invalid token. On the way it records checkpoints: where
+//      it stood, with its counts, every kInflateCheckpointBits bits;
 //   2. lane j compares that with its true start, lane j - 1's exit, and when they differ decodes
-//      from the true start alongside the first decoding until both reach the same position (then
+//      from the true start until it arrives at one of its checkpoints at a token boundary (then
 //      the rest is the first decoding's) or the true decoding exits. Lanes after the first one
 //      whose true decoding ends the block are outside the block. This repeats until no start
 //      changes;
@@ -86,41 +87,73 @@ __device__ inline bool inflate_segment_left(const InflateTokenCursor& c, uint64_
   return c.at_token() && c.position() >= end;
 }
 
-/// Step 1: decodes from `from` until the segment is left.
+/// Bits between the checkpoints of a lane's first decoding, and their number: the first token
+/// boundaries at or past 128, 256, ..., 896 bits into the segment.
+inline constexpr uint32_t kInflateCheckpointBits = 128;
+inline constexpr uint32_t kInflateCheckpoints = kInflateLaneBits / kInflateCheckpointBits - 1;
+
+/// Where a lane's first decoding stood at its checkpoints: a true decoding that arrives at one of
+/// these positions at a token boundary follows the first decoding from there on (the state
+/// between tokens is only the bit position).
+struct InflateCheckpoints {
+  uint32_t count = 0;                     ///< checkpoints the first decoding reached
+  uint32_t at[kInflateCheckpoints];       ///< bits after the segment's first bit
+  uint32_t bytes[kInflateCheckpoints];    ///< output bytes before it
+  uint32_t matches[kInflateCheckpoints];  ///< matches before it
+};
+
+/// Step 1: decodes from `from` until the segment is left, recording the checkpoints.
 __device__ inline InflateSegmentDecode inflate_decode_segment(const InflateLaneStream& s,
-                                                              uint64_t from, uint64_t end) {
+                                                              uint64_t from, uint64_t end,
+                                                              InflateCheckpoints& checkpoints) {
   InflateSegmentDecode d{from, from, 0, 0, InflateExit::segment_end};
   InflateTokenCursor c;
   c.seek(s.in, s.size, from);
-  while (!inflate_segment_left(c, end) && inflate_count_code(s, c, d)) {
+  uint32_t k = 0;
+  for (;;) {
+    const uint64_t mark =
+        k < kInflateCheckpoints ? umin(end, from + uint64_t{k + 1} * kInflateCheckpointBits) : end;
+    bool going = true;
+    while (!inflate_segment_left(c, mark) && (going = inflate_count_code(s, c, d))) {
+    }
+    if (!going || mark == end) break;
+    checkpoints.at[k] = static_cast<uint32_t>(c.position() - from);
+    checkpoints.bytes[k] = d.bytes;
+    checkpoints.matches[k] = d.matches;
+    ++k;
   }
+  checkpoints.count = k;
   d.exit = c.position();
   return d;
 }
 
 /// Step 2 for one lane: the decoding of its segment (.., end) from its true start `from`, given
-/// `first`, the decoding from the segment's own start.
+/// `first`, the decoding from the segment's own start, and its checkpoints. Decodes from `from`
+/// until it meets a checkpoint at a token boundary (then the rest is the first decoding's) or
+/// leaves the segment.
 __device__ inline InflateSegmentDecode inflate_resync_segment(const InflateLaneStream& s,
                                                               const InflateSegmentDecode& first,
+                                                              const InflateCheckpoints& checkpoints,
                                                               uint64_t from, uint64_t end) {
-  InflateTokenCursor a, b;  // a: the true decoding, b: the first one again
+  InflateTokenCursor a;
   a.seek(s.in, s.size, from);
-  b.seek(s.in, s.size, first.from);
   InflateSegmentDecode da{from, from, 0, 0, InflateExit::segment_end};
-  InflateSegmentDecode db{first.from, first.from, 0, 0, InflateExit::segment_end};
-  bool b_done = false;  // b reached the first decoding's exit: they can no longer meet
-  while (!inflate_segment_left(a, end)) {
-    const uint64_t pa = a.position(), pb = b.position();
-    if (!b_done && pa == pb && a.at_token() && b.at_token()) {
-      // In step at a token boundary: the rest is the first decoding's.
-      return {from, first.exit, da.bytes + (first.bytes - db.bytes),
-              da.matches + (first.matches - db.matches), first.how};
+  uint32_t k = 0;
+  uint64_t next = checkpoints.count > 0 ? first.from + checkpoints.at[0] : UINT64_MAX;
+  for (;;) {
+    if (a.at_token()) {
+      const uint64_t p = a.position();
+      while (p > next) {  // passed it between two tokens: try the next one
+        ++k;
+        next = k < checkpoints.count ? first.from + checkpoints.at[k] : UINT64_MAX;
+      }
+      if (p == next) {
+        return {from, first.exit, da.bytes + (first.bytes - checkpoints.bytes[k]),
+                da.matches + (first.matches - checkpoints.matches[k]), first.how};
+      }
+      if (p >= end) break;  // the segment is left
     }
-    if (!b_done && (pb < pa || (pb == pa && !b.at_token()))) {  // b is behind
-      b_done = (b.at_token() && pb >= first.exit) || !inflate_count_code(s, b, db);
-    } else if (!inflate_count_code(s, a, da)) {
-      break;
-    }
+    if (!inflate_count_code(s, a, da)) break;
   }
   da.exit = a.position();
   return da;
@@ -173,7 +206,8 @@ __device__ inline InflateRoundLane warp_plan_inflate_round(const InflateLaneStre
   r.end = umin(stream_bits, from + uint64_t{lane + 1} * kInflateLaneBits);
 
   // 1. From the segment's own start.
-  const InflateSegmentDecode first = inflate_decode_segment(s, start, r.end);
+  InflateCheckpoints checkpoints;
+  const InflateSegmentDecode first = inflate_decode_segment(s, start, r.end, checkpoints);
   // 2. Until every segment in the block starts where the one before it left.
   InflateSegmentDecode d = first;
   unsigned last = kWarpSize - 1;  // the last lane in the round
@@ -184,8 +218,9 @@ __device__ inline InflateRoundLane warp_plan_inflate_round(const InflateLaneStre
     const bool redo = lane > 0 && lane <= last && previous_exit != d.from;
     if (!__any_sync(kFullMask, redo)) break;
     if (redo) {
-      d = previous_exit == first.from ? first
-                                      : inflate_resync_segment(s, first, previous_exit, r.end);
+      d = previous_exit == first.from
+              ? first
+              : inflate_resync_segment(s, first, checkpoints, previous_exit, r.end);
     }
   }
   // The lanes whose matches fit end the round early (lane 0's always fit).
