@@ -11,9 +11,9 @@ namespace {
 /// Warps per thread block of the search, resolve and checksum kernels.
 constexpr int kWarps = 8;
 /// Warps per thread block of the segment passes, and their blocks per SM: with a decoding
-/// workspace each (about 9.9 KiB of shared memory) and at most 96 registers a thread, 4 blocks of
-/// 5 warps fit an SM. 20 warps an SM decoded 4 MiB chunks 1.1x to 1.2x faster than 16 (2 blocks
-/// of 8 at 102 registers; bench/RESULTS.md).
+/// workspace each (about 9.6 KiB of shared memory) and at most 96 registers a thread, 4 blocks of
+/// 5 warps fit an SM. 20 warps an SM decoded 4 MiB chunks about 1.1x faster than 16 (2 blocks
+/// of 8 at 102 registers; docs/gpu_deflate.md).
 constexpr int kSegmentWarps = 5;
 constexpr int kSegmentBlocksPerSm = 4;
 /// Output bytes per thread block of the resolve.
