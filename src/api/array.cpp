@@ -182,9 +182,7 @@ void Array::write_metadata() const { write_array_metadata(*store_, path_, *metad
 NDBuffer Array::read(const Selection& selection, MemoryKind kind) const {
   const auto normalized = normalize_selection(selection, metadata_->shape);
   NDBuffer out = NDBuffer::allocate(metadata_->data_type, normalized.result_shape(), kind);
-  PipelineOptions options;
-  options.codec_placement = codec_placement_;
-  ChunkPipeline(store_, path_, metadata_, options)
+  ChunkPipeline(store_, path_, metadata_, pipeline_options())
       .read(normalized, with_dropped_dimensions(out, normalized));
   return out;
 }
@@ -201,9 +199,7 @@ void Array::read_into(const Selection& selection, const NDBuffer& out) const {
     throw UnsupportedError("reading into device memory needs CUDA support in this build");
   }
 #endif
-  PipelineOptions options;
-  options.codec_placement = codec_placement_;
-  ChunkPipeline(store_, path_, metadata_, options)
+  ChunkPipeline(store_, path_, metadata_, pipeline_options())
       .read(normalized, with_dropped_dimensions(out, normalized));
 }
 
@@ -219,11 +215,25 @@ void Array::write(const Selection& selection, const NDBuffer& data) const {
     throw UnsupportedError("writing from device memory needs CUDA support in this build");
   }
 #endif
+  ChunkPipeline(store_, path_, metadata_, pipeline_options())
+      .write(normalized, with_dropped_dimensions(data, normalized));
+}
+
+static_assert(PipelineOptions{}.batch_bytes == uint64_t{256} << 20,
+              "Array's default batch_bytes_ is PipelineOptions'");
+
+PipelineOptions Array::pipeline_options() const {
   PipelineOptions options;
+  options.batch_bytes = batch_bytes_;
   options.write_empty_chunks = write_empty_chunks_;
   options.codec_placement = codec_placement_;
-  ChunkPipeline(store_, path_, metadata_, options)
-      .write(normalized, with_dropped_dimensions(data, normalized));
+  return options;
+}
+
+void Array::set_batch_bytes(uint64_t bytes) {
+  if (bytes == 0)
+    throw InvalidArgumentError(fmt::format("array \"{}\": batch_bytes must be at least 1", path_));
+  batch_bytes_ = bytes;
 }
 
 void Array::set_codec_placement(std::optional<CodecPlacement> placement) {

@@ -206,20 +206,29 @@ class BenchCommand final : public Command {
       sub->add_option("--repeat", repeat_, "Timed runs; the best is reported")
           ->check(CLI::PositiveNumber);
       sub->add_flag("--json", json_, "One JSON object instead of a line of text");
+      sub->add_option("--batch-mb", batch_mb_,
+                      "Decoded MiB one batch of chunks may hold (default 256; at least one chunk)")
+          ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 30));
     }
   }
 
   int run() override {
     set_cpu_threads(threads_);
     nlohmann::json settings = {{"threads", cpu_threads()}, {"source", source_}};
+    if (batch_mb_) settings["batch_mb"] = *batch_mb_;
     if (read_->parsed()) return run_read(settings);
     if (write_->parsed()) return run_write(settings, /*include_read=*/false);
     return run_write(settings, /*include_read=*/true);
   }
 
  private:
+  void apply_batch_size(Array& array) const {
+    if (batch_mb_) array.set_batch_bytes(*batch_mb_ << 20);
+  }
+
   int run_read(nlohmann::json settings) {
     Array array = open_array(source_, direct_io_);
+    apply_batch_size(array);
     const MemoryKind kind = parse_device(device_);
     if (gpu_decode_) {
       CodecPlacement placement;
@@ -265,7 +274,8 @@ class BenchCommand final : public Command {
   }
 
   int run_write(nlohmann::json settings, bool include_read) {
-    const Array source = open_array(source_);
+    Array source = open_array(source_);
+    apply_batch_size(source);
     settings["destination"] = destination_;
     Timings timings;
     timings.operation = include_read ? "roundtrip" : "write";
@@ -273,7 +283,8 @@ class BenchCommand final : public Command {
     if (!include_read) data = source.read();
     for (size_t r = 0; r < repeat_; ++r) {
       // Every run writes into a freshly created, empty array (untimed).
-      const Array target = create_copy_target(source, source_, destination_, overwrite_ || r > 0);
+      Array target = create_copy_target(source, source_, destination_, overwrite_ || r > 0);
+      apply_batch_size(target);
       timings.seconds.push_back(seconds_of([&] {
         if (include_read) data = source.read();
         target.write({}, data);
@@ -292,6 +303,7 @@ class BenchCommand final : public Command {
   bool chunk_by_chunk_ = false, inner_chunks_ = false, overwrite_ = false, json_ = false,
        direct_io_ = false;
   size_t concurrency_ = 1, threads_ = 0, repeat_ = 1;
+  std::optional<uint64_t> batch_mb_;
 };
 
 }  // namespace

@@ -7,9 +7,11 @@
 #include <numeric>
 #include <random>
 
+#include "counting_store.hpp"
 #include "cuzarr/api/group.hpp"
 #include "cuzarr/codec/blosc_codec.hpp"
 #include "cuzarr/core/error.hpp"
+#include "cuzarr/core/parallel.hpp"
 #include "cuzarr/store/file_store.hpp"
 #include "cuzarr/store/memory_store.hpp"
 
@@ -253,6 +255,36 @@ TEST(Array, ShardedReadFetchesOnlyTheNeededInnerChunks) {
   EXPECT_EQ(values(got), (std::vector<int32_t>{9 * 64 + 18, 10 * 64 + 18}));
   // One inner chunk (256 bytes) plus the index (64 entries * 16 bytes + 4 bytes of crc32c).
   EXPECT_EQ(counting->bytes_read, 256u + 64u * 16u + 4u);
+}
+
+TEST(Array, BatchBytesSetsHowManyChunksOneStoreReadFetches) {
+  auto counting = std::make_shared<test::CountingStore>();
+  // 100 chunks of 200 int32 (800 bytes).
+  Array a =
+      Array::create(counting, "", options({100, 200}, DataType(DataTypeKind::int32), {1, 200}));
+  const NDBuffer data = iota_int32({100, 200});
+  a.set_batch_bytes(800);  // one chunk a batch
+  a.write({}, data);
+  const size_t threads = cpu_threads();
+  set_cpu_threads(1);  // a batch holds at least one chunk per thread
+  const auto reads_of = [&](uint64_t batch_bytes) {
+    a.set_batch_bytes(batch_bytes);
+    counting->reset();
+    EXPECT_EQ(values(a.read()), values(data)) << "batch_bytes " << batch_bytes;
+    return counting->get_many_calls();
+  };
+  const size_t one_chunk = reads_of(1), default_batches = reads_of(uint64_t{256} << 20);
+  set_cpu_threads(threads);
+  EXPECT_EQ(one_chunk, 100u);
+  EXPECT_LT(default_batches, 20u);
+  EXPECT_EQ(a.batch_bytes(), uint64_t{256} << 20);
+  try {
+    a.set_batch_bytes(0);
+    ADD_FAILURE() << "a batch of 0 bytes was accepted";
+  } catch (const InvalidArgumentError& e) {
+    EXPECT_NE(std::string(e.what()).find("batch_bytes"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(a.batch_bytes(), uint64_t{256} << 20);
 }
 
 TEST(Array, BadMetadataErrorNamesTheFile) {

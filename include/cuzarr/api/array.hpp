@@ -16,6 +16,8 @@
 
 namespace cuzarr {
 
+struct PipelineOptions;
+
 /// What to create. Codecs default to [bytes (little endian), zstd level 0] like zarr-python 3
 /// ([vlen-utf8 or vlen-bytes, zstd level 0] for the variable-length data types).
 struct ArrayCreateOptions {
@@ -117,6 +119,12 @@ class Array {
   /// naming the entry when a codec name is not a registered codec's.
   void set_codec_placement(std::optional<CodecPlacement> placement);
   const std::optional<CodecPlacement>& codec_placement() const { return codec_placement_; }
+  /// Decoded bytes one batch of chunks of a read or write may hold (default 256 MiB, as
+  /// PipelineOptions::batch_bytes; a batch always holds at least one chunk). Larger batches give a
+  /// GPU more chunks to decode at once, smaller ones overlap more of the reading with the decoding
+  /// and hold less memory. Throws InvalidArgumentError for 0.
+  void set_batch_bytes(uint64_t bytes);
+  uint64_t batch_bytes() const { return batch_bytes_; }
 
   /// The store key of the chunk (or shard) at grid position `coords`.
   std::string chunk_key(std::span<const int64_t> coords) const;
@@ -128,11 +136,14 @@ class Array {
  private:
   Array(std::shared_ptr<Store> store, std::string path, ArrayMetadata metadata);
   void write_metadata() const;
+  /// The options of this array's reads and writes.
+  PipelineOptions pipeline_options() const;
 
   std::shared_ptr<Store> store_;
   std::string path_;
   std::shared_ptr<ArrayMetadata> metadata_;
   bool write_empty_chunks_ = false;
+  uint64_t batch_bytes_ = uint64_t{256} << 20;  // PipelineOptions::batch_bytes's default
   std::optional<CodecPlacement> codec_placement_;
 };
 
