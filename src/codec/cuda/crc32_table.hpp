@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "codec/cuda/reflected_crc32.hpp"
 #include "cuzarr/core/host_device.hpp"
 
 namespace cuzarr::gpu {
@@ -15,63 +16,24 @@ namespace cuzarr::gpu {
 inline constexpr uint32_t kCrc32Polynomial = 0xEDB88320u;  // reflected 0x04C11DB7
 
 /// table[k][b]: the raw CRC of byte b followed by k zero bytes (slicing-by-8).
-struct Crc32Tables {
-  uint32_t table[8][256];
-};
+using Crc32Tables = CrcSliceTables;
 
 CUZARR_HOST_DEVICE constexpr Crc32Tables make_crc32_tables() {
-  Crc32Tables t{};
-  for (uint32_t b = 0; b < 256; ++b) {
-    uint32_t c = b;
-    for (int bit = 0; bit < 8; ++bit) c = (c & 1u) ? (c >> 1) ^ kCrc32Polynomial : c >> 1;
-    t.table[0][b] = c;
-  }
-  for (int k = 1; k < 8; ++k) {
-    for (uint32_t b = 0; b < 256; ++b) {
-      t.table[k][b] = (t.table[k - 1][b] >> 8) ^ t.table[0][t.table[k - 1][b] & 0xFFu];
-    }
-  }
-  return t;
+  return make_crc_slice_tables(kCrc32Polynomial);
 }
 
 #if defined(__CUDACC__)
 /// make_crc32_tables by the threads of a thread block (every thread calls it: it synchronises the
 /// block), into shared memory.
 __device__ inline void block_build_crc32_tables(Crc32Tables& t) {
-  for (uint32_t b = threadIdx.x; b < 256; b += blockDim.x) {
-    uint32_t c = b;
-    for (int bit = 0; bit < 8; ++bit) c = (c & 1u) ? (c >> 1) ^ kCrc32Polynomial : c >> 1;
-    t.table[0][b] = c;
-  }
-  __syncthreads();
-  for (int k = 1; k < 8; ++k) {
-    for (uint32_t b = threadIdx.x; b < 256; b += blockDim.x) {
-      t.table[k][b] = (t.table[k - 1][b] >> 8) ^ t.table[0][t.table[k - 1][b] & 0xFFu];
-    }
-    __syncthreads();
-  }
+  block_build_crc_slice_tables(t, kCrc32Polynomial);
 }
 #endif
 
 /// The raw register after `n` bytes at `p`, from register `r` (tables: any memory space).
 CUZARR_HOST_DEVICE inline uint32_t crc32_update(uint32_t r, const unsigned char* p, uint64_t n,
                                                 const uint32_t (*table)[256]) {
-  while (n >= 8) {
-    const uint32_t lo =
-        (uint32_t{p[0]} | uint32_t{p[1]} << 8 | uint32_t{p[2]} << 16 | uint32_t{p[3]} << 24) ^ r;
-    const uint32_t hi =
-        uint32_t{p[4]} | uint32_t{p[5]} << 8 | uint32_t{p[6]} << 16 | uint32_t{p[7]} << 24;
-    r = table[7][lo & 0xFF] ^ table[6][(lo >> 8) & 0xFF] ^ table[5][(lo >> 16) & 0xFF] ^
-        table[4][lo >> 24] ^ table[3][hi & 0xFF] ^ table[2][(hi >> 8) & 0xFF] ^
-        table[1][(hi >> 16) & 0xFF] ^ table[0][hi >> 24];
-    p += 8;
-    n -= 8;
-  }
-  while (n > 0) {
-    r = (r >> 8) ^ table[0][(r ^ *p++) & 0xFFu];
-    --n;
-  }
-  return r;
+  return crc_slice_update(r, p, n, table);
 }
 
 /// The CRC-32 of n bytes (pre- and post-inverted, as gzip stores it).

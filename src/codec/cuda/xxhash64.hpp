@@ -34,27 +34,19 @@ CUZARR_HOST_DEVICE inline uint64_t xxh64_merge(uint64_t h, uint64_t acc) {
   return h * kXxh64Prime1 + kXxh64Prime4;
 }
 
-/// XXH64 of data[0, size) with `seed`.
-CUZARR_HOST_DEVICE inline uint64_t xxh64(const unsigned char* data, uint64_t size,
-                                         uint64_t seed = 0) {
-  uint64_t pos = 0, h;
-  if (size >= 32) {
-    uint64_t v1 = seed + kXxh64Prime1 + kXxh64Prime2, v2 = seed + kXxh64Prime2, v3 = seed,
-             v4 = seed - kXxh64Prime1;
-    for (; size - pos >= 32; pos += 32) {
-      v1 = xxh64_round(v1, xxh64_load64(data + pos));
-      v2 = xxh64_round(v2, xxh64_load64(data + pos + 8));
-      v3 = xxh64_round(v3, xxh64_load64(data + pos + 16));
-      v4 = xxh64_round(v4, xxh64_load64(data + pos + 24));
-    }
-    h = xxh64_rotl(v1, 1) + xxh64_rotl(v2, 7) + xxh64_rotl(v3, 12) + xxh64_rotl(v4, 18);
-    h = xxh64_merge(h, v1);
-    h = xxh64_merge(h, v2);
-    h = xxh64_merge(h, v3);
-    h = xxh64_merge(h, v4);
-  } else {
-    h = seed + kXxh64Prime5;
-  }
+/// The hash of the four accumulators v[0..3] after the input's whole 32-byte stripes.
+CUZARR_HOST_DEVICE inline uint64_t xxh64_converge(const uint64_t* v) {
+  uint64_t h =
+      xxh64_rotl(v[0], 1) + xxh64_rotl(v[1], 7) + xxh64_rotl(v[2], 12) + xxh64_rotl(v[3], 18);
+  for (int k = 0; k < 4; ++k) h = xxh64_merge(h, v[k]);
+  return h;
+}
+
+/// The end of XXH64 over data[0, size): `h` is the hash so far (xxh64_converge of the
+/// accumulators, or seed + kXxh64Prime5 for inputs under 32 bytes) and `pos` the first byte after
+/// the whole stripes. Adds the length, the remaining 8-, 4- and 1-byte pieces, then avalanches.
+CUZARR_HOST_DEVICE inline uint64_t xxh64_finish(uint64_t h, const unsigned char* data, uint64_t pos,
+                                                uint64_t size) {
   h += size;
   for (; size - pos >= 8; pos += 8) {
     h ^= xxh64_round(0, xxh64_load64(data + pos));
@@ -77,6 +69,19 @@ CUZARR_HOST_DEVICE inline uint64_t xxh64(const unsigned char* data, uint64_t siz
   h *= kXxh64Prime3;
   h ^= h >> 32;
   return h;
+}
+
+/// XXH64 of data[0, size) with `seed`.
+CUZARR_HOST_DEVICE inline uint64_t xxh64(const unsigned char* data, uint64_t size,
+                                         uint64_t seed = 0) {
+  if (size < 32) return xxh64_finish(seed + kXxh64Prime5, data, 0, size);
+  uint64_t v[4] = {seed + kXxh64Prime1 + kXxh64Prime2, seed + kXxh64Prime2, seed,
+                   seed - kXxh64Prime1};
+  uint64_t pos = 0;
+  for (; size - pos >= 32; pos += 32) {
+    for (int k = 0; k < 4; ++k) v[k] = xxh64_round(v[k], xxh64_load64(data + pos + 8 * k));
+  }
+  return xxh64_finish(xxh64_converge(v), data, pos, size);
 }
 
 }  // namespace cuzarr::gpu

@@ -248,29 +248,16 @@ CUZARR_HOST_DEVICE inline DeviceChunkStatus zstd_bp_plan_sequences(const unsigne
                                                                    bool* valid) {
   const uint64_t size = block_end - ip;
   const unsigned char* p = in + ip;
-  if (size < 1) return DeviceChunkStatus::corrupt_input;
-  const unsigned b0 = p[0];
-  uint64_t count = 0, pos = 0;
-  if (b0 == 0) {  // no sequences: the section is this one byte
+  ZstdSequencesCount h;
+  const DeviceChunkStatus counted = zstd_read_sequences_count(p, size, h);
+  if (counted != DeviceChunkStatus::ok || h.count == 0) {
     rec.sequence_count = 0;
     rec.sequence_tables = 0;
-    return size == 1 ? DeviceChunkStatus::ok : DeviceChunkStatus::corrupt_input;
+    return counted;
   }
-  if (b0 < 128) {
-    count = b0;
-    pos = 1;
-  } else if (b0 < 255) {
-    if (size < 2) return DeviceChunkStatus::corrupt_input;
-    count = ((b0 - 128) << 8) + uint64_t{p[1]};
-    pos = 2;
-  } else {
-    if (size < 3) return DeviceChunkStatus::corrupt_input;
-    count = uint64_t{p[1]} + (uint64_t{p[2]} << 8) + 0x7F00;
-    pos = 3;
-  }
-  if (size - pos < 1) return DeviceChunkStatus::corrupt_input;
-  const unsigned modes = p[pos++];
-  if ((modes & 3u) != 0) return DeviceChunkStatus::corrupt_input;  // reserved bits
+  const uint64_t count = h.count;
+  const unsigned modes = h.modes;
+  uint64_t pos = h.size;
   const unsigned shift[3] = {6, 4, 2};  // literal length, offset, match length
   for (int k = 0; k < 3; ++k) {
     const unsigned mode = (modes >> shift[k]) & 3u;
@@ -841,36 +828,8 @@ CUZARR_HOST_DEVICE inline uint64_t zstd_bp_xxh64_lane(const unsigned char* data,
 /// XXH64 (seed 0) of data[0, size) from the four accumulators (the rest of xxh64()).
 CUZARR_HOST_DEVICE inline uint64_t zstd_bp_xxh64_combine(const uint64_t* v,
                                                          const unsigned char* data, uint64_t size) {
-  uint64_t h, pos = 0;
-  if (size >= 32) {
-    h = xxh64_rotl(v[0], 1) + xxh64_rotl(v[1], 7) + xxh64_rotl(v[2], 12) + xxh64_rotl(v[3], 18);
-    for (int k = 0; k < 4; ++k) h = xxh64_merge(h, v[k]);
-    pos = size / 32 * 32;
-  } else {
-    h = kXxh64Prime5;
-  }
-  h += size;
-  for (; size - pos >= 8; pos += 8) {
-    h ^= xxh64_round(0, xxh64_load64(data + pos));
-    h = xxh64_rotl(h, 27) * kXxh64Prime1 + kXxh64Prime4;
-  }
-  if (size - pos >= 4) {
-    const uint64_t word = uint64_t{data[pos]} | uint64_t{data[pos + 1]} << 8 |
-                          uint64_t{data[pos + 2]} << 16 | uint64_t{data[pos + 3]} << 24;
-    h ^= word * kXxh64Prime1;
-    h = xxh64_rotl(h, 23) * kXxh64Prime2 + kXxh64Prime3;
-    pos += 4;
-  }
-  for (; pos < size; ++pos) {
-    h ^= data[pos] * kXxh64Prime5;
-    h = xxh64_rotl(h, 11) * kXxh64Prime1;
-  }
-  h ^= h >> 33;
-  h *= kXxh64Prime2;
-  h ^= h >> 29;
-  h *= kXxh64Prime3;
-  h ^= h >> 32;
-  return h;
+  if (size < 32) return xxh64_finish(kXxh64Prime5, data, 0, size);
+  return xxh64_finish(xxh64_converge(v), data, size / 32 * 32, size);
 }
 
 /// Whether frame f needs the hash pass (passed the scan, has a checksum).

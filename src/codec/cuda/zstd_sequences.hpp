@@ -200,35 +200,61 @@ CUZARR_HOST_DEVICE inline DeviceChunkStatus zstd_read_code_table(
   return s;
 }
 
+/// The start of a Sequences_Section_Header (RFC 8878, 3.1.1.3.2.1): Number_of_Sequences in 1 to
+/// 3 bytes, then, when it is not 0, the Symbol_Compression_Modes byte.
+struct ZstdSequencesCount {
+  uint64_t count = 0;  ///< Number_of_Sequences
+  unsigned modes = 0;  ///< Symbol_Compression_Modes (count > 0)
+  uint64_t size = 0;   ///< bytes read: the code tables start there
+};
+
+/// Reads the start of the sequences section at in[0, size). corrupt_input when it is truncated,
+/// when its reserved mode bits are set, or when a section of no sequences is more than its one
+/// byte.
+CUZARR_HOST_DEVICE inline DeviceChunkStatus zstd_read_sequences_count(const unsigned char* in,
+                                                                      uint64_t size,
+                                                                      ZstdSequencesCount& h) {
+  if (size < 1) return DeviceChunkStatus::corrupt_input;
+  const unsigned b0 = in[0];
+  if (b0 == 0) {  // no sequences: the section is this one byte
+    h = {};
+    h.size = 1;
+    return size == 1 ? DeviceChunkStatus::ok : DeviceChunkStatus::corrupt_input;
+  }
+  if (b0 < 128) {
+    h.count = b0;
+    h.size = 1;
+  } else if (b0 < 255) {
+    if (size < 2) return DeviceChunkStatus::corrupt_input;
+    h.count = ((b0 - 128) << 8) + uint64_t{in[1]};
+    h.size = 2;
+  } else {
+    if (size < 3) return DeviceChunkStatus::corrupt_input;
+    h.count = uint64_t{in[1]} + (uint64_t{in[2]} << 8) + 0x7F00;
+    h.size = 3;
+  }
+  if (size - h.size < 1) return DeviceChunkStatus::corrupt_input;
+  h.modes = in[h.size++];
+  if ((h.modes & 3u) != 0) return DeviceChunkStatus::corrupt_input;  // reserved bits
+  return DeviceChunkStatus::ok;
+}
+
 /// Reads the sequences section header and tables at in[0, size) (the rest of the block) and
 /// starts `decoder` on its bitstream. corrupt_input for truncation, reserved bits, a repeat mode
 /// without an earlier table, or bad tables.
 CUZARR_HOST_DEVICE inline DeviceChunkStatus zstd_read_sequences_header(
     const unsigned char* in, uint64_t size, ZstdSequenceTables& tables,
     ZstdSequenceDecoder& decoder) {
-  if (size < 1) return DeviceChunkStatus::corrupt_input;
-  const unsigned b0 = in[0];
-  uint64_t count = 0, pos = 0;
-  if (b0 == 0) {  // no sequences: the section is this one byte
+  ZstdSequencesCount h;
+  const DeviceChunkStatus counted = zstd_read_sequences_count(in, size, h);
+  if (counted != DeviceChunkStatus::ok || h.count == 0) {
     decoder.remaining = 0;
     decoder.bits = ZstdBackwardBitReader{};
-    return size == 1 ? DeviceChunkStatus::ok : DeviceChunkStatus::corrupt_input;
+    return counted;
   }
-  if (b0 < 128) {
-    count = b0;
-    pos = 1;
-  } else if (b0 < 255) {
-    if (size < 2) return DeviceChunkStatus::corrupt_input;
-    count = ((b0 - 128) << 8) + uint64_t{in[1]};
-    pos = 2;
-  } else {
-    if (size < 3) return DeviceChunkStatus::corrupt_input;
-    count = uint64_t{in[1]} + (uint64_t{in[2]} << 8) + 0x7F00;
-    pos = 3;
-  }
-  if (size - pos < 1) return DeviceChunkStatus::corrupt_input;
-  const unsigned modes = in[pos++];
-  if ((modes & 3u) != 0) return DeviceChunkStatus::corrupt_input;  // reserved bits
+  const uint64_t count = h.count;
+  const unsigned modes = h.modes;
+  uint64_t pos = h.size;
   const unsigned shift[3] = {6, 4, 2};  // literal length, offset, match length
   for (int k = 0; k < 3; ++k) {
     uint64_t used = 0;
