@@ -16,14 +16,19 @@ namespace {
 using detail::kWarpSize;
 using detail::umin;
 
-constexpr int kDecodeWarps = 4;        // warps (chunks) per thread block
-constexpr int kDecodeBlocksPerSm = 6;  // resident thread blocks per SM the registers allow
+constexpr int kDecodeWarps = 4;  // warps (chunks) per thread block
+/// Resident thread blocks per SM of the decode kernel: 6 (80 registers, 24 warps an SM) when the
+/// batch's chunks fit that at once, else 8 (64 registers, 32 warps, a few spills). More warps hide
+/// more of the memory latency when every SM is full; a warp alone runs faster with more registers
+/// (H200, bench/RESULTS.md: 64 KiB chunks 1.09x to 1.13x faster at 8, 1 MiB chunks 3 % slower).
+constexpr int kDecodeBlocksPerSmFew = 6;
+constexpr int kDecodeBlocksPerSmMany = 8;
 constexpr int kEncodeThreads = 64;
 constexpr size_t kEncodeWorkers = 8192;  // encoder threads at most, each with its hash table
 constexpr uint64_t kLz4MaxInputSize = 0x7E000000;
 
-template <bool kNumcodecs>
-__global__ void __launch_bounds__(kDecodeWarps* kWarpSize, kDecodeBlocksPerSm)
+template <bool kNumcodecs, int kBlocksPerSm>
+__global__ void __launch_bounds__(kDecodeWarps* kWarpSize, kBlocksPerSm)
     lz4_decode_kernel(DeviceChunkBatch batch, const uint32_t* handled) {
   const size_t chunk = blockIdx.x * size_t{kDecodeWarps} + threadIdx.x / kWarpSize;
   if (chunk >= batch.count) return;
@@ -96,8 +101,15 @@ template <bool kNumcodecs>
 void decode(const DeviceChunkBatch& batch, Stream stream, const uint32_t* handled = nullptr) {
   if (batch.count == 0) return;
   const auto blocks = static_cast<unsigned>((batch.count + kDecodeWarps - 1) / kDecodeWarps);
-  lz4_decode_kernel<kNumcodecs>
-      <<<blocks, kDecodeWarps * kWarpSize, 0, detail::to_cuda(stream.native())>>>(batch, handled);
+  const cudaStream_t s = detail::to_cuda(stream.native());
+  constexpr auto few = lz4_decode_kernel<kNumcodecs, kDecodeBlocksPerSmFew>;
+  const uint64_t few_at_once = detail::resident_blocks(few, kDecodeWarps * kWarpSize);
+  if (blocks <= few_at_once) {
+    few<<<blocks, kDecodeWarps * kWarpSize, 0, s>>>(batch, handled);
+  } else {
+    lz4_decode_kernel<kNumcodecs, kDecodeBlocksPerSmMany>
+        <<<blocks, kDecodeWarps * kWarpSize, 0, s>>>(batch, handled);
+  }
   CUZARR_CUDA_CHECK(cudaGetLastError());
 }
 
