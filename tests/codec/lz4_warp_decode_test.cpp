@@ -10,6 +10,7 @@
 #include <blosc.h>
 #endif
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <random>
@@ -42,8 +43,10 @@ WarpDecode warp_decode(const Bytes& in, uint64_t capacity) {
   WarpDecode d;
   d.out.assign(capacity + kGuard, kGuardByte);
   std::vector<DecodeResult> per_lane(kLanes);
+  detail::Lz4StepQueue queue;  // the warp's shared memory
   run_warp([&](unsigned lane) {
-    per_lane[lane] = detail::warp_lz4_decode(in.data(), in.size(), d.out.data(), capacity, lane);
+    per_lane[lane] =
+        detail::warp_lz4_decode(in.data(), in.size(), d.out.data(), capacity, lane, queue);
   });
   for (unsigned lane = 1; lane < kLanes; ++lane) {
     EXPECT_EQ(per_lane[lane].status, per_lane[0].status) << "lane " << lane;
@@ -127,6 +130,40 @@ TEST(Lz4WarpDecode, DamagedBlocksGiveTheSerialDecodersVerdict) {
       expect_guard_intact(d.out, capacity);
     }
   }
+}
+
+// The warp decoder keeps input positions in 32 bits: larger blocks get a status before any byte
+// is read.
+TEST(Lz4WarpDecode, BlocksOfTwoGibibytesOrMoreAreUnsupported) {
+  const Bytes block = lz4_compress(Bytes(100, 7));
+  Bytes out(100 + kGuard, kGuardByte);
+  std::vector<DecodeResult> per_lane(kLanes);
+  detail::Lz4StepQueue queue;
+  run_warp([&](unsigned lane) {
+    per_lane[lane] = detail::warp_lz4_decode(block.data(), detail::kLz4WarpMaxInput, out.data(),
+                                             100, lane, queue);
+  });
+  for (const DecodeResult& r : per_lane) {
+    EXPECT_EQ(r.status, DeviceChunkStatus::unsupported);
+    EXPECT_EQ(r.size, 0u);
+  }
+  expect_guard_intact(out, 0);
+}
+
+// A lane copy finds each byte's source index with a multiply and a shift: it must be the
+// remainder for every period (clamped above kLaneModuloLimit, where no lane item wraps) and
+// every index a round can reach.
+TEST(WarpCopySteps, LaneModuloIsTheRemainder) {
+  for (uint64_t period = 1; period <= 3 * detail::kLaneModuloLimit; ++period) {
+    const detail::LaneItemModulo modulo(period);
+    const uint64_t clamped = std::min<uint64_t>(period, detail::kLaneModuloLimit);
+    ASSERT_EQ(modulo.period, clamped);
+    for (uint32_t x = 0; x < detail::kLaneModuloLimit + detail::kLaneRoundBytes; ++x) {
+      ASSERT_EQ(modulo(x), x % clamped) << "period " << period << " x " << x;
+    }
+  }
+  // No parser lets a period of 0 through; it would be a plain copy.
+  EXPECT_EQ(detail::LaneItemModulo(0).period, detail::kLaneModuloLimit);
 }
 
 // Groups of steps whose matches read the group's own literals and earlier matches (chains the

@@ -122,6 +122,17 @@ inline unsigned __ballot_sync(unsigned, bool predicate, Site site = Site::curren
   w.barrier.arrive_and_wait();
   return mask;
 }
+inline unsigned __reduce_or_sync(unsigned, unsigned value, Site site = Site::current()) {
+  namespace e = cuzarr::test::warp_emulation;
+  e::meet(site.line());
+  e::Warp& w = *e::current_warp;
+  w.slots[e::lane_id] = value;
+  w.barrier.arrive_and_wait();
+  unsigned all = 0;
+  for (int i = 0; i < e::kLanes; ++i) all |= static_cast<unsigned>(w.slots[i]);
+  w.barrier.arrive_and_wait();
+  return all;
+}
 inline bool __any_sync(unsigned mask, bool predicate, Site site = Site::current()) {
   return __ballot_sync(mask, predicate, site) != 0;
 }

@@ -53,6 +53,7 @@ __global__ void __launch_bounds__(kDecodeThreads)
     blosc_decode_kernel(DeviceChunkBatch batch, unsigned char* temp, uint64_t max_capacity) {
   __shared__ int chunk_status;
   __shared__ __align__(16) unsigned char tile[detail::kShuffleTileBytes];
+  __shared__ detail::Lz4StepQueue lz4_queues[kDecodeWarps];  // one per warp
   const size_t chunk = blockIdx.x;
   const uint64_t part = blockIdx.y, parts = gridDim.y;
   const auto* in = reinterpret_cast<const unsigned char*>(batch.inputs[chunk]);
@@ -107,7 +108,8 @@ __global__ void __launch_bounds__(kDecodeThreads)
       } else {
         const DecodeResult r =
             h.compressor == BloscCompressor::lz4
-                ? detail::warp_lz4_decode(in + pos, csize, dest, b.stream_size, lane)
+                ? detail::warp_lz4_decode(in + pos, csize, dest, b.stream_size, lane,
+                                          lz4_queues[warp])
                 : detail::warp_blosclz_decode(in + pos, csize, dest, b.stream_size, lane);
         if (r.status != DeviceChunkStatus::ok || r.size != b.stream_size) {
           if (lane == 0) record_error(&chunk_status, DeviceChunkStatus::corrupt_input);

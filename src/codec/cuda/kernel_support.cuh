@@ -33,6 +33,24 @@ using ::cuzarr::detail::to_cuda;
 __host__ __device__ inline uint64_t umin(uint64_t a, uint64_t b) { return a < b ? a : b; }
 __host__ __device__ inline uint64_t umax(uint64_t a, uint64_t b) { return a < b ? b : a; }
 
+/// Asks for the 128-byte line at p in the SM's L1 cache (a hint: no fault, no effect on the CPU).
+__host__ __device__ inline void prefetch_l1(const void* p) {
+#if defined(__CUDA_ARCH__)
+  asm volatile("prefetch.global.L1 [%0];" ::"l"(p));
+#else
+  (void)p;
+#endif
+}
+
+/// The same for the L2 cache.
+__host__ __device__ inline void prefetch_l2(const void* p) {
+#if defined(__CUDA_ARCH__)
+  asm volatile("prefetch.global.L2 [%0];" ::"l"(p));
+#else
+  (void)p;
+#endif
+}
+
 inline constexpr unsigned kFullMask = 0xFFFFFFFFu;
 inline constexpr int kWarpSize = 32;
 

@@ -18,11 +18,12 @@ using detail::umin;
 
 constexpr int kDecodeWarps = 4;  // warps (chunks) per thread block
 /// Resident thread blocks per SM of the decode kernel: 6 (80 registers, 24 warps an SM) when the
-/// batch's chunks fit that at once, else 8 (64 registers, 32 warps, a few spills). More warps hide
+/// batch's chunks fit that at once, else 7 (72 registers, 28 warps, a few spills). More warps hide
 /// more of the memory latency when every SM is full; a warp alone runs faster with more registers
-/// (H200, bench/RESULTS.md: 64 KiB chunks 1.09x to 1.13x faster at 8, 1 MiB chunks 3 % slower).
+/// (H200, bench/RESULTS.md: 64 KiB chunks of ratio 2.1 1.03x faster at 7 than at 6 and
+/// 1.07x to 1.10x than at 8, where the 64 registers spill in the parser's loop).
 constexpr int kDecodeBlocksPerSmFew = 6;
-constexpr int kDecodeBlocksPerSmMany = 8;
+constexpr int kDecodeBlocksPerSmMany = 7;
 constexpr int kEncodeThreads = 64;
 constexpr size_t kEncodeWorkers = 8192;  // encoder threads at most, each with its hash table
 constexpr uint64_t kLz4MaxInputSize = 0x7E000000;
@@ -34,6 +35,8 @@ __global__ void __launch_bounds__(kDecodeWarps* kWarpSize, kBlocksPerSm)
   if (chunk >= batch.count) return;
   if (handled != nullptr && handled[chunk]) return;  // decoded block-parallel
   const unsigned lane = threadIdx.x % kWarpSize;
+  __shared__ detail::Lz4StepQueue queues[kDecodeWarps];
+  detail::Lz4StepQueue& queue = queues[threadIdx.x / kWarpSize];
   const auto* in = reinterpret_cast<const unsigned char*>(batch.inputs[chunk]);
   auto* out = reinterpret_cast<unsigned char*>(batch.outputs[chunk]);
   uint64_t in_size = batch.input_sizes[chunk];
@@ -51,14 +54,14 @@ __global__ void __launch_bounds__(kDecodeWarps* kWarpSize, kBlocksPerSm)
       capacity = expected;
     }
     if (r.status == DeviceChunkStatus::ok && expected > 0) {
-      r = detail::warp_lz4_decode(in, in_size, out, capacity, lane);
+      r = detail::warp_lz4_decode(in, in_size, out, capacity, lane, queue);
       if (r.status == DeviceChunkStatus::output_too_small ||
           (r.status == DeviceChunkStatus::ok && r.size != expected)) {
         r.status = DeviceChunkStatus::corrupt_input;  // the block disagrees with its header
       }
     }
   } else {
-    r = detail::warp_lz4_decode(in, in_size, out, capacity, lane);
+    r = detail::warp_lz4_decode(in, in_size, out, capacity, lane, queue);
   }
   if (lane == 0) {
     batch.statuses[chunk] = r.status;

@@ -2,12 +2,15 @@
 // parsed 32 input positions at a time (.cu files only). Lane j reads the byte at ip + j as if a
 // token started there and, when that token is "simple" (literals and the 2-byte offset inside the
 // input, not the last sequence, offset not 0, each length nibble of 15 followed by one length
-// byte below 255), where the next token would start. Following these links from ip (one shuffle
-// per token) gives the true tokens of the window; their output positions come from a prefix sum,
-// and the checks that need them (offset within the output so far, room in the output) are made
-// per lane. The tokens before the first one that is not simple, or fails a check, join the group
-// of steps; such a token is then parsed by lz4_parse_sequence (every lane alike), which reports
-// exactly what the serial decoder reports. The group runs as in warp_copy_steps.cuh.
+// byte below 255), where the next token would start. The true tokens of the window are the
+// positions reachable from ip through these links, found by pointer doubling (four rounds: a
+// simple token takes at least 3 bytes, so at most 11 start in a window). Their output positions
+// come from a prefix sum, and the checks that need them (offset within the output so far, room
+// in the output) are made per lane. The tokens before the first one that is not simple, or fails
+// a check, go to the warp's queue of steps in shared memory; such a token is then parsed by
+// lz4_parse_sequence (every lane alike), which reports exactly what the serial decoder reports.
+// Whenever the queue holds 32 steps (or the block ends), the warp executes 32 of them as one
+// group (warp_copy_steps.cuh); the rest stay queued.
 #pragma once
 
 #include <cstdint>
@@ -21,22 +24,63 @@ namespace cuzarr::gpu::detail {
 
 /// The link of a token that is not simple.
 inline constexpr uint32_t kNoLink = 0xFFFFFFFFu;
+/// Input blocks the warp decoder takes: positions and window ends fit 32 bits (liblz4 writes at
+/// most LZ4_compressBound(0x7E000000) bytes).
+inline constexpr uint64_t kLz4WarpMaxInput = 0x80000000u;
 
-/// Adds the next tokens of the block at in[ip] to `g` (lanes g.count, ...) until the group is
-/// full, the block ends or a step fails. `ip` and `op` (bytes produced before ip's token) advance
-/// past the steps added; every lane passes and gets the same values.
-__device__ inline void warp_lz4_parse_group(const unsigned char* in, uint64_t in_size,
-                                            uint64_t capacity, uint64_t& ip, uint64_t& op,
-                                            unsigned lane, WarpStepGroup& g) {
-  while (g.count < kWarpSize) {
+/// How far ahead of the window the parser asks for input (H200: 1.01x to 1.04x faster than none,
+/// L2 prefetches 1 KiB ahead slower; bench/RESULTS.md).
+inline constexpr uint64_t kLz4PrefetchAhead = 256;
+
+/// One parsed sequence waiting in a warp's queue: literals at in[literal_at].
+struct Lz4QueuedStep {
+  uint32_t literal_at, literal_length, match_distance, match_length;
+};
+
+/// Steps a warp's queue holds: a group of 32, plus the most one window adds before it is full.
+inline constexpr unsigned kLz4QueueSlots = 64;
+
+/// The queue of one warp: kLz4QueueSlots steps in shared memory (1 KiB).
+struct Lz4StepQueue {
+  Lz4QueuedStep slots[kLz4QueueSlots];
+};
+
+/// Lane t's bit is set when position ip + t is reachable from ip through the lanes' links
+/// (`next`: the lane of the next token, 32 or more when it starts past the window or there is
+/// none), within 15 steps.
+__device__ inline unsigned warp_reachable_lanes(unsigned next, unsigned lane) {
+  unsigned reach = 1;  // lane 0: ip itself
+  for (int round = 0;; ++round) {
+    // Now `next` is the lane 2^round links ahead; reach holds the lanes within 2^round - 1 links.
+    const bool reached = (reach >> lane) & 1u;
+    reach |= __reduce_or_sync(kFullMask, reached && next < kWarpSize ? 1u << next : 0u);
+    if (round == 3) return reach;
+    const unsigned further = __shfl_sync(kFullMask, next, next % kWarpSize);
+    next = next < kWarpSize ? further : kWarpSize;
+  }
+}
+
+/// Parses the block at in[ip] into `queue` (slots tail, tail + 1, ... mod kLz4QueueSlots) until
+/// at least 32 steps wait (`queued`), the block ends or a step fails. `ip` and `op` (bytes
+/// produced before ip's token) advance past the steps queued; every lane passes and gets the same
+/// values. Returns the status of the step that failed (ok when none did); `last` is set when the
+/// final sequence is queued.
+__device__ inline DeviceChunkStatus warp_lz4_parse_steps(const unsigned char* in, uint32_t in_size,
+                                                         uint64_t capacity, uint32_t& ip,
+                                                         uint64_t& op, unsigned lane,
+                                                         Lz4StepQueue& queue, unsigned& tail,
+                                                         unsigned& queued, bool& last) {
+  while (queued < kWarpSize) {
+    // The input 256 bytes ahead (about seven windows) on its way to L1 while this one is parsed.
+    if (lane == 0) prefetch_l1(in + umin(uint64_t{ip} + kLz4PrefetchAhead, in_size - 1));
     // Lane j: the token at p = ip + j, if it is simple.
-    const uint64_t p = ip + lane;
+    const uint32_t p = ip + lane;
     uint32_t link = kNoLink, literals = 0, match = 0, distance = 0, extended = 0;
     if (p < in_size) {
       const unsigned token = in[p];
       literals = token >> 4;
       match = token & 15u;
-      uint64_t q = p + 1;
+      uint32_t q = p + 1;
       bool simple = true;
       if (literals == 15) {  // one more length byte, below 255
         simple = q < in_size && in[q] != 255;
@@ -50,17 +94,12 @@ __device__ inline void warp_lz4_parse_group(const unsigned char* in, uint64_t in
           simple = q < in_size && in[q] != 255;
           if (simple) match += in[q++];
         }
-        if (simple && distance != 0) link = static_cast<uint32_t>(q - ip);
+        if (simple && distance != 0) link = q - ip;
       }
     }
-    // Follow the chain from ip: the window's true tokens, in lane order.
-    unsigned chain = 0;
-    for (unsigned t = 0; t < kWarpSize;) {
-      const unsigned next = __shfl_sync(kFullMask, link, t);
-      if (next == kNoLink) break;
-      chain |= 1u << t;
-      t = next;
-    }
+    // The window's true tokens: reachable from ip, with a link of their own.
+    unsigned chain = warp_reachable_lanes(link < kWarpSize ? link : kWarpSize, lane) &
+                     __ballot_sync(kFullMask, link != kNoLink);
     const bool on_chain = (chain >> lane) & 1u;
     const uint32_t length = on_chain ? literals + match + kLz4MinMatch : 0;
     uint32_t sum = length;  // inclusive prefix sum over the lanes (at most 32 x 544 bytes)
@@ -68,66 +107,83 @@ __device__ inline void warp_lz4_parse_group(const unsigned char* in, uint64_t in
       const uint32_t other = __shfl_up_sync(kFullMask, sum, d);
       if (lane >= d) sum += other;
     }
-    const uint64_t before = op + (sum - length);  // bytes produced before this token
-    const bool fails =
-        on_chain && (literals + match + kLz4MinMatch > capacity - umin(capacity, before) ||
-                     distance > before + literals);
+    // The checks in 32 bits: the output's room after op (no window fills 2^32 - 1 bytes), and op
+    // itself up to 65535 (from there on no offset reaches before the start of the output).
+    const auto room = static_cast<uint32_t>(umin(capacity - umin(capacity, op), 0xFFFFFFFFu));
+    const auto near = static_cast<uint32_t>(umin(op, kLz4MaxDistance));
+    const bool fails = on_chain && (sum > room || distance > near + (sum - length) + literals);
     const unsigned failing = __ballot_sync(kFullMask, fails);
     if (failing != 0) chain &= (failing & (0u - failing)) - 1;  // the tokens before the first
-    const unsigned room = kWarpSize - g.count;
-    if (__popc(chain) > static_cast<int>(room)) chain &= (1u << __fns(chain, 0, room + 1)) - 1;
-    const unsigned taken = __popc(chain);
-    if (taken == 0) {
+    if (chain == 0) {
       // The token at ip is not simple (long lengths, the last sequence) or fails a check: the
       // scalar parser takes it, every lane alike.
       CopyStep step;
-      const DeviceChunkStatus status = lz4_parse_sequence(in, in_size, ip, op, capacity, step);
-      g.status = status;
-      if (status != DeviceChunkStatus::ok) return;
-      if (lane == g.count) {
-        g.mine.literals = in + step.literal_start;
-        g.mine.literal_length = step.literal_length;
-        g.mine.match_distance = step.match_distance;
-        g.mine.match_length = step.match_length;
+      uint64_t at = ip;
+      const DeviceChunkStatus status = lz4_parse_sequence(in, in_size, at, op, capacity, step);
+      if (status != DeviceChunkStatus::ok) return status;
+      if (lane == 0) {
+        queue.slots[tail % kLz4QueueSlots] = {
+            static_cast<uint32_t>(step.literal_start), static_cast<uint32_t>(step.literal_length),
+            static_cast<uint32_t>(step.match_distance), static_cast<uint32_t>(step.match_length)};
       }
-      ++g.count;
+      ++tail;
+      ++queued;
+      ip = static_cast<uint32_t>(at);
       op += step.literal_length + step.match_length;
       if (step.last) {
-        g.flags = kStepLast;
-        return;
+        last = true;
+        return DeviceChunkStatus::ok;
       }
       continue;
     }
-    // Lane g.count + r takes the chain's r-th token.
-    const unsigned r = lane - g.count;
-    const unsigned from = r < taken ? __fns(chain, 0, r + 1) : lane;
-    const uint32_t got = __shfl_sync(kFullMask, distance | literals << 16 | extended << 31, from);
-    const uint32_t got_match = __shfl_sync(kFullMask, match, from);
-    if (r < taken) {
-      g.mine.literals = in + ip + from + 1 + (got >> 31);
-      g.mine.literal_length = (got >> 16) & 0x7FFFu;
-      g.mine.match_distance = got & 0xFFFFu;
-      g.mine.match_length = got_match + kLz4MinMatch;
+    // The chain's r-th token goes to slot tail + r.
+    if ((chain >> lane) & 1u) {
+      const unsigned r = __popc(chain & ((1u << lane) - 1));
+      queue.slots[(tail + r) % kLz4QueueSlots] = {p + 1 + extended, literals, distance,
+                                                  match + uint32_t{kLz4MinMatch}};
     }
-    const unsigned last = 31 - __clz(chain);
-    ip += __shfl_sync(kFullMask, link, last);
-    op += __shfl_sync(kFullMask, sum, last);
-    g.count += taken;
+    const unsigned taken = __popc(chain);
+    const unsigned end = 31 - __clz(chain);
+    ip += __shfl_sync(kFullMask, link, end);
+    op += __shfl_sync(kFullMask, sum, end);
+    tail += taken;
+    queued += taken;
   }
+  return DeviceChunkStatus::ok;
 }
 
 /// Warp-cooperative LZ4 block decode: every bounds check of lz4_parse_sequence, the same status
-/// and size as lz4_decode_block_serial. All lanes return the same result.
+/// and size as lz4_decode_block_serial (blocks of kLz4WarpMaxInput bytes or more: unsupported).
+/// `queue` is the warp's own (shared memory on the GPU). All lanes return the same result.
 __device__ inline DecodeResult warp_lz4_decode(const unsigned char* in, uint64_t in_size,
-                                               unsigned char* out, uint64_t capacity,
-                                               unsigned lane) {
-  uint64_t ip = 0, op = 0, parsed = 0;
+                                               unsigned char* out, uint64_t capacity, unsigned lane,
+                                               Lz4StepQueue& queue) {
+  if (in_size >= kLz4WarpMaxInput) return {DeviceChunkStatus::unsupported, 0};
+  uint32_t ip = 0;
+  uint64_t op = 0, parsed = 0;
+  unsigned head = 0, tail = 0, queued = 0;
+  bool last = false;
+  DeviceChunkStatus status = DeviceChunkStatus::ok;
   for (;;) {
+    if (status == DeviceChunkStatus::ok && !last) {
+      status = warp_lz4_parse_steps(in, static_cast<uint32_t>(in_size), capacity, ip, parsed, lane,
+                                    queue, tail, queued, last);
+    }
+    if (queued == 0) return {status, op};
+    __syncwarp();  // the queued steps are visible to every lane
     WarpStepGroup g;
-    warp_lz4_parse_group(in, in_size, capacity, ip, parsed, lane, g);
+    g.count = queued < kWarpSize ? queued : kWarpSize;
+    if (lane < g.count) {
+      const Lz4QueuedStep s = queue.slots[(head + lane) % kLz4QueueSlots];
+      g.mine.literals = in + s.literal_at;
+      g.mine.literal_length = s.literal_length;
+      g.mine.match_distance = s.match_distance;
+      g.mine.match_length = s.match_length;
+    }
+    __syncwarp();  // the group's slots are free for the parser
     op = warp_execute_group(g, out, op, lane);
-    if (g.status != DeviceChunkStatus::ok) return {g.status, op};
-    if (g.flags & kStepLast) return {DeviceChunkStatus::ok, op};
+    head += g.count;
+    queued -= g.count;
   }
 }
 

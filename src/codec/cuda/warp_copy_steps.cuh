@@ -41,29 +41,61 @@ __device__ inline uint64_t warp_inclusive_sum64(uint64_t v, unsigned lane) {
   return v;
 }
 
+/// A lane's own item (at most kLaneItemBytes bytes) as 32-bit numbers: byte t of the item reads
+/// source byte t % period. A period above kLaneModuloLimit is clamped to it (the item never
+/// wraps then; so does a period of 0, which no parser lets through). `(x * magic) >> 16` is x /
+/// period for every x below kLaneModuloLimit + kLaneRoundBytes (magic = ceil(2^16 / period); its
+/// error, below x / 2^16 < 1 / 128, never reaches the next multiple of period), so each byte's
+/// source index is found without a chain of wrap-around tests from byte to byte.
+inline constexpr uint32_t kLaneModuloLimit = 128;
+static_assert(kLaneItemBytes + kLaneRoundBytes <= kLaneModuloLimit);
+
+struct LaneItemModulo {
+  uint32_t period, magic;
+  __device__ explicit LaneItemModulo(uint64_t full_period)
+      : period(static_cast<uint32_t>(umin(full_period - 1, kLaneModuloLimit - 1)) + 1),
+        magic((0x10000u + period - 1) / period) {}
+  /// x % period for x < kLaneModuloLimit + kLaneRoundBytes.
+  __device__ uint32_t operator()(uint32_t x) const { return x - period * ((x * magic) >> 16); }
+};
+
+/// The rounds of the lanes' own items (n bytes each, none when n is 0): kLaneRoundBytes bytes per
+/// round, all loads before the stores. kWrap: byte t reads src[modulo(t)]; else src[t].
+template <bool kWrap>
+__device__ inline void lane_item_rounds(unsigned char* dst, const unsigned char* src, uint32_t n,
+                                        const LaneItemModulo& modulo) {
+  uint32_t done = 0, r = 0;  // r = done % period
+  while (__any_sync(kFullMask, done < n)) {
+    if (done < n) {
+      unsigned char v[kLaneRoundBytes];
+      const unsigned char* from = kWrap ? src : src + done;
+      CUZARR_UNROLL
+      for (int j = 0; j < kLaneRoundBytes; ++j) {
+        if (done + j < n) v[j] = from[kWrap ? modulo(r + j) : j];
+      }
+      unsigned char* to = dst + done;
+      CUZARR_UNROLL
+      for (int j = 0; j < kLaneRoundBytes; ++j) {
+        if (done + j < n) to[j] = v[j];
+      }
+      if (kWrap) r = modulo(r + kLaneRoundBytes);
+      done += kLaneRoundBytes;
+    }
+  }
+}
+
 /// Copies, for every lane with `active`, `length` bytes to dst: byte t from src[t % period]
 /// (period >= length: a plain copy). The source bytes must not be written by any active item.
 /// Every lane of the warp calls it; it does not synchronise the warp afterwards.
 __device__ inline void warp_copy_items(bool active, unsigned char* dst, const unsigned char* src,
                                        uint64_t length, uint64_t period, unsigned lane) {
   const bool own = active && length <= kLaneItemBytes;
-  uint64_t done = 0, r = 0;  // r = done % period
-  while (__any_sync(kFullMask, own && done < length)) {
-    if (own && done < length) {
-      unsigned char v[kLaneRoundBytes];
-      uint64_t rr = r;
-      CUZARR_UNROLL
-      for (int j = 0; j < kLaneRoundBytes; ++j) {
-        if (done + j < length) v[j] = src[rr];
-        rr = rr + 1 == period ? 0 : rr + 1;
-      }
-      CUZARR_UNROLL
-      for (int j = 0; j < kLaneRoundBytes; ++j) {
-        if (done + j < length) dst[done + j] = v[j];
-      }
-      r = rr;
-      done += kLaneRoundBytes;
-    }
+  const uint32_t own_length = own ? static_cast<uint32_t>(length) : 0;
+  // The modulo only when some lane's item repeats its source (an overlapping match).
+  if (__any_sync(kFullMask, own && period < length)) {
+    lane_item_rounds<true>(dst, src, own_length, LaneItemModulo(own ? period : 1));
+  } else {
+    lane_item_rounds<false>(dst, src, own_length, LaneItemModulo(1));
   }
   unsigned long_items = __ballot_sync(kFullMask, active && length > kLaneItemBytes);
   while (long_items != 0) {
