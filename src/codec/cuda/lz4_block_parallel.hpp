@@ -47,10 +47,15 @@ inline constexpr uint64_t kLz4BpMarginBytes = 1024;
 /// Every sequence but the last takes at least 3 input bytes (token, 2-byte offset), so at most
 /// this many tokens start in a segment and its margin (the last one included).
 inline constexpr uint64_t kLz4BpMaxRecords = (kLz4BpSegmentBytes + kLz4BpMarginBytes) / 3 + 2;
-/// By default, blocks decoding to at least this many bytes take the block-parallel path. Measured
-/// on an H200 (1 GiB batches of numcodecs.lz4 chunks, bench/RESULTS.md), it is slower than a warp
-/// per chunk at 1 MiB (21 against 56 GB/s) and a little faster at 4 MiB (16 against 15 GB/s).
+/// The smallest blocks the block-parallel path was built for (callers pass it, or another size, as
+/// `block_parallel_from`).
 inline constexpr uint64_t kLz4BpMinCapacity = uint64_t{4} << 20;
+/// `block_parallel_from` of the batch decoders by default: no block takes the block-parallel path.
+/// Measured on an H200 (1 GiB batches, bench/RESULTS.md), the warp per block is faster at every
+/// size: 116 against 39 GB/s at 4 MiB, 25 against 13 at 32 MiB on data of ratio 1.0, and on data
+/// of ratio 2 the block-parallel path falls below 0.03 GB/s (each segment waits for the end of the
+/// one before, segment after segment) where the warps reach 2 to 16 GB/s.
+inline constexpr uint64_t kLz4BpOff = UINT64_MAX;
 /// Output capacities and input sizes of the path stay below this (32-bit record fields).
 inline constexpr uint64_t kLz4BpMaxSize = uint64_t{1} << 31;
 inline constexpr uint32_t kLz4BpNone = 0xFFFFFFFFu;

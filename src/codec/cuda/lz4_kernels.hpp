@@ -26,25 +26,27 @@ void lz4_decode_batch(const DeviceChunkBatch& batch, Stream stream);
 /// with the header's size, output_too_small when that size exceeds output_capacities[i].
 void numcodecs_lz4_decode_batch(const DeviceChunkBatch& batch, Stream stream);
 
-// Block-parallel decoding of large blocks (lz4_block_parallel.hpp): a chunk whose block decodes
-// to at least `block_parallel_from` bytes (default kLz4BpMinCapacity, 4 MiB) is cut into 1 KiB
-// segments of input parsed, checked and copied by many threads, so that a few large chunks
-// (numcodecs.lz4 stores a chunk as one block) keep the GPU busy. Same statuses and outputs as the
-// calls above; the other chunks decode one warp per chunk.
+// Block-parallel decoding of large blocks (lz4_block_parallel.hpp), when asked for: a chunk whose
+// block decodes to at least `block_parallel_from` bytes (kLz4BpMinCapacity, 4 MiB, is what it was
+// built for) is cut into 1 KiB segments of input parsed, checked and copied by many threads. Same
+// statuses and outputs as the calls above; the other chunks decode one warp per chunk. By default
+// (kLz4BpOff) every chunk decodes one warp per chunk, which the H200 measurements favour at every
+// size (see kLz4BpOff).
 
 /// Scratch bytes for `count` chunks whose output capacities are at most `max_output`: about
-/// 5.5 x max_output per chunk (segment records) when max_output >= block_parallel_from, else 0;
+/// 5.5 x max_output per chunk (segment records) when max_output >= block_parallel_from, else 0
+/// (always 0 by default);
 /// at most 6 GiB of slots, larger batches go in several rounds.
 size_t lz4_decode_temp_bytes(size_t count, uint64_t max_output,
-                             uint64_t block_parallel_from = kLz4BpMinCapacity);
+                             uint64_t block_parallel_from = kLz4BpOff);
 /// Raw LZ4 blocks; `temp`: lz4_decode_temp_bytes(count, max_output, block_parallel_from) device
 /// bytes (nullptr when that is 0). Chunks with output_capacities[i] > max_output decode one warp
 /// per chunk.
 void lz4_decode_batch(const DeviceChunkBatch& batch, uint64_t max_output, void* temp, Stream stream,
-                      uint64_t block_parallel_from = kLz4BpMinCapacity);
+                      uint64_t block_parallel_from = kLz4BpOff);
 /// numcodecs.lz4 chunks; the header's size is the block's capacity.
 void numcodecs_lz4_decode_batch(const DeviceChunkBatch& batch, uint64_t max_output, void* temp,
-                                Stream stream, uint64_t block_parallel_from = kLz4BpMinCapacity);
+                                Stream stream, uint64_t block_parallel_from = kLz4BpOff);
 
 /// The most bytes lz4_encode_batch writes for `size` input bytes (LZ4_COMPRESSBOUND).
 uint64_t lz4_max_encoded_size(uint64_t size);
