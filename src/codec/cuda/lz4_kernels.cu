@@ -7,6 +7,7 @@
 #include "codec/cuda/lz4_kernels.hpp"
 #include "codec/cuda/lz4_segments.hpp"
 #include "codec/cuda/lz4_warp_decode.cuh"
+#include "codec/cuda/lz4_warp_pair_decode.cuh"
 #include "codec/cuda/warp_copy_steps.cuh"
 #include "memory/cuda_check.hpp"
 
@@ -23,10 +24,64 @@ constexpr int kDecodeWarps = 4;  // warps (chunks) per thread block
 /// (H200, bench/RESULTS.md: 64 KiB chunks of ratio 2.1 1.03x faster at 7 than at 6 and
 /// 1.07x to 1.10x than at 8, where the 64 registers spill in the parser's loop).
 constexpr int kDecodeBlocksPerSmFew = 6;
+/// Batches that two warps per chunk (a parser and an executor) can hold at once take the pair
+/// kernel: 2 chunks (4 warps) per thread block, 80 registers.
+constexpr int kPairChunks = 2;
+constexpr int kPairBlocksPerSm = 6;
 constexpr int kDecodeBlocksPerSmMany = 7;
 constexpr int kEncodeThreads = 64;
 constexpr size_t kEncodeWorkers = 8192;  // encoder threads at most, each with its hash table
 constexpr uint64_t kLz4MaxInputSize = 0x7E000000;
+
+/// A chunk's LZ4 block (numcodecs.lz4: after its size header) and what the framing says before
+/// any decoding.
+struct ChunkBlock {
+  const unsigned char* in;
+  uint64_t in_size;
+  unsigned char* out;
+  uint64_t capacity;
+  uint64_t expected = 0;  // numcodecs.lz4: the header's size
+  DeviceChunkStatus status = DeviceChunkStatus::ok;
+  bool decode = true;  // false: `status` is the chunk's, with no bytes
+};
+
+template <bool kNumcodecs>
+__device__ inline ChunkBlock chunk_block(const DeviceChunkBatch& batch, size_t chunk) {
+  ChunkBlock b{reinterpret_cast<const unsigned char*>(batch.inputs[chunk]),
+               batch.input_sizes[chunk], reinterpret_cast<unsigned char*>(batch.outputs[chunk]),
+               batch.output_capacities[chunk]};
+  if (kNumcodecs) {
+    if (b.in_size < kNumcodecsLz4HeaderSize) {
+      b.status = DeviceChunkStatus::corrupt_input;
+    } else {
+      b.expected = load_le32(b.in);
+      if (b.expected > b.capacity) b.status = DeviceChunkStatus::output_too_small;
+      b.in += kNumcodecsLz4HeaderSize;
+      b.in_size -= kNumcodecsLz4HeaderSize;
+      b.capacity = b.expected;
+    }
+    b.decode = b.status == DeviceChunkStatus::ok && b.expected > 0;
+  }
+  return b;
+}
+
+/// The chunk's result from its block's: a numcodecs.lz4 block must decode to its header's size.
+template <bool kNumcodecs>
+__device__ inline DecodeResult chunk_result(const ChunkBlock& b, DecodeResult r) {
+  if (kNumcodecs && (r.status == DeviceChunkStatus::output_too_small ||
+                     (r.status == DeviceChunkStatus::ok && r.size != b.expected))) {
+    r.status = DeviceChunkStatus::corrupt_input;  // the block disagrees with its header
+  }
+  return r;
+}
+
+__device__ inline void record_result(const DeviceChunkBatch& batch, size_t chunk, DecodeResult r,
+                                     unsigned lane) {
+  if (lane == 0) {
+    batch.statuses[chunk] = r.status;
+    batch.output_sizes[chunk] = r.status == DeviceChunkStatus::ok ? r.size : 0;
+  }
+}
 
 template <bool kNumcodecs, int kBlocksPerSm>
 __global__ void __launch_bounds__(kDecodeWarps* kWarpSize, kBlocksPerSm)
@@ -36,37 +91,49 @@ __global__ void __launch_bounds__(kDecodeWarps* kWarpSize, kBlocksPerSm)
   if (handled != nullptr && handled[chunk]) return;  // decoded block-parallel
   const unsigned lane = threadIdx.x % kWarpSize;
   __shared__ detail::Lz4StepQueue queues[kDecodeWarps];
-  detail::Lz4StepQueue& queue = queues[threadIdx.x / kWarpSize];
-  const auto* in = reinterpret_cast<const unsigned char*>(batch.inputs[chunk]);
-  auto* out = reinterpret_cast<unsigned char*>(batch.outputs[chunk]);
-  uint64_t in_size = batch.input_sizes[chunk];
-  uint64_t capacity = batch.output_capacities[chunk];
-  uint64_t expected = 0;
-  DecodeResult r;
-  if (kNumcodecs) {
-    if (in_size < kNumcodecsLz4HeaderSize) {
-      r.status = DeviceChunkStatus::corrupt_input;
-    } else {
-      expected = load_le32(in);
-      if (expected > capacity) r.status = DeviceChunkStatus::output_too_small;
-      in += kNumcodecsLz4HeaderSize;
-      in_size -= kNumcodecsLz4HeaderSize;
-      capacity = expected;
-    }
-    if (r.status == DeviceChunkStatus::ok && expected > 0) {
-      r = detail::warp_lz4_decode(in, in_size, out, capacity, lane, queue);
-      if (r.status == DeviceChunkStatus::output_too_small ||
-          (r.status == DeviceChunkStatus::ok && r.size != expected)) {
-        r.status = DeviceChunkStatus::corrupt_input;  // the block disagrees with its header
-      }
-    }
-  } else {
-    r = detail::warp_lz4_decode(in, in_size, out, capacity, lane, queue);
+  const ChunkBlock b = chunk_block<kNumcodecs>(batch, chunk);
+  DecodeResult r{b.status, 0};
+  if (b.decode) {
+    r = chunk_result<kNumcodecs>(b, detail::warp_lz4_decode(b.in, b.in_size, b.out, b.capacity,
+                                                            lane, queues[threadIdx.x / kWarpSize]));
   }
-  if (lane == 0) {
-    batch.statuses[chunk] = r.status;
-    batch.output_sizes[chunk] = r.status == DeviceChunkStatus::ok ? r.size : 0;
+  record_result(batch, chunk, r, lane);
+}
+
+/// Waits for both warps of pair `pair` of the thread block (named barrier 1 + pair).
+__device__ inline void pair_barrier(unsigned pair) {
+  asm volatile("bar.sync %0, %1;" ::"r"(1 + pair), "r"(2 * kWarpSize) : "memory");
+}
+
+/// Two warps per chunk (lz4_warp_pair_decode.cuh): warp 2k parses chunk k of the block, warp
+/// 2k + 1 executes its steps and records the result.
+template <bool kNumcodecs>
+__global__ void __launch_bounds__(kPairChunks * 2 * kWarpSize, kPairBlocksPerSm)
+    lz4_decode_pair_kernel(DeviceChunkBatch batch, const uint32_t* handled) {
+  __shared__ detail::Lz4PairShared pairs[kPairChunks];
+  const unsigned warp = threadIdx.x / kWarpSize, lane = threadIdx.x % kWarpSize;
+  const unsigned pair = warp / 2;
+  const bool parser = warp % 2 == 0;
+  const size_t chunk = blockIdx.x * size_t{kPairChunks} + pair;
+  if (chunk >= batch.count) return;
+  if (handled != nullptr && handled[chunk]) return;  // decoded block-parallel
+  const ChunkBlock b = chunk_block<kNumcodecs>(batch, chunk);
+  if (!b.decode || b.in_size >= detail::kLz4WarpMaxInput) {
+    const DecodeResult r =
+        b.decode ? DecodeResult{DeviceChunkStatus::unsupported, 0} : DecodeResult{b.status, 0};
+    if (!parser) record_result(batch, chunk, r, lane);
+    return;
   }
+  detail::Lz4PairShared& shared = pairs[pair];
+  if (parser) detail::lz4_pair_reset(shared, lane);
+  pair_barrier(pair);
+  if (parser) {
+    detail::warp_lz4_pair_parse(b.in, static_cast<uint32_t>(b.in_size), b.capacity, lane, shared);
+    return;
+  }
+  record_result(
+      batch, chunk,
+      chunk_result<kNumcodecs>(b, detail::warp_lz4_pair_execute(b.in, b.out, lane, shared)), lane);
 }
 
 template <bool kNumcodecs>
@@ -103,8 +170,15 @@ __global__ void __launch_bounds__(kEncodeThreads)
 template <bool kNumcodecs>
 void decode(const DeviceChunkBatch& batch, Stream stream, const uint32_t* handled = nullptr) {
   if (batch.count == 0) return;
-  const auto blocks = static_cast<unsigned>((batch.count + kDecodeWarps - 1) / kDecodeWarps);
   const cudaStream_t s = detail::to_cuda(stream.native());
+  constexpr auto pairs = lz4_decode_pair_kernel<kNumcodecs>;
+  const auto pair_blocks = static_cast<unsigned>((batch.count + kPairChunks - 1) / kPairChunks);
+  if (pair_blocks <= detail::resident_blocks(pairs, kPairChunks * 2 * kWarpSize)) {
+    pairs<<<pair_blocks, kPairChunks * 2 * kWarpSize, 0, s>>>(batch, handled);
+    CUZARR_CUDA_CHECK(cudaGetLastError());
+    return;
+  }
+  const auto blocks = static_cast<unsigned>((batch.count + kDecodeWarps - 1) / kDecodeWarps);
   constexpr auto few = lz4_decode_kernel<kNumcodecs, kDecodeBlocksPerSmFew>;
   const uint64_t few_at_once = detail::resident_blocks(few, kDecodeWarps * kWarpSize);
   if (blocks <= few_at_once) {

@@ -2,7 +2,9 @@
 // size, then one block). Decoding runs one warp per chunk (lz4_warp_decode.cuh): the lanes parse
 // the token chain 32 input positions at a time with every bounds check of lz4_block_format.hpp,
 // then copy the literals and matches of up to 32 sequences together (overlapping matches
-// included); hostile input yields a status, never an access outside the chunk's input or output.
+// included). A batch of few chunks (as many as two warps each fit on the GPU at once) gets two
+// warps per chunk, one parsing while the other copies (lz4_warp_pair_decode.cuh). Hostile input
+// yields a status, never an access outside the chunk's input or output.
 // Encoding runs one thread per chunk (greedy, single pass); its output decodes with liblz4's
 // LZ4_decompress_safe. CUDA builds only; launchers queue work on `stream` and throw CudaError
 // when a launch fails.
@@ -30,8 +32,8 @@ void numcodecs_lz4_decode_batch(const DeviceChunkBatch& batch, Stream stream);
 // block decodes to at least `block_parallel_from` bytes (kLz4BpMinCapacity, 4 MiB, is what it was
 // built for) is cut into 1 KiB segments of input parsed, checked and copied by many threads. Same
 // statuses and outputs as the calls above; the other chunks decode one warp per chunk. By default
-// (kLz4BpOff) every chunk decodes one warp per chunk, which the H200 measurements favour at every
-// size (see kLz4BpOff).
+// (kLz4BpOff) every chunk takes the warp decoders above, which the H200 measurements favour at
+// every size (see kLz4BpOff).
 
 /// Scratch bytes for `count` chunks whose output capacities are at most `max_output`: about
 /// 5.5 x max_output per chunk (segment records) when max_output >= block_parallel_from, else 0

@@ -37,13 +37,18 @@ struct Lz4QueuedStep {
   uint32_t literal_at, literal_length, match_distance, match_length;
 };
 
-/// Steps a warp's queue holds: a group of 32, plus the most one window adds before it is full.
+/// A ring of parsed steps in shared memory (kSlots a power of two): step n in slots[n % kSlots].
+template <unsigned kSlots>
+struct Lz4StepRing {
+  static_assert((kSlots & (kSlots - 1)) == 0);
+  Lz4QueuedStep slots[kSlots];
+};
+
+/// Steps a warp's own queue holds: a group of 32, plus the most one window adds before it is full.
 inline constexpr unsigned kLz4QueueSlots = 64;
 
-/// The queue of one warp: kLz4QueueSlots steps in shared memory (1 KiB).
-struct Lz4StepQueue {
-  Lz4QueuedStep slots[kLz4QueueSlots];
-};
+/// The queue of one warp that parses and executes (1 KiB).
+using Lz4StepQueue = Lz4StepRing<kLz4QueueSlots>;
 
 /// Lane t's bit is set when position ip + t is reachable from ip through the lanes' links
 /// (`next`: the lane of the next token, 32 or more when it starts past the window or there is
@@ -60,19 +65,23 @@ __device__ inline unsigned warp_reachable_lanes(unsigned next, unsigned lane) {
   }
 }
 
-/// Parses the block at in[ip] into `queue` (slots tail, tail + 1, ... mod kLz4QueueSlots) until
-/// at least 32 steps wait (`queued`), the block ends or a step fails. `ip` and `op` (bytes
-/// produced before ip's token) advance past the steps queued; every lane passes and gets the same
-/// values. Returns the status of the step that failed (ok when none did); `last` is set when the
-/// final sequence is queued.
+/// Parses the block at in[ip] into `queue` (slots tail, tail + 1, ...) until at least `target`
+/// steps wait (`queued`), the block ends or a step fails; a call adds at most target + 10 steps to
+/// `queued`. `ip` and `op` (bytes produced before ip's token) advance past the steps queued; every
+/// lane passes and gets the same values. Returns the status of the step that failed (ok when none
+/// did); `last` is set when the final sequence is queued.
+template <unsigned kSlots>
 __device__ inline DeviceChunkStatus warp_lz4_parse_steps(const unsigned char* in, uint32_t in_size,
                                                          uint64_t capacity, uint32_t& ip,
                                                          uint64_t& op, unsigned lane,
-                                                         Lz4StepQueue& queue, unsigned& tail,
-                                                         unsigned& queued, bool& last) {
-  while (queued < kWarpSize) {
+                                                         Lz4StepRing<kSlots>& queue, unsigned& tail,
+                                                         unsigned& queued, bool& last,
+                                                         unsigned target) {
+  while (queued < target) {
     // The input 256 bytes ahead (about seven windows) on its way to L1 while this one is parsed.
-    if (lane == 0) prefetch_l1(in + umin(uint64_t{ip} + kLz4PrefetchAhead, in_size - 1));
+    if (lane == 0 && ip < in_size) {
+      prefetch_l1(in + umin(uint64_t{ip} + kLz4PrefetchAhead, in_size - 1));
+    }
     // Lane j: the token at p = ip + j, if it is simple.
     const uint32_t p = ip + lane;
     uint32_t link = kNoLink, literals = 0, match = 0, distance = 0, extended = 0;
@@ -122,7 +131,7 @@ __device__ inline DeviceChunkStatus warp_lz4_parse_steps(const unsigned char* in
       const DeviceChunkStatus status = lz4_parse_sequence(in, in_size, at, op, capacity, step);
       if (status != DeviceChunkStatus::ok) return status;
       if (lane == 0) {
-        queue.slots[tail % kLz4QueueSlots] = {
+        queue.slots[tail % kSlots] = {
             static_cast<uint32_t>(step.literal_start), static_cast<uint32_t>(step.literal_length),
             static_cast<uint32_t>(step.match_distance), static_cast<uint32_t>(step.match_length)};
       }
@@ -139,8 +148,8 @@ __device__ inline DeviceChunkStatus warp_lz4_parse_steps(const unsigned char* in
     // The chain's r-th token goes to slot tail + r.
     if ((chain >> lane) & 1u) {
       const unsigned r = __popc(chain & ((1u << lane) - 1));
-      queue.slots[(tail + r) % kLz4QueueSlots] = {p + 1 + extended, literals, distance,
-                                                  match + uint32_t{kLz4MinMatch}};
+      queue.slots[(tail + r) % kSlots] = {p + 1 + extended, literals, distance,
+                                          match + uint32_t{kLz4MinMatch}};
     }
     const unsigned taken = __popc(chain);
     const unsigned end = 31 - __clz(chain);
@@ -150,6 +159,25 @@ __device__ inline DeviceChunkStatus warp_lz4_parse_steps(const unsigned char* in
     queued += taken;
   }
   return DeviceChunkStatus::ok;
+}
+
+/// Takes `count` (at most 32) steps of `queue` from slot `head` as a group (lane k: step k). Every
+/// lane calls it; the slots are free again when it returns (ends with __syncwarp).
+template <unsigned kSlots>
+__device__ inline WarpStepGroup warp_lz4_take_steps(const unsigned char* in,
+                                                    const Lz4StepRing<kSlots>& queue, unsigned head,
+                                                    unsigned count, unsigned lane) {
+  WarpStepGroup g;
+  g.count = count;
+  if (lane < count) {
+    const Lz4QueuedStep s = queue.slots[(head + lane) % kSlots];
+    g.mine.literals = in + s.literal_at;
+    g.mine.literal_length = s.literal_length;
+    g.mine.match_distance = s.match_distance;
+    g.mine.match_length = s.match_length;
+  }
+  __syncwarp();
+  return g;
 }
 
 /// Warp-cooperative LZ4 block decode: every bounds check of lz4_parse_sequence, the same status
@@ -167,23 +195,14 @@ __device__ inline DecodeResult warp_lz4_decode(const unsigned char* in, uint64_t
   for (;;) {
     if (status == DeviceChunkStatus::ok && !last) {
       status = warp_lz4_parse_steps(in, static_cast<uint32_t>(in_size), capacity, ip, parsed, lane,
-                                    queue, tail, queued, last);
+                                    queue, tail, queued, last, kWarpSize);
     }
     if (queued == 0) return {status, op};
     __syncwarp();  // the queued steps are visible to every lane
-    WarpStepGroup g;
-    g.count = queued < kWarpSize ? queued : kWarpSize;
-    if (lane < g.count) {
-      const Lz4QueuedStep s = queue.slots[(head + lane) % kLz4QueueSlots];
-      g.mine.literals = in + s.literal_at;
-      g.mine.literal_length = s.literal_length;
-      g.mine.match_distance = s.match_distance;
-      g.mine.match_length = s.match_length;
-    }
-    __syncwarp();  // the group's slots are free for the parser
-    op = warp_execute_group(g, out, op, lane);
-    head += g.count;
-    queued -= g.count;
+    const unsigned count = queued < kWarpSize ? queued : kWarpSize;
+    op = warp_execute_group(warp_lz4_take_steps(in, queue, head, count, lane), out, op, lane);
+    head += count;
+    queued -= count;
   }
 }
 
