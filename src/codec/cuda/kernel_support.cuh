@@ -42,15 +42,6 @@ __host__ __device__ inline void prefetch_l1(const void* p) {
 #endif
 }
 
-/// The same for the L2 cache.
-__host__ __device__ inline void prefetch_l2(const void* p) {
-#if defined(__CUDA_ARCH__)
-  asm volatile("prefetch.global.L2 [%0];" ::"l"(p));
-#else
-  (void)p;
-#endif
-}
-
 inline constexpr unsigned kFullMask = 0xFFFFFFFFu;
 inline constexpr int kWarpSize = 32;
 
