@@ -86,6 +86,19 @@ TEST_F(GpuLz4, DecodesLiblz4BlocksOfEveryFamily) {
   }
 }
 
+// Checks chunk i of a decoded batch (device status `status`) against the serial decoder on
+// `block`: the same status and, when that is ok, the same bytes. `serial` gets the serial result.
+void expect_like_serial_decoder(const DeviceBatch& batch, size_t i, DeviceChunkStatus status,
+                                const Bytes& block, uint64_t capacity, gpu::DecodeResult& serial) {
+  Bytes expected(capacity);
+  serial = gpu::lz4_decode_block_serial(block.data(), block.size(), expected.data(), capacity);
+  ASSERT_EQ(status, serial.status) << i;
+  if (serial.status == DeviceChunkStatus::ok) {
+    expected.resize(serial.size);
+    ASSERT_EQ(batch.output(i), expected) << i;
+  }
+}
+
 TEST_F(GpuLz4, HostileBlocksGetTheCpuReferenceStatus) {
   std::mt19937 rng(5);
   Chunks blocks;
@@ -114,14 +127,11 @@ TEST_F(GpuLz4, HostileBlocksGetTheCpuReferenceStatus) {
   const auto statuses = batch.statuses();
   const auto sizes = batch.output_sizes();
   for (size_t i = 0; i < blocks.size(); ++i) {
-    Bytes expected(capacities[i]);
-    const auto r = gpu::lz4_decode_block_serial(blocks[i].data(), blocks[i].size(), expected.data(),
-                                                capacities[i]);
-    ASSERT_EQ(statuses[i], r.status) << i;
+    gpu::DecodeResult r;
+    ASSERT_NO_FATAL_FAILURE(
+        expect_like_serial_decoder(batch, i, statuses[i], blocks[i], capacities[i], r));
     if (r.status == DeviceChunkStatus::ok) {
-      ASSERT_EQ(sizes[i], r.size);
-      expected.resize(r.size);
-      ASSERT_EQ(batch.output(i), expected) << i;
+      ASSERT_EQ(sizes[i], r.size) << i;
     }
   }
 }
@@ -159,14 +169,9 @@ void expect_batch_decodes_like_the_cpu_reference(size_t count) {
   const auto framed_statuses = numcodecs.statuses();
   size_t damaged_ok = 0;
   for (size_t i = 0; i < blocks.size(); ++i) {
-    Bytes expected(capacities[i]);
-    const auto r = gpu::lz4_decode_block_serial(blocks[i].data(), blocks[i].size(), expected.data(),
-                                                capacities[i]);
-    ASSERT_EQ(statuses[i], r.status) << i;
-    if (r.status == DeviceChunkStatus::ok) {
-      expected.resize(r.size);
-      ASSERT_EQ(raw.output(i), expected) << i;
-    }
+    gpu::DecodeResult r;
+    ASSERT_NO_FATAL_FAILURE(
+        expect_like_serial_decoder(raw, i, statuses[i], blocks[i], capacities[i], r));
     if (i % 7 != 3) {
       ASSERT_EQ(r.status, DeviceChunkStatus::ok) << i;
       ASSERT_EQ(raw.output(i), expected_inputs[i]) << i;
