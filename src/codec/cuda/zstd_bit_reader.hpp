@@ -136,4 +136,48 @@ struct ZstdBackwardBitReader {
   }
 };
 
+/// A backward bitstream reader for hot loops (the FSE sequence decoder): 32-bit positions and a
+/// 64-bit window, meant to be copied into registers for a run of reads. ensure(n) before reads of
+/// n bits in all; a read past the stream's start yields 0 bits and leaves `pos` negative, which
+/// the caller checks. Streams of at most 2^28 bytes (a block's bitstream is at most 128 KiB).
+struct ZstdBackwardWindow {
+  const unsigned char* data = nullptr;
+  uint32_t size = 0;
+  int32_t pos = 0;      ///< bits not read yet: stream bits [0, pos)
+  int32_t base = 0;     ///< the stream bit held by bit 0 of `window`
+  uint64_t window = 0;  ///< stream bits [base, base + 64)
+
+  /// corrupt_input for an empty or oversized stream, or a last byte of 0 (no end marker).
+  CUZARR_HOST_DEVICE DeviceChunkStatus init(const unsigned char* d, uint64_t n) {
+    data = d;
+    size = static_cast<uint32_t>(n);
+    if (n == 0 || n > (uint64_t{1} << 28) || d[n - 1] == 0) return DeviceChunkStatus::corrupt_input;
+    pos = static_cast<int32_t>((n - 1) * 8 + zstd_highbit(d[n - 1]));
+    reload();
+    return DeviceChunkStatus::ok;
+  }
+
+  /// Loads the 8 bytes that end with the byte of bit pos - 1 (the first 8 when pos <= 64): at
+  /// least 57 unread bits then lie in the window, or all of them.
+  CUZARR_HOST_DEVICE void reload() {
+    const uint32_t end = pos > 0 ? (static_cast<uint32_t>(pos) + 7) / 8 : 0;
+    const uint32_t start = end >= 8 ? end - 8 : 0;
+    window = zstd_load_le64(data, size, start);
+    base = static_cast<int32_t>(start * 8);
+  }
+
+  /// Makes the next n (<= 57) bits readable from the window.
+  CUZARR_HOST_DEVICE void ensure(uint32_t n) {
+    if (pos - base < static_cast<int32_t>(n)) reload();
+  }
+
+  /// The next n (<= 31) bits, most significant first; 0 past the stream's start.
+  CUZARR_HOST_DEVICE uint32_t read(uint32_t n) {
+    pos -= static_cast<int32_t>(n);
+    const int32_t shift = pos - base;
+    const uint32_t v = static_cast<uint32_t>(window >> (shift >= 0 ? shift : 0));
+    return shift >= 0 ? v & ((1u << n) - 1u) : 0u;
+  }
+};
+
 }  // namespace cuzarr::gpu

@@ -525,27 +525,21 @@ CUZARR_HOST_DEVICE inline DeviceChunkStatus zstd_bp_decode_sequences(const unsig
                              src.available, t.sequences, used);
     if (s != DeviceChunkStatus::ok) return s;
   }
-  ZstdSequenceDecoder dec;
-  DeviceChunkStatus s = dec.bits.init(in + rec.bitstream, rec.bitstream_size);
-  if (s != DeviceChunkStatus::ok) return s;
-  for (int k = 0; k < 3; ++k) {
-    dec.tables[k] = &t.sequences.table[k];
-    dec.state[k] = static_cast<uint32_t>(dec.bits.read(t.sequences.table[k].log));
-  }
-  if (dec.bits.overflow) return DeviceChunkStatus::corrupt_input;
-  dec.remaining = rec.sequence_count;
+  // The record's fields are read once: the loop's stores could alias them.
+  const uint32_t count = rec.sequence_count, literal_size = rec.literal_size,
+                 block_max = rec.block_max;
   // Every sequence writes at least 3 bytes.
-  if (uint64_t{rec.sequence_count} * 3 > rec.block_max) return DeviceChunkStatus::corrupt_input;
-  uint64_t literals_used = 0, matched = 0;
+  if (uint64_t{count} * 3 > block_max) return DeviceChunkStatus::corrupt_input;
+  ZstdSequenceDecoder dec;
+  DeviceChunkStatus s = dec.start(in + rec.bitstream, rec.bitstream_size, t.sequences, count);
+  if (s != DeviceChunkStatus::ok) return s;
+  uint32_t literals_used = 0, matched = 0, i = 0;
   ZstdSeqRecord* out = sequences + rec.sequence_offset;
-  for (uint32_t i = 0; i < rec.sequence_count; ++i) {
-    uint64_t ll = 0, ml = 0, ov = 0;
-    s = dec.next_raw(ll, ml, ov);
-    if (s != DeviceChunkStatus::ok) return s;
-    if (ll > rec.literal_size - literals_used) return DeviceChunkStatus::corrupt_input;
+  s = dec.decode(t.sequences, count, [&](uint32_t ll, uint32_t ml, uint32_t ov) {
+    if (ll > literal_size - literals_used) return DeviceChunkStatus::corrupt_input;
     literals_used += ll;
+    if (ml > block_max - matched) return DeviceChunkStatus::corrupt_input;
     matched += ml;
-    if (matched > rec.block_max) return DeviceChunkStatus::corrupt_input;
     // Offset values 1..3 name repeat offsets, shifted by one when the literal length is 0; the
     // offset used moves to the front of the history (RFC 8878, 3.1.2.5).
     ZstdRepSlot offset;
@@ -555,7 +549,7 @@ CUZARR_HOST_DEVICE inline DeviceChunkStatus zstd_bp_decode_sequences(const unsig
       reps[1] = reps[0];
       reps[0] = offset;
     } else {
-      const uint64_t index = ov - 1 + (ll == 0 ? 1 : 0);
+      const uint32_t index = ov - 1 + (ll == 0 ? 1 : 0);
       if (index == 0) {
         offset = reps[0];
       } else if (index == 3) {  // repeat offset 1 minus one
@@ -577,14 +571,15 @@ CUZARR_HOST_DEVICE inline DeviceChunkStatus zstd_bp_decode_sequences(const unsig
         reps[0] = offset;
       }
     }
-    out[i] = ZstdSeqRecord{
-        static_cast<uint32_t>(ll),
-        static_cast<uint32_t>(ml) | (static_cast<uint32_t>(offset.source + 1) << kZstdSeqKindShift),
-        static_cast<uint32_t>(offset.value), static_cast<uint32_t>(literals_used + matched - ml)};
-  }
+    out[i++] =
+        ZstdSeqRecord{ll, ml | (static_cast<uint32_t>(offset.source + 1) << kZstdSeqKindShift),
+                      static_cast<uint32_t>(offset.value), literals_used + matched - ml};
+    return DeviceChunkStatus::ok;
+  });
+  if (s != DeviceChunkStatus::ok) return s;
   if (!dec.finished_cleanly()) return DeviceChunkStatus::corrupt_input;
-  if (matched > rec.block_max - rec.literal_size) return DeviceChunkStatus::corrupt_input;
-  rec.decoded_size = static_cast<uint32_t>(rec.literal_size + matched);
+  if (matched > block_max - literal_size) return DeviceChunkStatus::corrupt_input;
+  rec.decoded_size = literal_size + matched;
   for (int k = 0; k < 3; ++k) rec.reps[k] = reps[k];
   return DeviceChunkStatus::ok;
 }

@@ -164,28 +164,32 @@ struct ZstdFrameDecoder {
   /// match within the frame's output so far, the block's and the output's room).
   CUZARR_HOST_DEVICE DeviceChunkStatus next_sequences(ZstdSequenceStep* steps, uint32_t max,
                                                       uint32_t& count) {
-    count = 0;
+    // The decoder's fields are copied into locals: the loop keeps them in registers.
+    uint32_t n = 0;
     uint64_t o = op, lp = literal_pos;
-    while (count < max && sequences.remaining > 0) {
-      ZstdSequence seq;
-      const DeviceChunkStatus s = sequences.next(seq, reps);
-      if (s != DeviceChunkStatus::ok) return s;
-      const uint64_t ll = seq.literal_length, ml = seq.match_length;
-      if (ll > literals.size - lp) return DeviceChunkStatus::corrupt_input;
-      // A match may reach back to the start of the frame, no further (no dictionary).
-      if (seq.offset > o + ll - frame_start) return DeviceChunkStatus::corrupt_input;
-      if (ml > block_limit - o || ll > block_limit - o - ml)
-        return DeviceChunkStatus::corrupt_input;
-      if (ll + ml > capacity - o) return DeviceChunkStatus::output_too_small;
-      steps[count++] =
-          ZstdSequenceStep{static_cast<uint32_t>(lp), static_cast<uint32_t>(ll),
-                           static_cast<uint32_t>(ml), static_cast<uint32_t>(seq.offset)};
-      lp += ll;
-      o += ll + ml;
-    }
+    ZstdRepeatOffsets r = reps;
+    const uint64_t literal_count = literals.size, start = frame_start, limit = block_limit,
+                   cap = capacity;
+    const DeviceChunkStatus s = sequences.decode(
+        workspace->sequences, max, [&](uint32_t ll, uint32_t ml, uint32_t offset_value) {
+          uint64_t offset = 0;
+          if (!r.resolve(offset_value, ll, offset)) return DeviceChunkStatus::corrupt_input;
+          if (ll > literal_count - lp) return DeviceChunkStatus::corrupt_input;
+          // A match may reach back to the start of the frame, no further (no dictionary).
+          if (offset > o + ll - start) return DeviceChunkStatus::corrupt_input;
+          if (ml > limit - o || ll > limit - o - ml) return DeviceChunkStatus::corrupt_input;
+          if (ll + ml > cap - o) return DeviceChunkStatus::output_too_small;
+          steps[n++] =
+              ZstdSequenceStep{static_cast<uint32_t>(lp), ll, ml, static_cast<uint32_t>(offset)};
+          lp += ll;
+          o += ll + ml;
+          return DeviceChunkStatus::ok;
+        });
+    count = n;
     op = o;
     literal_pos = lp;
-    return DeviceChunkStatus::ok;
+    reps = r;
+    return s;
   }
 
   /// Produces the next step (returns ok with done = false), finishes (ok, done = true), or fails.
@@ -272,7 +276,7 @@ struct ZstdFrameDecoder {
         }
         case Phase::sequences: {
           if (sequences.remaining == 0) {
-            if (sequences.bits.size > 0 && !sequences.finished_cleanly()) {
+            if (sequences.has_stream && !sequences.finished_cleanly()) {
               return DeviceChunkStatus::corrupt_input;
             }
             phase = Phase::block_end;

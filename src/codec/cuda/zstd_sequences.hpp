@@ -1,6 +1,6 @@
 // The sequences section of a compressed Zstandard block (RFC 8878, 3.1.1.3.2): the number of
 // sequences, the three code tables (predefined, RLE, FSE-compressed or repeated from the previous
-// block), and the decoding of one sequence at a time from the backward bitstream, with the
+// block), and the decoding of runs of sequences from the backward bitstream, with the
 // repeat-offset rules (RFC 8878, 3.1.2.5).
 #pragma once
 
@@ -22,14 +22,6 @@ inline constexpr unsigned kZstdMaxOffsetCode = 31;
 struct ZstdSequenceTables {
   ZstdFseTable table[3];  ///< indexed by ZstdSequenceCode
   bool valid[3];
-};
-
-/// One decoded sequence: copy `literal_length` literals, then `match_length` bytes from `offset`
-/// bytes back.
-struct ZstdSequence {
-  uint64_t literal_length;
-  uint64_t match_length;
-  uint64_t offset;
 };
 
 /// The repeat offset history of a frame (RFC 8878, 3.1.2.5), in three registers (no indexed
@@ -64,105 +56,125 @@ struct ZstdRepeatOffsets {
   }
 };
 
-/// Literal length code -> baseline and extra bits (RFC 8878, 3.1.1.3.2.1.1).
-CUZARR_HOST_DEVICE inline void zstd_literal_length_code(unsigned code, uint32_t& baseline,
-                                                        unsigned& bits) {
-  if (code < 16) {
-    baseline = code;
-    bits = 0;
-  } else if (code < 20) {
-    baseline = 16 + 2 * (code - 16);
-    bits = 1;
-  } else if (code < 22) {
-    baseline = 24 + 4 * (code - 20);
-    bits = 2;
-  } else if (code < 24) {
-    baseline = 32 + 8 * (code - 22);
-    bits = 3;
-  } else if (code == 24) {
-    baseline = 48;
-    bits = 4;
-  } else {
-    bits = code - 19;
-    baseline = 1u << bits;
-  }
+/// Literal length code (at most 35) -> baseline and extra bits (RFC 8878, 3.1.1.3.2.1.1), without
+/// branches: codes 16..24 come from packed constants, codes from 25 on take code - 19 bits.
+CUZARR_HOST_DEVICE inline void zstd_literal_length_code(uint32_t code, uint32_t& baseline,
+                                                        uint32_t& bits) {
+  // Codes 16..24: extra bits 1 1 1 1 2 2 3 3 4 (4 bits each), (baseline - 16) / 2 = 0 1 2 3 4 6
+  // 8 12 16 (5 bits each).
+  constexpr uint64_t kBits = 0x433221111ull;
+  constexpr uint64_t kHalfBase = (0ull << 0) | (1ull << 5) | (2ull << 10) | (3ull << 15) |
+                                 (4ull << 20) | (6ull << 25) | (8ull << 30) | (12ull << 35) |
+                                 (16ull << 40);
+  const uint32_t i = code - 16;  // wraps for codes below 16: not used then
+  const uint32_t table_bits = static_cast<uint32_t>(kBits >> (4 * (i & 15))) & 15u;
+  const uint32_t table_base = 16 + 2 * (static_cast<uint32_t>(kHalfBase >> (5 * (i & 15))) & 31u);
+  const uint32_t high_bits = code - 19;
+  bits = code < 16 ? 0 : code < 25 ? table_bits : high_bits;
+  baseline = code < 16 ? code : code < 25 ? table_base : 1u << (high_bits & 31);
 }
 
-/// Match length code -> baseline and extra bits (RFC 8878, 3.1.1.3.2.1.1).
-CUZARR_HOST_DEVICE inline void zstd_match_length_code(unsigned code, uint32_t& baseline,
-                                                      unsigned& bits) {
-  if (code < 32) {
-    baseline = code + 3;
-    bits = 0;
-  } else if (code < 36) {
-    baseline = 35 + 2 * (code - 32);
-    bits = 1;
-  } else if (code < 38) {
-    baseline = 43 + 4 * (code - 36);
-    bits = 2;
-  } else if (code < 40) {
-    baseline = 51 + 8 * (code - 38);
-    bits = 3;
-  } else if (code < 42) {
-    baseline = 67 + 16 * (code - 40);
-    bits = 4;
-  } else if (code == 42) {
-    baseline = 99;
-    bits = 5;
-  } else {
-    bits = code - 36;
-    baseline = (1u << bits) + 3;
-  }
+/// Match length code (at most 52) -> baseline and extra bits (RFC 8878, 3.1.1.3.2.1.1), without
+/// branches: codes 32..42 come from packed constants, codes from 43 on take code - 36 bits.
+CUZARR_HOST_DEVICE inline void zstd_match_length_code(uint32_t code, uint32_t& baseline,
+                                                      uint32_t& bits) {
+  // Codes 32..42: extra bits 1 1 1 1 2 2 3 3 4 4 5 (4 bits each), (baseline - 35) / 2 = 0 1 2 3
+  // 4 6 8 12 16 24 (5 bits each) and 32 for code 42.
+  constexpr uint64_t kBits = 0x54433221111ull;
+  constexpr uint64_t kHalfBase = (0ull << 0) | (1ull << 5) | (2ull << 10) | (3ull << 15) |
+                                 (4ull << 20) | (6ull << 25) | (8ull << 30) | (12ull << 35) |
+                                 (16ull << 40) | (24ull << 45);
+  const uint32_t i = code - 32;  // wraps for codes below 32: not used then
+  const uint32_t table_bits = static_cast<uint32_t>(kBits >> (4 * (i & 15))) & 15u;
+  const uint32_t half = i == 10 ? 32u : static_cast<uint32_t>(kHalfBase >> (5 * (i & 15))) & 31u;
+  const uint32_t high_bits = code - 36;
+  bits = code < 32 ? 0 : code < 43 ? table_bits : high_bits;
+  baseline = code < 32 ? code + 3 : code < 43 ? 35 + 2 * half : (1u << (high_bits & 31)) + 3;
 }
 
-/// Decodes the sequences of one block, one at a time.
+/// A decoding cell as one 32-bit word: baseline in bits 0..15, symbol 16..23, bits 24..31.
+CUZARR_HOST_DEVICE inline uint32_t zstd_fse_cell_word(const ZstdFseCell* cells, uint32_t state) {
+  const ZstdFseCell c = cells[state];
+  return uint32_t{c.baseline} | (uint32_t{c.symbol} << 16) | (uint32_t{c.bits} << 24);
+}
+
+/// Decodes the sequences of one block (RFC 8878, 3.1.1.3.2.2): three FSE states over one backward
+/// bitstream. `decode` runs a batch of sequences with the bit window and the states in registers.
 struct ZstdSequenceDecoder {
-  ZstdBackwardBitReader bits;
-  const ZstdFseTable* tables[3];
-  uint32_t state[3];
-  uint32_t remaining = 0;  ///< sequences not decoded yet
+  ZstdBackwardWindow bits;
+  uint32_t state_ll = 0, state_of = 0, state_ml = 0;
+  uint32_t remaining = 0;   ///< sequences not decoded yet
+  bool has_stream = false;  ///< a sequences bitstream was started (count > 0)
 
-  /// Decodes the next sequence's codes: literal and match lengths, and the raw Offset_Value
-  /// (1..3 name repeat offsets, larger values are offset + 3). corrupt_input when the bitstream
-  /// runs out.
-  CUZARR_HOST_DEVICE DeviceChunkStatus next_raw(uint64_t& literal_length, uint64_t& match_length,
-                                                uint64_t& offset_value) {
-    const ZstdFseCell ll = tables[0]->cells[state[0]];
-    const ZstdFseCell of = tables[1]->cells[state[1]];
-    const ZstdFseCell ml = tables[2]->cells[state[2]];
-    // Extra bits come in the order offset, match length, literal length; then the states are
-    // updated in the order literal length, match length, offset, except after the last sequence
-    // (RFC 8878, 3.1.1.3.2.2 / 4.1).
-    offset_value = (uint64_t{1} << of.symbol) + bits.read(of.symbol);
-    uint32_t base = 0;
-    unsigned extra = 0;
-    zstd_match_length_code(ml.symbol, base, extra);
-    match_length = base + bits.read(extra);
-    zstd_literal_length_code(ll.symbol, base, extra);
-    literal_length = base + bits.read(extra);
-    if (--remaining > 0) {
-      state[0] = ll.baseline + static_cast<uint32_t>(bits.read(ll.bits));
-      state[2] = ml.baseline + static_cast<uint32_t>(bits.read(ml.bits));
-      state[1] = of.baseline + static_cast<uint32_t>(bits.read(of.bits));
-    }
-    return bits.overflow ? DeviceChunkStatus::corrupt_input : DeviceChunkStatus::ok;
+  /// Starts `count` (> 0) sequences on the bitstream in[0, size) with tables `t`: reads the
+  /// initial states (literal lengths, offsets, match lengths). corrupt_input for a bad stream.
+  CUZARR_HOST_DEVICE DeviceChunkStatus start(const unsigned char* in, uint64_t size,
+                                             const ZstdSequenceTables& t, uint32_t count) {
+    has_stream = true;
+    remaining = 0;
+    const DeviceChunkStatus s = bits.init(in, size);
+    if (s != DeviceChunkStatus::ok) return s;
+    bits.ensure(27);
+    state_ll = bits.read(t.table[0].log);
+    state_of = bits.read(t.table[1].log);
+    state_ml = bits.read(t.table[2].log);
+    if (bits.pos < 0) return DeviceChunkStatus::corrupt_input;
+    remaining = count;
+    return DeviceChunkStatus::ok;
   }
 
-  /// Decodes the next sequence and updates the repeat offsets `reps`. corrupt_input when the
-  /// bitstream runs out or a repeat offset becomes 0.
-  CUZARR_HOST_DEVICE DeviceChunkStatus next(ZstdSequence& seq, ZstdRepeatOffsets& reps) {
-    uint64_t offset_value = 0;
-    const DeviceChunkStatus s = next_raw(seq.literal_length, seq.match_length, offset_value);
-    if (s != DeviceChunkStatus::ok) return s;
-    return reps.resolve(offset_value, seq.literal_length, seq.offset)
-               ? DeviceChunkStatus::ok
-               : DeviceChunkStatus::corrupt_input;
+  /// Decodes up to `max` more sequences, calling sink(literal_length, match_length, offset_value)
+  /// for each (Offset_Value: 1..3 name repeat offsets, larger values are offset + 3); a sink
+  /// status other than ok stops the run and is returned. corrupt_input when the bitstream runs
+  /// out.
+  template <class Sink>
+  CUZARR_HOST_DEVICE DeviceChunkStatus decode(const ZstdSequenceTables& t, uint32_t max,
+                                              Sink&& sink) {
+    ZstdBackwardWindow w = bits;
+    uint32_t sl = state_ll, so = state_of, sm = state_ml;
+    uint32_t left = remaining;
+    const ZstdFseCell* ll_cells = t.table[0].cells;
+    const ZstdFseCell* of_cells = t.table[1].cells;
+    const ZstdFseCell* ml_cells = t.table[2].cells;
+    DeviceChunkStatus status = DeviceChunkStatus::ok;
+    for (uint32_t n = 0; n < max && left > 0; ++n) {
+      const uint32_t cl = zstd_fse_cell_word(ll_cells, sl);
+      const uint32_t co = zstd_fse_cell_word(of_cells, so);
+      const uint32_t cm = zstd_fse_cell_word(ml_cells, sm);
+      const uint32_t of_code = (co >> 16) & 0xFFu;  // at most 31: the table reader checks it
+      uint32_t ml_base = 0, ml_extra = 0, ll_base = 0, ll_extra = 0;
+      zstd_match_length_code((cm >> 16) & 0xFFu, ml_base, ml_extra);
+      zstd_literal_length_code((cl >> 16) & 0xFFu, ll_base, ll_extra);
+      // Extra bits come in the order offset, match length, literal length; then the states are
+      // updated in the order literal length, match length, offset, except after the last
+      // sequence (RFC 8878, 3.1.1.3.2.2 / 4.1). At most 31 + 16 bits, then 16 + 9 + 9 + 8.
+      w.ensure(of_code + ml_extra);
+      const uint32_t offset_value = (1u << of_code) + w.read(of_code);
+      const uint32_t match_length = ml_base + w.read(ml_extra);
+      w.ensure(ll_extra + (cl >> 24) + (cm >> 24) + (co >> 24));
+      const uint32_t literal_length = ll_base + w.read(ll_extra);
+      if (--left > 0) {
+        sl = (cl & 0xFFFFu) + w.read(cl >> 24);
+        sm = (cm & 0xFFFFu) + w.read(cm >> 24);
+        so = (co & 0xFFFFu) + w.read(co >> 24);
+      }
+      if (w.pos < 0) {
+        status = DeviceChunkStatus::corrupt_input;
+        break;
+      }
+      status = sink(literal_length, match_length, offset_value);
+      if (status != DeviceChunkStatus::ok) break;
+    }
+    bits = w;
+    state_ll = sl;
+    state_of = so;
+    state_ml = sm;
+    remaining = left;
+    return status;
   }
 
   /// After the last sequence, the bitstream must be consumed exactly.
-  CUZARR_HOST_DEVICE bool finished_cleanly() const {
-    return remaining == 0 && !bits.overflow && bits.remaining == 0;
-  }
+  CUZARR_HOST_DEVICE bool finished_cleanly() const { return remaining == 0 && bits.pos == 0; }
 };
 
 /// Sets up one code table from the compression mode (RFC 8878, 3.1.1.3.2.1: 0 predefined, 1 RLE,
@@ -248,8 +260,7 @@ CUZARR_HOST_DEVICE inline DeviceChunkStatus zstd_read_sequences_header(
   ZstdSequencesCount h;
   const DeviceChunkStatus counted = zstd_read_sequences_count(in, size, h);
   if (counted != DeviceChunkStatus::ok || h.count == 0) {
-    decoder.remaining = 0;
-    decoder.bits = ZstdBackwardBitReader{};
+    decoder = ZstdSequenceDecoder{};
     return counted;
   }
   const uint64_t count = h.count;
@@ -264,15 +275,7 @@ CUZARR_HOST_DEVICE inline DeviceChunkStatus zstd_read_sequences_header(
     if (s != DeviceChunkStatus::ok) return s;
     pos += used;
   }
-  DeviceChunkStatus s = decoder.bits.init(in + pos, size - pos);
-  if (s != DeviceChunkStatus::ok) return s;
-  for (int k = 0; k < 3; ++k) {
-    decoder.tables[k] = &tables.table[k];
-    decoder.state[k] = static_cast<uint32_t>(decoder.bits.read(tables.table[k].log));
-  }
-  if (decoder.bits.overflow) return DeviceChunkStatus::corrupt_input;
-  decoder.remaining = static_cast<uint32_t>(count);
-  return DeviceChunkStatus::ok;
+  return decoder.start(in + pos, size - pos, tables, static_cast<uint32_t>(count));
 }
 
 }  // namespace cuzarr::gpu
