@@ -40,4 +40,31 @@ CUZARR_HOST_DEVICE inline bool chase_match_source(uint64_t& q, uint64_t own_star
   }
 }
 
+/// chase_match_source for a run of bytes: `run` (in: at most this many, at least 1) becomes the
+/// number of bytes from q on whose values lie at consecutive positions from the returned q: the
+/// run stays within q's final region, within the match of every step (and one period of it when
+/// the match overlaps its own output), and before `own_start`. `find_match(q, step, m, end)`
+/// also sets `end`, when it returns false, to the end of q's final region (past q).
+template <class FindMatch>
+CUZARR_HOST_DEVICE inline bool chase_match_run(uint64_t& q, uint64_t own_start, uint32_t steps,
+                                               uint64_t& run, FindMatch&& find_match) {
+  for (uint32_t step = 0;; ++step) {
+    if (q >= own_start) return true;
+    if (own_start - q < run) run = own_start - q;
+    ChaseMatch m;
+    uint64_t end = q + 1;
+    if (!find_match(q, step, m, end)) {
+      if (end - q < run) run = end - q;
+      return true;
+    }
+    const uint64_t t = q - m.at;
+    if (m.length - t < run) run = m.length - t;
+    if (m.distance < m.length && m.distance - t % m.distance < run) {
+      run = m.distance - t % m.distance;
+    }
+    if (step == steps) return false;
+    q = match_source(m.at, m.distance, t);
+  }
+}
+
 }  // namespace cuzarr::gpu

@@ -724,29 +724,38 @@ struct ZstdChaseHint {
   uint32_t sequence = 0;
 };
 
-/// Where the byte at q (before block b, in b's frame) comes from: after `steps` at most, q is a
-/// literal or raw / RLE byte of an earlier block, or lies in block b (returns true); false when
-/// the chase needs more steps (q is then a match byte of an earlier block). A corrupt earlier
-/// block (its failure is reported first) ends the chase at its bytes.
-CUZARR_HOST_DEVICE inline bool zstd_bp_chase_source(const ZstdSlot& slot, uint32_t b, uint64_t& q,
-                                                    uint32_t steps, ZstdChaseHint& hint) {
+/// Where the bytes from q on (before block b, in b's frame) come from: after `steps` at most, q
+/// is a literal or raw / RLE byte of an earlier block (returns true); false when the chase needs
+/// more steps (q is then a match byte of an earlier block). `run` (in: at most this many, at
+/// least 1) becomes the number of bytes from the original q whose values lie from the final q on
+/// (chase_match_run). A corrupt earlier block (its failure is reported first) ends the chase at
+/// its bytes.
+CUZARR_HOST_DEVICE inline bool zstd_bp_chase_run(const ZstdSlot& slot, uint32_t b, uint64_t& q,
+                                                 uint32_t steps, ZstdChaseHint& hint,
+                                                 uint64_t& run) {
   const ZstdBlockRecord& cur = slot.blocks[b];
   const uint32_t first = slot.frames[cur.frame].first_block;
   const uint64_t frame_start = slot.frames[cur.frame].output_offset;
-  // The match of an earlier block that writes q (false: q is final there).
-  auto find_match = [&](uint64_t at_q, uint32_t step, ChaseMatch& m) {
+  // The match of an earlier block that writes q (false: q is final there, up to `end`).
+  auto find_match = [&](uint64_t at_q, uint32_t step, ChaseMatch& m, uint64_t& end) {
     const bool hinted =
         step == 0 && hint.block >= first && hint.block < b &&
         slot.blocks[hint.block].output_offset <= at_q &&
         at_q - slot.blocks[hint.block].output_offset < slot.blocks[hint.block].decoded_size;
     const uint32_t k = hinted ? hint.block : zstd_bp_block_at(slot, first, b, at_q);
     const ZstdBlockRecord& rec = slot.blocks[k];
+    if (rec.execute_status != DeviceChunkStatus::ok) return false;  // end: q + 1
+    const uint64_t block_end = rec.output_offset + rec.decoded_size;
     const uint32_t count = rec.type == 2 && rec.sequence_tables ? rec.sequence_count : 0;
-    if (count == 0 || rec.execute_status != DeviceChunkStatus::ok) return false;
+    end = block_end;
+    if (count == 0) return false;
     // The last sequence whose match starts at or before q.
     const ZstdSeqRecord* seqs = slot.sequences + rec.sequence_offset;
     const uint64_t local = at_q - rec.output_offset;
-    if (local < seqs[0].match_at) return false;
+    if (local < seqs[0].match_at) {
+      end = rec.output_offset + seqs[0].match_at;
+      return false;
+    }
     uint32_t lo = 0, hi = count;
     if (hinted && hint.sequence < count && seqs[hint.sequence].match_at <= local &&
         (hint.sequence + 1 == count || seqs[hint.sequence + 1].match_at > local)) {
@@ -764,14 +773,25 @@ CUZARR_HOST_DEVICE inline bool zstd_bp_chase_source(const ZstdSlot& slot, uint32
     if (step == 0) hint = ZstdChaseHint{k, lo};
     const ZstdSeqRecord& seq = seqs[lo];
     const uint64_t ml = seq.match_length & kZstdSeqLengthMask;
-    if (local >= uint64_t{seq.match_at} + ml) return false;  // a literal after that match
+    if (local >= uint64_t{seq.match_at} + ml) {  // a literal after that match
+      if (lo + 1 < count) end = rec.output_offset + seqs[lo + 1].match_at;
+      return false;
+    }
     m.at = rec.output_offset + seq.match_at;
     m.length = ml;
     // Offsets were checked with the block's literals (4a); a bad one ends the chase here.
+    end = at_q + 1;
     return zstd_bp_resolve_offset(seq, rec.start_reps, m.at, frame_start, m.distance) ==
            DeviceChunkStatus::ok;
   };
-  return chase_match_source(q, cur.output_offset, steps, find_match);
+  return chase_match_run(q, cur.output_offset, steps, run, find_match);
+}
+
+/// zstd_bp_chase_run for the one byte at q.
+CUZARR_HOST_DEVICE inline bool zstd_bp_chase_source(const ZstdSlot& slot, uint32_t b, uint64_t& q,
+                                                    uint32_t steps, ZstdChaseHint& hint) {
+  uint64_t run = 1;
+  return zstd_bp_chase_run(slot, b, q, steps, hint, run);
 }
 
 /// Phase 4b for block b, serially (blocks in any order, after 4a for all): its matches.
@@ -788,11 +808,20 @@ CUZARR_HOST_DEVICE inline void zstd_bp_execute_matches_serial(const ZstdSlot& sl
     const uint64_t ml = seq.match_length & kZstdSeqLengthMask, at = start + seq.match_at;
     uint64_t offset = 0;
     zstd_bp_resolve_offset(seq, rec.start_reps, at, frame_start, offset);  // checked in 4a
+    // Bytes before the block by runs (their sources follow each other), the others one by one.
     ZstdChaseHint hint;
-    for (uint64_t t = 0; t < ml; ++t) {
+    for (uint64_t t = 0; t < ml;) {
       uint64_t q = match_source(at, offset, t);
-      zstd_bp_chase_source(slot, b, q, UINT32_MAX, hint);
-      out[at + t] = out[q];
+      if (q >= start) {
+        out[at + t] = out[q];
+        ++t;
+        continue;
+      }
+      uint64_t run = ml - t;
+      if (offset < ml && offset - t % offset < run) run = offset - t % offset;
+      zstd_bp_chase_run(slot, b, q, UINT32_MAX, hint, run);
+      for (uint64_t i = 0; i < run; ++i) out[at + t + i] = out[q + i];
+      t += run;
     }
   }
 }

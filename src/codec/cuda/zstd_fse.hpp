@@ -17,7 +17,8 @@ inline constexpr unsigned kZstdMaxFseLog = 9;
 inline constexpr unsigned kZstdMaxFseSymbols = 64;
 
 /// One decoding cell: the symbol, and how the next state is formed (baseline + `bits` bits).
-struct ZstdFseCell {
+/// Aligned to 4 bytes so that a cell is one load.
+struct alignas(4) ZstdFseCell {
   uint16_t baseline;
   uint8_t symbol;
   uint8_t bits;

@@ -135,21 +135,55 @@ __global__ void zstd_bp_plan_kernel(BpRound r, uint32_t* handled) {
 
 enum class BpList { entropy, execute, hash };
 
-/// prefix[s] = list items of the slots before s (entropy: every planned block; execute: the
-/// blocks the scan kept; hash: the frames that passed the scan); resets the ticket.
-__global__ void zstd_bp_list_kernel(BpRound r, uint32_t* prefix, BpList list, uint32_t* ticket) {
-  if (blockIdx.x != 0 || threadIdx.x != 0) return;
-  uint32_t total = 0;
-  for (uint32_t s = 0; s < r.n; ++s) {
-    prefix[s] = total;
-    const ZstdChunkPlan& plan = *bp_slot(r, s).plan;
-    if (!plan.block_parallel) continue;
-    total += list == BpList::entropy   ? plan.block_count
-             : list == BpList::execute ? plan.executed_blocks
-                                       : plan.checked_frames;
+/// Threads of the list kernel (one block; one warp scans the warps' totals).
+constexpr unsigned kListThreads = 1024;
+static_assert(kListThreads == kWarpSize * kWarpSize);
+
+/// The list items of slot s (entropy: every planned block; execute: the blocks the scan kept;
+/// hash: the frames that passed the scan).
+__device__ inline uint32_t bp_list_items(const BpRound& r, uint32_t s, BpList list) {
+  const ZstdChunkPlan& plan = *bp_slot(r, s).plan;
+  if (!plan.block_parallel) return 0;
+  return list == BpList::entropy   ? plan.block_count
+         : list == BpList::execute ? plan.executed_blocks
+                                   : plan.checked_frames;
+}
+
+/// prefix[s] = list items of the slots before s, prefix[n] = all of them; resets the ticket. One
+/// block: each thread adds up a range of slots, a block-wide scan places the ranges.
+__global__ void __launch_bounds__(kListThreads)
+    zstd_bp_list_kernel(BpRound r, uint32_t* prefix, BpList list, uint32_t* ticket) {
+  __shared__ uint32_t warp_totals[kListThreads / kWarpSize];
+  const unsigned lane = threadIdx.x % kWarpSize, warp = threadIdx.x / kWarpSize;
+  const uint32_t per = (r.n + kListThreads - 1) / kListThreads;
+  const uint32_t begin = min(r.n, threadIdx.x * per), end = min(r.n, begin + per);
+  uint32_t sum = 0;
+  for (uint32_t s = begin; s < end; ++s) sum += bp_list_items(r, s, list);
+  uint32_t inclusive = sum;  // within the warp
+  for (unsigned d = 1; d < kWarpSize; d <<= 1) {
+    const uint32_t other = __shfl_up_sync(kFullMask, inclusive, d);
+    if (lane >= d) inclusive += other;
   }
-  prefix[r.n] = total;
-  *ticket = 0;
+  if (lane == kWarpSize - 1) warp_totals[warp] = inclusive;
+  __syncthreads();
+  if (warp == 0) {
+    uint32_t total = warp_totals[lane];
+    for (unsigned d = 1; d < kWarpSize; d <<= 1) {
+      const uint32_t other = __shfl_up_sync(kFullMask, total, d);
+      if (lane >= d) total += other;
+    }
+    warp_totals[lane] = total;  // inclusive over the warps
+  }
+  __syncthreads();
+  uint32_t running = inclusive - sum + (warp > 0 ? warp_totals[warp - 1] : 0);
+  for (uint32_t s = begin; s < end; ++s) {
+    prefix[s] = running;
+    running += bp_list_items(r, s, list);
+  }
+  if (threadIdx.x == kListThreads - 1) {
+    prefix[r.n] = running;
+    *ticket = 0;
+  }
 }
 
 /// The slot of list item t: the last s with prefix[s] <= t.
@@ -277,12 +311,10 @@ __global__ void __launch_bounds__(kBpWarps* kWarpSize)
 /// Source chase steps before a match byte waits for the earlier block that writes its source.
 constexpr uint32_t kBpChaseSteps = 16;
 
-/// The byte a match of block b reads at q, before b: chased to a literal of an earlier block
-/// (written by the literals kernel, never rewritten: a plain load is right), else (a long chain)
-/// read once the block that writes it is done, through L2 (an L1 line may predate it).
-__device__ inline unsigned char bp_earlier_byte(const ZstdSlot& slot, uint32_t b, uint64_t q,
-                                                const unsigned char* out, ZstdChaseHint& hint) {
-  if (zstd_bp_chase_source(slot, b, q, kBpChaseSteps, hint)) return out[q];
+/// The byte at q, a match byte of an earlier block than b after a long chain: read once the block
+/// that writes it is done, through L2 (an L1 line may predate it).
+__device__ inline unsigned char bp_wait_byte(const ZstdSlot& slot, uint32_t b, uint64_t q,
+                                             const unsigned char* out) {
   const uint32_t k = zstd_bp_block_at(slot, slot.frames[slot.blocks[b].frame].first_block, b, q);
   const volatile uint32_t* done = &slot.blocks[k].done;
   while (*done == 0) __nanosleep(64);
@@ -290,16 +322,44 @@ __device__ inline unsigned char bp_earlier_byte(const ZstdSlot& slot, uint32_t b
   return __ldcg(out + q);
 }
 
+/// The byte a match of block b reads at q, before b: chased to a literal of an earlier block
+/// (written by the literals kernel, never rewritten: a plain load is right), else bp_wait_byte.
+__device__ inline unsigned char bp_earlier_byte(const ZstdSlot& slot, uint32_t b, uint64_t q,
+                                                const unsigned char* out, ZstdChaseHint& hint) {
+  if (zstd_bp_chase_source(slot, b, q, kBpChaseSteps, hint)) return out[q];
+  return bp_wait_byte(slot, b, q, out);
+}
+
+/// Copies to out[to, to + n) the bytes at out[q, q + n), all before block b: by runs chased to
+/// literals of earlier blocks (zstd_bp_chase_run), one byte at a time where a chain is long.
+__device__ inline void bp_copy_earlier(const ZstdSlot& slot, uint32_t b, uint64_t to, uint64_t q,
+                                       uint64_t n, unsigned char* out, ZstdChaseHint& hint) {
+  while (n > 0) {
+    uint64_t from = q, run = n;
+    if (zstd_bp_chase_run(slot, b, from, kBpChaseSteps, hint, run)) {
+      for (uint64_t i = 0; i < run; ++i) out[to + i] = out[from + i];
+    } else {
+      run = 1;
+      out[to] = bp_wait_byte(slot, b, from, out);
+    }
+    to += run;
+    q += run;
+    n -= run;
+  }
+}
+
 /// Phase 4b for block b (zstd_bp_execute_matches_serial, by a warp), after 4a for every block:
-/// 32 sequences at a time, each lane copying its own match when no match of the group reads an
-/// earlier match of the group (its source ends before the group's first match, or lies in its
-/// own literals and output) and the matches are short; else the warp copies them one by one.
-/// Ends by publishing the block's `done`.
+/// 32 sequences at a time. A group whose matches read only this block's bytes is copied in waves
+/// (warp_copy_matches). Otherwise each lane copies its own match when no match of the group reads
+/// an earlier match of the group (its source ends before the group's first match, or lies in its
+/// own literals and output) and the matches are short, else the warp copies them one by one;
+/// bytes before the block are chased. Ends by publishing the block's `done`.
 __device__ inline void bp_matches_block(const ZstdSlot& slot, uint32_t b, unsigned char* out,
                                         unsigned lane) {
   ZstdBlockRecord& rec = slot.blocks[b];
   if (rec.type == 2 && rec.execute_status == DeviceChunkStatus::ok) {
     const uint64_t start = rec.output_offset;
+    const uint64_t block_end = start + rec.decoded_size;
     const uint64_t frame_start = slot.frames[rec.frame].output_offset;
     const ZstdSeqRecord* seqs = slot.sequences + rec.sequence_offset;
     const uint32_t count = rec.sequence_tables ? rec.sequence_count : 0;
@@ -311,15 +371,29 @@ __device__ inline void bp_matches_block(const ZstdSlot& slot, uint32_t b, unsign
       const uint64_t at = start + seq.match_at;
       uint64_t offset = 1;
       if (i < count) zstd_bp_resolve_offset(seq, rec.start_reps, at, frame_start, offset);
-      const uint64_t first_match = __shfl_sync(kFullMask, static_cast<unsigned long long>(at), 0);
       const uint64_t from_mine = at - offset;
+      // A group whose sources all lie in this block (literals, and matches of earlier groups or
+      // of this group, which the waves order) goes through the lane copies of the warp decoders.
+      const bool has_match = i < count && ml > 0;
+      if (!__any_sync(kFullMask, has_match && from_mine < start)) {
+        detail::warp_copy_matches(has_match, i < count ? at : block_end, ml, offset, out, lane);
+        continue;
+      }
+      const uint64_t first_match = __shfl_sync(kFullMask, static_cast<unsigned long long>(at), 0);
       const bool independent =
           i >= count || from_mine + detail::umin(ml, offset) <= first_match || from_mine >= at - ll;
       ZstdChaseHint hint;
       if (__all_sync(kFullMask, independent && ml <= 64)) {
-        for (uint64_t t = 0; t < ml; ++t) {
+        for (uint64_t t = 0; t < ml;) {
           const uint64_t q = at + t - offset;
-          out[at + t] = q < start ? bp_earlier_byte(slot, b, q, out, hint) : out[q];
+          if (q < start) {  // consecutive bytes before the block, by runs
+            const uint64_t n = detail::umin(ml - t, start - q);
+            bp_copy_earlier(slot, b, at + t, q, n, out, hint);
+            t += n;
+          } else {
+            out[at + t] = out[q];
+            ++t;
+          }
         }
       } else {
         const uint32_t n = count - g < kWarpSize ? count - g : kWarpSize;
@@ -445,17 +519,18 @@ void zstd_decode_batch(const DeviceChunkBatch& batch, bool verify_checksum, uint
       r.n = static_cast<uint32_t>(std::min(slots, batch.count - first));
       const unsigned chunk_blocks = (r.n + 127) / 128;
       zstd_bp_plan_kernel<<<chunk_blocks, 128, 0, s>>>(r, control.handled);
-      zstd_bp_list_kernel<<<1, 1, 0, s>>>(r, control.entropy_prefix, BpList::entropy,
-                                          control.ticket);
+      zstd_bp_list_kernel<<<1, kListThreads, 0, s>>>(r, control.entropy_prefix, BpList::entropy,
+                                                     control.ticket);
       zstd_bp_entropy_kernel<<<kBpBlocks, kBpWarps * kWarpSize, 0, s>>>(r, control.entropy_prefix);
       zstd_bp_scan_kernel<<<chunk_blocks, 128, 0, s>>>(r);
-      zstd_bp_list_kernel<<<1, 1, 0, s>>>(r, control.execute_prefix, BpList::execute,
-                                          control.ticket);
+      zstd_bp_list_kernel<<<1, kListThreads, 0, s>>>(r, control.execute_prefix, BpList::execute,
+                                                     control.ticket);
       zstd_bp_literals_kernel<<<kBpBlocks, kBpWarps * kWarpSize, 0, s>>>(r, control.execute_prefix);
       zstd_bp_matches_kernel<<<kBpBlocks, kBpWarps * kWarpSize, 0, s>>>(r, control.execute_prefix,
                                                                         control.ticket);
       if (verify_checksum) {
-        zstd_bp_list_kernel<<<1, 1, 0, s>>>(r, control.hash_prefix, BpList::hash, control.ticket);
+        zstd_bp_list_kernel<<<1, kListThreads, 0, s>>>(r, control.hash_prefix, BpList::hash,
+                                                       control.ticket);
         zstd_bp_hash_kernel<<<chunk_blocks, 128, 0, s>>>(r, control.hash_prefix);
       }
       zstd_bp_finish_kernel<<<chunk_blocks, 128, 0, s>>>(r, verify_checksum);

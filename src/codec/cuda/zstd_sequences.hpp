@@ -4,7 +4,9 @@
 // repeat-offset rules (RFC 8878, 3.1.2.5).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 #include "codec/cuda/device_chunk_batch.hpp"
 #include "codec/cuda/zstd_bit_reader.hpp"
@@ -94,8 +96,11 @@ CUZARR_HOST_DEVICE inline void zstd_match_length_code(uint32_t code, uint32_t& b
 
 /// A decoding cell as one 32-bit word: baseline in bits 0..15, symbol 16..23, bits 24..31.
 CUZARR_HOST_DEVICE inline uint32_t zstd_fse_cell_word(const ZstdFseCell* cells, uint32_t state) {
-  const ZstdFseCell c = cells[state];
-  return uint32_t{c.baseline} | (uint32_t{c.symbol} << 16) | (uint32_t{c.bits} << 24);
+  static_assert(sizeof(ZstdFseCell) == 4 && offsetof(ZstdFseCell, baseline) == 0 &&
+                offsetof(ZstdFseCell, symbol) == 2 && offsetof(ZstdFseCell, bits) == 3);
+  uint32_t word;  // little-endian: the fields in the order of the struct
+  memcpy(&word, cells + state, sizeof word);
+  return word;
 }
 
 /// Decodes the sequences of one block (RFC 8878, 3.1.1.3.2.2): three FSE states over one backward
