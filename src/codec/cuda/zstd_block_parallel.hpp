@@ -504,17 +504,73 @@ CUZARR_HOST_DEVICE inline DeviceChunkStatus zstd_bp_decode_literal_stream(
                                     p.literals[k]);
 }
 
-/// Decodes a compressed block's sequences into sequences[rec.sequence_offset...], with repeat
-/// offsets relative to the block's starting ones (RFC 8878, 3.1.2.5); sets rec.decoded_size and
-/// rec.reps. Checks the literal lengths against the literals, the block against
-/// Block_Maximum_Size, and that the bitstream is consumed exactly.
-CUZARR_HOST_DEVICE inline DeviceChunkStatus zstd_bp_decode_sequences(const unsigned char* in,
-                                                                     ZstdBlockRecord& rec,
-                                                                     ZstdEntropyTables& t,
-                                                                     ZstdSeqRecord* sequences) {
-  ZstdRepSlot reps[3] = {{0, 0}, {0, 1}, {0, 2}};
-  for (int k = 0; k < 3; ++k) rec.reps[k] = reps[k];
+/// The repeat offset history of a block relative to its starting one (RFC 8878, 3.1.2.5), in
+/// three registers (constant indices only: an indexed array would live in local memory).
+struct ZstdRepHistory {
+  ZstdRepSlot r0{0, 0}, r1{0, 1}, r2{0, 2};
+
+  /// The offset of a sequence from its Offset_Value and literal length: values 1..3 name repeat
+  /// offsets, shifted by one when the literal length is 0 (the shifted value 3 is repeat offset 1
+  /// minus one); the offset used moves to the front. false when that offset is known to be 0.
+  CUZARR_HOST_DEVICE bool resolve(uint32_t offset_value, uint32_t literal_length,
+                                  ZstdRepSlot& offset) {
+    if (offset_value > 3) {
+      offset = ZstdRepSlot{static_cast<int64_t>(offset_value - 3), -1};
+      r2 = r1;
+      r1 = r0;
+      r0 = offset;
+      return true;
+    }
+    const uint32_t index = offset_value - 1 + (literal_length == 0 ? 1 : 0);
+    if (index == 0) {
+      offset = r0;
+      return true;
+    }
+    if (index == 3) {  // repeat offset 1 minus one
+      offset = r0;
+      if (offset.source < 0) {
+        offset.value -= 1;
+        if (offset.value == 0) return false;
+      } else {
+        offset.value += 1;
+      }
+    } else {
+      offset = index == 1 ? r1 : r2;
+    }
+    if (index != 1) r2 = r1;
+    r1 = r0;
+    r0 = offset;
+    return true;
+  }
+};
+
+/// The record of a decoded sequence (match_at: literals and matches of the block before its
+/// match).
+CUZARR_HOST_DEVICE inline ZstdSeqRecord zstd_bp_sequence_record(uint32_t literal_length,
+                                                                uint32_t match_length,
+                                                                const ZstdRepSlot& offset,
+                                                                uint32_t match_at) {
+  return ZstdSeqRecord{
+      literal_length,
+      match_length | (static_cast<uint32_t>(offset.source + 1) << kZstdSeqKindShift),
+      static_cast<uint32_t>(offset.value), match_at};
+}
+
+/// The start of zstd_bp_decode_sequences: sets rec.decoded_size and rec.reps as for a block
+/// without sequences; for a block with a sequences section, builds the code tables into t and
+/// starts `dec` on the bitstream (dec.has_stream; count = its sequences). Checks that every
+/// sequence can write its 3 bytes.
+CUZARR_HOST_DEVICE inline DeviceChunkStatus zstd_bp_start_sequences(const unsigned char* in,
+                                                                    ZstdBlockRecord& rec,
+                                                                    ZstdEntropyTables& t,
+                                                                    ZstdSequenceDecoder& dec,
+                                                                    uint32_t& count) {
+  const ZstdRepHistory start;
+  rec.reps[0] = start.r0;
+  rec.reps[1] = start.r1;
+  rec.reps[2] = start.r2;
   rec.decoded_size = rec.type == 2 ? rec.literal_size : rec.decoded_size;
+  count = 0;
   if (rec.type != 2 || rec.sequence_tables == 0) return DeviceChunkStatus::ok;
   for (int k = 0; k < 3; ++k) {
     const ZstdTableSource& src = rec.tables[k];
@@ -525,63 +581,60 @@ CUZARR_HOST_DEVICE inline DeviceChunkStatus zstd_bp_decode_sequences(const unsig
                              src.available, t.sequences, used);
     if (s != DeviceChunkStatus::ok) return s;
   }
-  // The record's fields are read once: the loop's stores could alias them.
-  const uint32_t count = rec.sequence_count, literal_size = rec.literal_size,
-                 block_max = rec.block_max;
   // Every sequence writes at least 3 bytes.
-  if (uint64_t{count} * 3 > block_max) return DeviceChunkStatus::corrupt_input;
+  if (uint64_t{rec.sequence_count} * 3 > rec.block_max) return DeviceChunkStatus::corrupt_input;
+  const DeviceChunkStatus s =
+      dec.start(in + rec.bitstream, rec.bitstream_size, t.sequences, rec.sequence_count);
+  if (s == DeviceChunkStatus::ok) count = rec.sequence_count;
+  return s;
+}
+
+/// The end of zstd_bp_decode_sequences after all `matched` match bytes: the bitstream consumed
+/// exactly, the block within Block_Maximum_Size; sets rec.decoded_size and rec.reps.
+CUZARR_HOST_DEVICE inline DeviceChunkStatus zstd_bp_finish_sequences(ZstdBlockRecord& rec,
+                                                                     const ZstdSequenceDecoder& dec,
+                                                                     uint32_t matched,
+                                                                     const ZstdRepHistory& reps) {
+  const uint32_t literal_size = rec.literal_size;
+  if (!dec.finished_cleanly()) return DeviceChunkStatus::corrupt_input;
+  if (matched > rec.block_max - literal_size) return DeviceChunkStatus::corrupt_input;
+  rec.decoded_size = literal_size + matched;
+  rec.reps[0] = reps.r0;
+  rec.reps[1] = reps.r1;
+  rec.reps[2] = reps.r2;
+  return DeviceChunkStatus::ok;
+}
+
+/// Decodes a compressed block's sequences into sequences[rec.sequence_offset...], with repeat
+/// offsets relative to the block's starting ones (RFC 8878, 3.1.2.5); sets rec.decoded_size and
+/// rec.reps. Checks the literal lengths against the literals, the block against
+/// Block_Maximum_Size, and that the bitstream is consumed exactly. (The GPU's entropy pass runs
+/// warp_zstd_bp_decode_sequences, the same checks with the warp.)
+CUZARR_HOST_DEVICE inline DeviceChunkStatus zstd_bp_decode_sequences(const unsigned char* in,
+                                                                     ZstdBlockRecord& rec,
+                                                                     ZstdEntropyTables& t,
+                                                                     ZstdSeqRecord* sequences) {
   ZstdSequenceDecoder dec;
-  DeviceChunkStatus s = dec.start(in + rec.bitstream, rec.bitstream_size, t.sequences, count);
-  if (s != DeviceChunkStatus::ok) return s;
+  uint32_t count = 0;
+  DeviceChunkStatus s = zstd_bp_start_sequences(in, rec, t, dec, count);
+  if (s != DeviceChunkStatus::ok || !dec.has_stream) return s;
+  // The record's fields are read once: the loop's stores could alias them.
+  const uint32_t literal_size = rec.literal_size, block_max = rec.block_max;
   uint32_t literals_used = 0, matched = 0, i = 0;
+  ZstdRepHistory reps;
   ZstdSeqRecord* out = sequences + rec.sequence_offset;
   s = dec.decode(t.sequences, count, [&](uint32_t ll, uint32_t ml, uint32_t ov) {
     if (ll > literal_size - literals_used) return DeviceChunkStatus::corrupt_input;
     literals_used += ll;
     if (ml > block_max - matched) return DeviceChunkStatus::corrupt_input;
     matched += ml;
-    // Offset values 1..3 name repeat offsets, shifted by one when the literal length is 0; the
-    // offset used moves to the front of the history (RFC 8878, 3.1.2.5).
     ZstdRepSlot offset;
-    if (ov > 3) {
-      offset = ZstdRepSlot{static_cast<int64_t>(ov - 3), -1};
-      reps[2] = reps[1];
-      reps[1] = reps[0];
-      reps[0] = offset;
-    } else {
-      const uint32_t index = ov - 1 + (ll == 0 ? 1 : 0);
-      if (index == 0) {
-        offset = reps[0];
-      } else if (index == 3) {  // repeat offset 1 minus one
-        offset = reps[0];
-        if (offset.source < 0) {
-          offset.value -= 1;
-          if (offset.value == 0) return DeviceChunkStatus::corrupt_input;
-        } else {
-          offset.value += 1;
-        }
-        reps[2] = reps[1];
-        reps[1] = reps[0];
-        reps[0] = offset;
-      } else {
-        // Constant indices only: the history stays in registers on the GPU.
-        offset = index == 1 ? reps[1] : reps[2];
-        if (index == 2) reps[2] = reps[1];
-        reps[1] = reps[0];
-        reps[0] = offset;
-      }
-    }
-    out[i++] =
-        ZstdSeqRecord{ll, ml | (static_cast<uint32_t>(offset.source + 1) << kZstdSeqKindShift),
-                      static_cast<uint32_t>(offset.value), literals_used + matched - ml};
+    if (!reps.resolve(ov, ll, offset)) return DeviceChunkStatus::corrupt_input;
+    out[i++] = zstd_bp_sequence_record(ll, ml, offset, literals_used + matched - ml);
     return DeviceChunkStatus::ok;
   });
   if (s != DeviceChunkStatus::ok) return s;
-  if (!dec.finished_cleanly()) return DeviceChunkStatus::corrupt_input;
-  if (matched > block_max - literal_size) return DeviceChunkStatus::corrupt_input;
-  rec.decoded_size = literal_size + matched;
-  for (int k = 0; k < 3; ++k) rec.reps[k] = reps[k];
-  return DeviceChunkStatus::ok;
+  return zstd_bp_finish_sequences(rec, dec, matched, reps);
 }
 
 // ---------------------------------------------------------------------------------------------

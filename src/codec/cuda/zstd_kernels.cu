@@ -7,6 +7,7 @@
 #include "codec/cuda/zstd_kernels.hpp"
 #include "codec/cuda/zstd_warp_decode.cuh"
 #include "codec/cuda/zstd_warp_huffman.cuh"
+#include "codec/cuda/zstd_warp_sequences.cuh"
 #include "memory/cuda_check.hpp"
 
 namespace cuzarr::gpu {
@@ -65,7 +66,9 @@ constexpr int kBpWarps = 4;           // warps per thread block of the block ker
 constexpr unsigned kBpBlocks = 2048;  // thread blocks of the block kernels (8192 warps)
 constexpr uint64_t kBpRoundBytes = uint64_t{6} << 30;  // scratch of one round at most
 
-static_assert(kBpWarps * (sizeof(ZstdEntropyTables) + sizeof(ZstdHuffmanStreams)) <= 48 * 1024,
+static_assert(kBpWarps * (sizeof(ZstdEntropyTables) + sizeof(ZstdHuffmanStreams) +
+                          kWarpSize * sizeof(ZstdSequenceCodes)) <=
+                  48 * 1024,
               "the entropy kernel's tables fit static shared memory");
 
 uint64_t align256(uint64_t n) { return (n + 255) / 256 * 256; }
@@ -204,6 +207,7 @@ __global__ void __launch_bounds__(kBpWarps* kWarpSize)
     zstd_bp_entropy_kernel(BpRound r, const uint32_t* prefix) {
   __shared__ ZstdEntropyTables tables[kBpWarps];
   __shared__ ZstdHuffmanStreams streams[kBpWarps];
+  __shared__ ZstdSequenceCodes codes[kBpWarps][kWarpSize];
   const unsigned warp = threadIdx.x / kWarpSize, lane = threadIdx.x % kWarpSize;
   const uint32_t total = prefix[r.n];
   for (uint32_t t = blockIdx.x * kBpWarps + warp; t < total; t += gridDim.x * kBpWarps) {
@@ -223,12 +227,11 @@ __global__ void __launch_bounds__(kBpWarps* kWarpSize)
       status = detail::warp_zstd_decode_huffman(tables[warp].huffman, streams[warp], slot.literals,
                                                 lane);
     }
-    if (lane == 0) {
-      if (status == DeviceChunkStatus::ok) {
-        status = zstd_bp_decode_sequences(in, rec, tables[warp], slot.sequences);
-      }
-      rec.status = status;
+    if (status == DeviceChunkStatus::ok) {
+      status = detail::warp_zstd_bp_decode_sequences(in, rec, tables[warp], slot.sequences,
+                                                     codes[warp], lane);
     }
+    if (lane == 0) rec.status = status;
     __syncwarp();  // the tables are free for the next block
   }
 }

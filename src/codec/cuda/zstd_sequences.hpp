@@ -103,8 +103,44 @@ CUZARR_HOST_DEVICE inline uint32_t zstd_fse_cell_word(const ZstdFseCell* cells, 
   return word;
 }
 
+/// One sequence's codes as ZstdSequenceDecoder::chain leaves them: its extra bits lie just below
+/// stream bit `extra_top` (offset's first, then match length's, then literal length's).
+struct ZstdSequenceCodes {
+  uint32_t extra_top;
+  uint8_t literal_length_code;
+  uint8_t match_length_code;
+  uint8_t offset_code;
+  uint8_t unused;
+};
+
+/// Bits [lo, lo + n) (n <= 31) of the stream at data[0, size), read forwards as a number.
+CUZARR_HOST_DEVICE inline uint32_t zstd_stream_bits(const unsigned char* data, uint32_t size,
+                                                    uint32_t lo, uint32_t n) {
+  const uint64_t word = zstd_load_le64(data, size, lo / 8) >> (lo % 8);
+  return static_cast<uint32_t>(word) & ((1u << n) - 1u);
+}
+
+/// A sequence's literal length, match length and Offset_Value from its codes and its extra bits
+/// in the stream at data[0, size).
+CUZARR_HOST_DEVICE inline void zstd_sequence_values(const unsigned char* data, uint32_t size,
+                                                    const ZstdSequenceCodes& c,
+                                                    uint32_t& literal_length,
+                                                    uint32_t& match_length,
+                                                    uint32_t& offset_value) {
+  uint32_t ml_base = 0, ml_extra = 0, ll_base = 0, ll_extra = 0;
+  zstd_match_length_code(c.match_length_code, ml_base, ml_extra);
+  zstd_literal_length_code(c.literal_length_code, ll_base, ll_extra);
+  uint32_t lo = c.extra_top - c.offset_code;
+  offset_value = (1u << c.offset_code) + zstd_stream_bits(data, size, lo, c.offset_code);
+  lo -= ml_extra;
+  match_length = ml_base + zstd_stream_bits(data, size, lo, ml_extra);
+  lo -= ll_extra;
+  literal_length = ll_base + zstd_stream_bits(data, size, lo, ll_extra);
+}
+
 /// Decodes the sequences of one block (RFC 8878, 3.1.1.3.2.2): three FSE states over one backward
-/// bitstream. `decode` runs a batch of sequences with the bit window and the states in registers.
+/// bitstream. `decode` runs a batch of sequences with the bit window and the states in registers;
+/// `chain` follows the states only, leaving the extra bits to be read elsewhere.
 struct ZstdSequenceDecoder {
   ZstdBackwardWindow bits;
   uint32_t state_ll = 0, state_of = 0, state_ml = 0;
@@ -169,6 +205,50 @@ struct ZstdSequenceDecoder {
       }
       status = sink(literal_length, match_length, offset_value);
       if (status != DeviceChunkStatus::ok) break;
+    }
+    bits = w;
+    state_ll = sl;
+    state_of = so;
+    state_ml = sm;
+    remaining = left;
+    return status;
+  }
+
+  /// The serial part of `decode` for up to `max` more sequences: the codes and the state
+  /// updates, skipping the extra bits; emit(n, codes) for the n-th of the run.
+  /// corrupt_input when the bitstream runs out.
+  template <class Emit>
+  CUZARR_HOST_DEVICE DeviceChunkStatus chain(const ZstdSequenceTables& t, uint32_t max,
+                                             Emit&& emit) {
+    ZstdBackwardWindow w = bits;
+    uint32_t sl = state_ll, so = state_of, sm = state_ml;
+    uint32_t left = remaining;
+    const ZstdFseCell* ll_cells = t.table[0].cells;
+    const ZstdFseCell* of_cells = t.table[1].cells;
+    const ZstdFseCell* ml_cells = t.table[2].cells;
+    DeviceChunkStatus status = DeviceChunkStatus::ok;
+    for (uint32_t n = 0; n < max && left > 0; ++n) {
+      const uint32_t cl = zstd_fse_cell_word(ll_cells, sl);
+      const uint32_t co = zstd_fse_cell_word(of_cells, so);
+      const uint32_t cm = zstd_fse_cell_word(ml_cells, sm);
+      const ZstdSequenceCodes codes{static_cast<uint32_t>(w.pos), static_cast<uint8_t>(cl >> 16),
+                                    static_cast<uint8_t>(cm >> 16), static_cast<uint8_t>(co >> 16),
+                                    0};
+      uint32_t base = 0, ml_extra = 0, ll_extra = 0;
+      zstd_match_length_code(codes.match_length_code, base, ml_extra);
+      zstd_literal_length_code(codes.literal_length_code, base, ll_extra);
+      w.pos -= static_cast<int32_t>(codes.offset_code + ml_extra + ll_extra);
+      if (--left > 0) {  // the order of decode's state updates
+        w.ensure((cl >> 24) + (cm >> 24) + (co >> 24));
+        sl = (cl & 0xFFFFu) + w.read(cl >> 24);
+        sm = (cm & 0xFFFFu) + w.read(cm >> 24);
+        so = (co & 0xFFFFu) + w.read(co >> 24);
+      }
+      if (w.pos < 0) {
+        status = DeviceChunkStatus::corrupt_input;
+        break;
+      }
+      emit(n, codes);
     }
     bits = w;
     state_ll = sl;
