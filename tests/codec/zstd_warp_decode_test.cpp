@@ -255,11 +255,11 @@ WarpZstd warp_zstd(const Bytes& frame, uint64_t capacity, bool verify = true) {
   auto in = std::unique_ptr<unsigned char[]>(new unsigned char[std::max<size_t>(1, frame.size())]);
   if (!frame.empty()) std::memcpy(in.get(), frame.data(), frame.size());
   auto workspace = std::make_unique<ZstdWorkspace>();
-  std::vector<ZstdSequenceStep> batch(detail::kZstdSequenceBatch);
+  std::vector<ZstdSequenceCodes> codes(kLanes);
   std::vector<DecodeResult> per_lane(kLanes);
   run_warp([&](unsigned lane) {
     per_lane[lane] = detail::warp_zstd_decode(in.get(), frame.size(), d.out.data(), capacity,
-                                              workspace.get(), batch.data(), verify, lane);
+                                              workspace.get(), codes.data(), verify, lane);
   });
   for (unsigned lane = 1; lane < kLanes; ++lane) {
     EXPECT_EQ(per_lane[lane].status, per_lane[0].status) << "lane " << lane;

@@ -31,11 +31,11 @@ size_t decode_workers(size_t count) { return std::min(count, kMaxDecodeWarps); }
 __global__ void __launch_bounds__(kDecodeWarps* kWarpSize, kDecodeBlocksPerSm)
     zstd_decode_kernel(DeviceChunkBatch batch, ZstdWorkspace* workspaces, size_t workers,
                        bool verify, const uint32_t* handled, unsigned long long* next_chunk) {
-  __shared__ ZstdSequenceStep batches[kDecodeWarps][detail::kZstdSequenceBatch];
+  __shared__ ZstdSequenceCodes warp_codes[kDecodeWarps][kWarpSize];
   const size_t worker = blockIdx.x * size_t{kDecodeWarps} + threadIdx.x / kWarpSize;
   if (worker >= workers) return;
   const unsigned lane = threadIdx.x % kWarpSize;
-  ZstdSequenceStep* batch_steps = batches[threadIdx.x / kWarpSize];
+  ZstdSequenceCodes* codes = warp_codes[threadIdx.x / kWarpSize];
   for (;;) {
     unsigned long long claimed = 0;
     if (lane == 0) claimed = atomicAdd(next_chunk, 1ull);
@@ -46,7 +46,7 @@ __global__ void __launch_bounds__(kDecodeWarps* kWarpSize, kDecodeBlocksPerSm)
     auto* out = reinterpret_cast<unsigned char*>(batch.outputs[chunk]);
     const DecodeResult r =
         warp_zstd_decode(in, batch.input_sizes[chunk], out, batch.output_capacities[chunk],
-                         workspaces + worker, batch_steps, verify, lane);
+                         workspaces + worker, codes, verify, lane);
     if (lane == 0) {
       batch.statuses[chunk] = r.status;
       batch.output_sizes[chunk] = r.status == DeviceChunkStatus::ok ? r.size : 0;
