@@ -63,6 +63,31 @@ TEST(Xxhash64, KnownValues) {
   // The content checksum of every libzstd frame below checks the other lengths.
 }
 
+// The packed, branch-free code tables against RFC 8878, 3.1.1.3.2.1.1, written out.
+TEST(ZstdSequenceCodes, BaselinesAndExtraBitsFollowTheRfcTables) {
+  const uint32_t ll_base[36] = {0,  1,  2,   3,   4,   5,    6,    7,    8,    9,     10,    11,
+                                12, 13, 14,  15,  16,  18,   20,   22,   24,   28,    32,    40,
+                                48, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536};
+  const uint32_t ll_bits[36] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,  0,  0,  0,  0,  1,  1,
+                                1, 1, 2, 2, 3, 3, 4, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
+  for (uint32_t code = 0; code < 36; ++code) {
+    uint32_t base = 0, bits = 0;
+    gpu::zstd_literal_length_code(code, base, bits);
+    EXPECT_EQ(base, ll_base[code]) << "literal length code " << code;
+    EXPECT_EQ(bits, ll_bits[code]) << "literal length code " << code;
+  }
+  const uint32_t ml_base_high[21] = {35,  37,  39,  41,   43,   47,   51,   59,    67,    83,   99,
+                                     131, 259, 515, 1027, 2051, 4099, 8195, 16387, 32771, 65539};
+  const uint32_t ml_bits_high[21] = {1, 1, 1, 1,  2,  2,  3,  3,  4,  4, 5,
+                                     7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
+  for (uint32_t code = 0; code < 53; ++code) {
+    uint32_t base = 0, bits = 0;
+    gpu::zstd_match_length_code(code, base, bits);
+    EXPECT_EQ(base, code < 32 ? code + 3 : ml_base_high[code - 32]) << "match length code " << code;
+    EXPECT_EQ(bits, code < 32 ? 0 : ml_bits_high[code - 32]) << "match length code " << code;
+  }
+}
+
 TEST(ZstdFrameFormat, DecodesEveryLevelOfEveryFamily) {
   const std::vector<size_t> sizes = {0, 1, 2, 7, 17, 100, 255, 1000, 4099, 65541, 200000};
   const auto inputs = test::input_families(sizes);
