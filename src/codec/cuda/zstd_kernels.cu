@@ -17,7 +17,7 @@ using detail::kFullMask;
 using detail::kWarpSize;
 using detail::warp_zstd_decode;
 
-constexpr int kDecodeWarps = 4;           // warps per thread block
+constexpr int kDecodeWarps = 4;  // warps per thread block
 // Decoding warps at most, each with its workspace: one wave of 16 warps per SM on GPUs of up to
 // 148 SMs (2048 left 4 of an H200's 132 SMs idle).
 constexpr size_t kMaxDecodeWarps = 148 * 16;
@@ -327,21 +327,49 @@ __device__ inline unsigned char bp_wait_byte(const ZstdSlot& slot, uint32_t b, u
   return __ldcg(out + q);
 }
 
-/// The byte a match of block b reads at q, before b: chased to a literal of an earlier block
-/// (written by the literals kernel, never rewritten: a plain load is right), else bp_wait_byte.
+/// The block before b (in b's frame) that holds output position q; `hint` first.
+__device__ inline uint32_t bp_earlier_block(const ZstdSlot& slot, uint32_t b, uint64_t q,
+                                            const ZstdChaseHint& hint) {
+  const uint32_t first = slot.frames[slot.blocks[b].frame].first_block;
+  if (hint.block >= first && hint.block < b) {
+    const ZstdBlockRecord& rec = slot.blocks[hint.block];
+    if (rec.output_offset <= q && q - rec.output_offset < rec.decoded_size) return hint.block;
+  }
+  return zstd_bp_block_at(slot, first, b, q);
+}
+
+/// Whether earlier block k is done (every byte of it final; read them through L2, as an L1 line
+/// may predate them); `end`: where it ends.
+__device__ inline bool bp_block_done(const ZstdSlot& slot, uint32_t k, uint64_t& end) {
+  const ZstdBlockRecord& rec = slot.blocks[k];
+  end = rec.output_offset + rec.decoded_size;
+  if (*reinterpret_cast<const volatile uint32_t*>(&rec.done) == 0) return false;
+  __threadfence();
+  return true;
+}
+
+/// The byte a match of block b reads at q, before b: read at once when its block is done, else
+/// chased to a literal of an earlier block (written by the literals kernel, never rewritten: a
+/// plain load is right), else bp_wait_byte.
 __device__ inline unsigned char bp_earlier_byte(const ZstdSlot& slot, uint32_t b, uint64_t q,
                                                 const unsigned char* out, ZstdChaseHint& hint) {
+  uint64_t end = 0;
+  if (bp_block_done(slot, bp_earlier_block(slot, b, q, hint), end)) return __ldcg(out + q);
   if (zstd_bp_chase_source(slot, b, q, kBpChaseSteps, hint)) return out[q];
   return bp_wait_byte(slot, b, q, out);
 }
 
-/// Copies to out[to, to + n) the bytes at out[q, q + n), all before block b: by runs chased to
-/// literals of earlier blocks (zstd_bp_chase_run), one byte at a time where a chain is long.
+/// Copies to out[to, to + n) the bytes at out[q, q + n), all before block b: straight from a
+/// block that is done, else by runs chased to literals of earlier blocks (zstd_bp_chase_run), one
+/// byte at a time where a chain is long.
 __device__ inline void bp_copy_earlier(const ZstdSlot& slot, uint32_t b, uint64_t to, uint64_t q,
                                        uint64_t n, unsigned char* out, ZstdChaseHint& hint) {
   while (n > 0) {
-    uint64_t from = q, run = n;
-    if (zstd_bp_chase_run(slot, b, from, kBpChaseSteps, hint, run)) {
+    uint64_t from = q, run = n, end = 0;
+    if (bp_block_done(slot, bp_earlier_block(slot, b, q, hint), end)) {
+      run = detail::umin(n, end - q);
+      for (uint64_t i = 0; i < run; ++i) out[to + i] = __ldcg(out + from + i);
+    } else if (zstd_bp_chase_run(slot, b, from, kBpChaseSteps, hint, run)) {
       for (uint64_t i = 0; i < run; ++i) out[to + i] = out[from + i];
     } else {
       run = 1;
