@@ -174,9 +174,9 @@ struct ZstdBackwardWindow {
   /// The next n (<= 31) bits, most significant first; 0 past the stream's start.
   CUZARR_HOST_DEVICE uint32_t read(uint32_t n) {
     pos -= static_cast<int32_t>(n);
-    const int32_t shift = pos - base;
-    const uint32_t v = static_cast<uint32_t>(window >> (shift >= 0 ? shift : 0));
-    return shift >= 0 ? v & ((1u << n) - 1u) : 0u;
+    const int32_t shift = pos - base;  // 64 for a read of 0 bits at the window's top
+    const uint32_t v = shift >= 0 && shift < 64 ? static_cast<uint32_t>(window >> shift) : 0u;
+    return v & ((1u << n) - 1u);
   }
 };
 

@@ -68,9 +68,9 @@ CUZARR_HOST_DEVICE inline void zstd_literal_length_code(uint32_t code, uint32_t&
   constexpr uint64_t kHalfBase = (0ull << 0) | (1ull << 5) | (2ull << 10) | (3ull << 15) |
                                  (4ull << 20) | (6ull << 25) | (8ull << 30) | (12ull << 35) |
                                  (16ull << 40);
-  const uint32_t i = code - 16;  // wraps for codes below 16: not used then
-  const uint32_t table_bits = static_cast<uint32_t>(kBits >> (4 * (i & 15))) & 15u;
-  const uint32_t table_base = 16 + 2 * (static_cast<uint32_t>(kHalfBase >> (5 * (i & 15))) & 31u);
+  const uint32_t i = code >= 16 && code < 25 ? code - 16 : 0;  // the table's entry
+  const uint32_t table_bits = static_cast<uint32_t>(kBits >> (4 * i)) & 15u;
+  const uint32_t table_base = 16 + 2 * (static_cast<uint32_t>(kHalfBase >> (5 * i)) & 31u);
   const uint32_t high_bits = code - 19;
   bits = code < 16 ? 0 : code < 25 ? table_bits : high_bits;
   baseline = code < 16 ? code : code < 25 ? table_base : 1u << (high_bits & 31);
@@ -86,9 +86,9 @@ CUZARR_HOST_DEVICE inline void zstd_match_length_code(uint32_t code, uint32_t& b
   constexpr uint64_t kHalfBase = (0ull << 0) | (1ull << 5) | (2ull << 10) | (3ull << 15) |
                                  (4ull << 20) | (6ull << 25) | (8ull << 30) | (12ull << 35) |
                                  (16ull << 40) | (24ull << 45);
-  const uint32_t i = code - 32;  // wraps for codes below 32: not used then
-  const uint32_t table_bits = static_cast<uint32_t>(kBits >> (4 * (i & 15))) & 15u;
-  const uint32_t half = i == 10 ? 32u : static_cast<uint32_t>(kHalfBase >> (5 * (i & 15))) & 31u;
+  const uint32_t i = code >= 32 && code < 43 ? code - 32 : 0;  // the table's entry
+  const uint32_t table_bits = static_cast<uint32_t>(kBits >> (4 * i)) & 15u;
+  const uint32_t half = i == 10 ? 32u : static_cast<uint32_t>(kHalfBase >> (5 * i)) & 31u;
   const uint32_t high_bits = code - 36;
   bits = code < 32 ? 0 : code < 43 ? table_bits : high_bits;
   baseline = code < 32 ? code + 3 : code < 43 ? 35 + 2 * half : (1u << (high_bits & 31)) + 3;
