@@ -171,47 +171,29 @@ struct ZstdSequenceDecoder {
   template <class Sink>
   CUZARR_HOST_DEVICE DeviceChunkStatus decode(const ZstdSequenceTables& t, uint32_t max,
                                               Sink&& sink) {
-    ZstdBackwardWindow w = bits;
-    uint32_t sl = state_ll, so = state_of, sm = state_ml;
-    uint32_t left = remaining;
-    const ZstdFseCell* ll_cells = t.table[0].cells;
-    const ZstdFseCell* of_cells = t.table[1].cells;
-    const ZstdFseCell* ml_cells = t.table[2].cells;
-    DeviceChunkStatus status = DeviceChunkStatus::ok;
-    for (uint32_t n = 0; n < max && left > 0; ++n) {
-      const uint32_t cl = zstd_fse_cell_word(ll_cells, sl);
-      const uint32_t co = zstd_fse_cell_word(of_cells, so);
-      const uint32_t cm = zstd_fse_cell_word(ml_cells, sm);
-      const uint32_t of_code = (co >> 16) & 0xFFu;  // at most 31: the table reader checks it
-      uint32_t ml_base = 0, ml_extra = 0, ll_base = 0, ll_extra = 0;
-      zstd_match_length_code((cm >> 16) & 0xFFu, ml_base, ml_extra);
-      zstd_literal_length_code((cl >> 16) & 0xFFu, ll_base, ll_extra);
-      // Extra bits come in the order offset, match length, literal length; then the states are
-      // updated in the order literal length, match length, offset, except after the last
-      // sequence (RFC 8878, 3.1.1.3.2.2 / 4.1). At most 31 + 16 bits, then 16 + 9 + 9 + 8.
-      w.ensure(of_code + ml_extra);
-      const uint32_t offset_value = (1u << of_code) + w.read(of_code);
-      const uint32_t match_length = ml_base + w.read(ml_extra);
-      w.ensure(ll_extra + (cl >> 24) + (cm >> 24) + (co >> 24));
-      const uint32_t literal_length = ll_base + w.read(ll_extra);
-      if (--left > 0) {
-        sl = (cl & 0xFFFFu) + w.read(cl >> 24);
-        sm = (cm & 0xFFFFu) + w.read(cm >> 24);
-        so = (co & 0xFFFFu) + w.read(co >> 24);
-      }
-      if (w.pos < 0) {
-        status = DeviceChunkStatus::corrupt_input;
-        break;
-      }
-      status = sink(literal_length, match_length, offset_value);
-      if (status != DeviceChunkStatus::ok) break;
-    }
-    bits = w;
-    state_ll = sl;
-    state_of = so;
-    state_ml = sm;
-    remaining = left;
-    return status;
+    struct Values {
+      uint32_t literal_length, match_length, offset_value;
+    };
+    return run(
+        t, max,
+        [](ZstdBackwardWindow& w, uint32_t cl, uint32_t co, uint32_t cm) {
+          const uint32_t of_code = (co >> 16) & 0xFFu;  // at most 31: the table reader checks it
+          uint32_t ml_base = 0, ml_extra = 0, ll_base = 0, ll_extra = 0;
+          zstd_match_length_code((cm >> 16) & 0xFFu, ml_base, ml_extra);
+          zstd_literal_length_code((cl >> 16) & 0xFFu, ll_base, ll_extra);
+          // Extra bits come in the order offset, match length, literal length (at most 31 + 16,
+          // then 16 bits).
+          w.ensure(of_code + ml_extra);
+          Values v;
+          v.offset_value = (1u << of_code) + w.read(of_code);
+          v.match_length = ml_base + w.read(ml_extra);
+          w.ensure(ll_extra);
+          v.literal_length = ll_base + w.read(ll_extra);
+          return v;
+        },
+        [&](uint32_t, const Values& v) {
+          return sink(v.literal_length, v.match_length, v.offset_value);
+        });
   }
 
   /// The serial part of `decode` for up to `max` more sequences: the codes and the state
@@ -220,6 +202,37 @@ struct ZstdSequenceDecoder {
   template <class Emit>
   CUZARR_HOST_DEVICE DeviceChunkStatus chain(const ZstdSequenceTables& t, uint32_t max,
                                              Emit&& emit) {
+    return run(
+        t, max,
+        [](ZstdBackwardWindow& w, uint32_t cl, uint32_t co, uint32_t cm) {
+          const ZstdSequenceCodes codes{
+              static_cast<uint32_t>(w.pos), static_cast<uint8_t>(cl >> 16),
+              static_cast<uint8_t>(cm >> 16), static_cast<uint8_t>(co >> 16), 0};
+          uint32_t base = 0, ml_extra = 0, ll_extra = 0;
+          zstd_match_length_code(codes.match_length_code, base, ml_extra);
+          zstd_literal_length_code(codes.literal_length_code, base, ll_extra);
+          w.pos -= static_cast<int32_t>(codes.offset_code + ml_extra + ll_extra);
+          return codes;
+        },
+        [&](uint32_t n, const ZstdSequenceCodes& codes) {
+          emit(n, codes);
+          return DeviceChunkStatus::ok;
+        });
+  }
+
+  /// After the last sequence, the bitstream must be consumed exactly.
+  CUZARR_HOST_DEVICE bool finished_cleanly() const { return remaining == 0 && bits.pos == 0; }
+
+ private:
+  /// The loop of decode and chain, with the window and the states in registers: for each of up
+  /// to `max` sequences the three cells, then extras(window, cells) takes the extra bits (reads
+  /// or skips them) and returns what deliver(n, value) gets after the state updates (in the order
+  /// literal length, match length, offset, except after the last sequence: RFC 8878,
+  /// 3.1.1.3.2.2 / 4.1; at most 9 + 9 + 8 bits) and the bitstream's check; deliver's status
+  /// other than ok stops the run.
+  template <class Extras, class Deliver>
+  CUZARR_HOST_DEVICE DeviceChunkStatus run(const ZstdSequenceTables& t, uint32_t max,
+                                           Extras&& extras, Deliver&& deliver) {
     ZstdBackwardWindow w = bits;
     uint32_t sl = state_ll, so = state_of, sm = state_ml;
     uint32_t left = remaining;
@@ -231,14 +244,8 @@ struct ZstdSequenceDecoder {
       const uint32_t cl = zstd_fse_cell_word(ll_cells, sl);
       const uint32_t co = zstd_fse_cell_word(of_cells, so);
       const uint32_t cm = zstd_fse_cell_word(ml_cells, sm);
-      const ZstdSequenceCodes codes{static_cast<uint32_t>(w.pos), static_cast<uint8_t>(cl >> 16),
-                                    static_cast<uint8_t>(cm >> 16), static_cast<uint8_t>(co >> 16),
-                                    0};
-      uint32_t base = 0, ml_extra = 0, ll_extra = 0;
-      zstd_match_length_code(codes.match_length_code, base, ml_extra);
-      zstd_literal_length_code(codes.literal_length_code, base, ll_extra);
-      w.pos -= static_cast<int32_t>(codes.offset_code + ml_extra + ll_extra);
-      if (--left > 0) {  // the order of decode's state updates
+      const auto value = extras(w, cl, co, cm);
+      if (--left > 0) {
         w.ensure((cl >> 24) + (cm >> 24) + (co >> 24));
         sl = (cl & 0xFFFFu) + w.read(cl >> 24);
         sm = (cm & 0xFFFFu) + w.read(cm >> 24);
@@ -248,7 +255,8 @@ struct ZstdSequenceDecoder {
         status = DeviceChunkStatus::corrupt_input;
         break;
       }
-      emit(n, codes);
+      status = deliver(n, value);
+      if (status != DeviceChunkStatus::ok) break;
     }
     bits = w;
     state_ll = sl;
@@ -257,9 +265,6 @@ struct ZstdSequenceDecoder {
     remaining = left;
     return status;
   }
-
-  /// After the last sequence, the bitstream must be consumed exactly.
-  CUZARR_HOST_DEVICE bool finished_cleanly() const { return remaining == 0 && bits.pos == 0; }
 };
 
 /// Sets up one code table from the compression mode (RFC 8878, 3.1.1.3.2.1: 0 predefined, 1 RLE,
