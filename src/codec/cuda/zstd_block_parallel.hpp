@@ -78,9 +78,10 @@ struct ZstdBlockRecord {
   uint64_t bitstream;
   uint32_t bitstream_size;
   // Entropy.
-  DeviceChunkStatus status;
-  uint32_t decoded_size;  ///< raw / RLE: from the plan
-  ZstdRepSlot reps[3];    ///< repeat offsets after the block
+  DeviceChunkStatus literal_status;  ///< of its literals
+  DeviceChunkStatus status;          ///< of its sequences
+  uint32_t decoded_size;             ///< raw / RLE: from the plan
+  ZstdRepSlot reps[3];               ///< repeat offsets after the block
   // Scan.
   uint64_t output_offset;
   int64_t start_reps[3];
@@ -364,6 +365,7 @@ CUZARR_HOST_DEVICE inline DeviceChunkStatus zstd_bp_plan_walk(const unsigned cha
       rec.block_max = static_cast<uint32_t>(fd.block_max);
       rec.frame = plan.frame_count - 1;
       rec.type = type;
+      rec.literal_status = DeviceChunkStatus::ok;
       rec.status = DeviceChunkStatus::ok;
       rec.execute_status = DeviceChunkStatus::ok;
       if (type == 0) {
@@ -428,11 +430,10 @@ CUZARR_HOST_DEVICE inline void zstd_bp_plan(const unsigned char* in, uint64_t in
 // ---------------------------------------------------------------------------------------------
 // 2. Entropy.
 
-/// The tables one block's entropy decoding needs.
-struct ZstdEntropyTables {
+/// The tables one block's literals need (its sequences need a ZstdSequenceTables).
+struct ZstdLiteralTables {
   ZstdHuffmanTable huffman;
   ZstdHuffmanScratch scratch;
-  ZstdSequenceTables sequences;
 };
 
 /// Raw and RLE literals: copies them into the literal area, bytes rank, rank + ranks, ...
@@ -454,7 +455,7 @@ CUZARR_HOST_DEVICE inline void zstd_bp_copy_literals(const unsigned char* in,
 /// (regenerated + 3) / 4 literals). streams.count = 0 for raw / RLE literals.
 CUZARR_HOST_DEVICE inline DeviceChunkStatus zstd_bp_prepare_literals(const unsigned char* in,
                                                                      const ZstdBlockRecord& rec,
-                                                                     ZstdEntropyTables& t,
+                                                                     ZstdLiteralTables& t,
                                                                      unsigned char* literal_area,
                                                                      ZstdHuffmanStreams& p) {
   p.count = 0;
@@ -498,7 +499,7 @@ CUZARR_HOST_DEVICE inline DeviceChunkStatus zstd_bp_prepare_literals(const unsig
 
 /// Decodes Huffman stream k of a block prepared by zstd_bp_prepare_literals.
 CUZARR_HOST_DEVICE inline DeviceChunkStatus zstd_bp_decode_literal_stream(
-    const ZstdEntropyTables& t, const ZstdHuffmanStreams& p, unsigned k,
+    const ZstdLiteralTables& t, const ZstdHuffmanStreams& p, unsigned k,
     unsigned char* literal_area) {
   return zstd_huffman_decode_stream(t.huffman, p.data[k], p.size[k], literal_area + p.offset[k],
                                     p.literals[k]);
@@ -562,7 +563,7 @@ CUZARR_HOST_DEVICE inline ZstdSeqRecord zstd_bp_sequence_record(uint32_t literal
 /// sequence can write its 3 bytes.
 CUZARR_HOST_DEVICE inline DeviceChunkStatus zstd_bp_start_sequences(const unsigned char* in,
                                                                     ZstdBlockRecord& rec,
-                                                                    ZstdEntropyTables& t,
+                                                                    ZstdSequenceTables& t,
                                                                     ZstdSequenceDecoder& dec,
                                                                     uint32_t& count) {
   const ZstdRepHistory start;
@@ -575,16 +576,15 @@ CUZARR_HOST_DEVICE inline DeviceChunkStatus zstd_bp_start_sequences(const unsign
   for (int k = 0; k < 3; ++k) {
     const ZstdTableSource& src = rec.tables[k];
     uint64_t used = 0;
-    t.sequences.valid[k] = false;
-    const DeviceChunkStatus s =
-        zstd_read_code_table(static_cast<ZstdSequenceCode>(k), src.mode, in + src.offset,
-                             src.available, t.sequences, used);
+    t.valid[k] = false;
+    const DeviceChunkStatus s = zstd_read_code_table(static_cast<ZstdSequenceCode>(k), src.mode,
+                                                     in + src.offset, src.available, t, used);
     if (s != DeviceChunkStatus::ok) return s;
   }
   // Every sequence writes at least 3 bytes.
   if (uint64_t{rec.sequence_count} * 3 > rec.block_max) return DeviceChunkStatus::corrupt_input;
   const DeviceChunkStatus s =
-      dec.start(in + rec.bitstream, rec.bitstream_size, t.sequences, rec.sequence_count);
+      dec.start(in + rec.bitstream, rec.bitstream_size, t, rec.sequence_count);
   if (s == DeviceChunkStatus::ok) count = rec.sequence_count;
   return s;
 }
@@ -605,25 +605,24 @@ CUZARR_HOST_DEVICE inline DeviceChunkStatus zstd_bp_finish_sequences(ZstdBlockRe
   return DeviceChunkStatus::ok;
 }
 
-/// Decodes a compressed block's sequences into sequences[rec.sequence_offset...], with repeat
-/// offsets relative to the block's starting ones (RFC 8878, 3.1.2.5); sets rec.decoded_size and
-/// rec.reps. Checks the literal lengths against the literals, the block against
-/// Block_Maximum_Size, and that the bitstream is consumed exactly. (The GPU's entropy pass runs
-/// warp_zstd_bp_decode_sequences, the same checks with the warp.)
-CUZARR_HOST_DEVICE inline DeviceChunkStatus zstd_bp_decode_sequences(const unsigned char* in,
-                                                                     ZstdBlockRecord& rec,
-                                                                     ZstdEntropyTables& t,
-                                                                     ZstdSeqRecord* sequences) {
-  ZstdSequenceDecoder dec;
-  uint32_t count = 0;
-  DeviceChunkStatus s = zstd_bp_start_sequences(in, rec, t, dec, count);
-  if (s != DeviceChunkStatus::ok || !dec.has_stream) return s;
-  // The record's fields are read once: the loop's stores could alias them.
-  const uint32_t literal_size = rec.literal_size, block_max = rec.block_max;
+/// The checks and records of a block's sequences, in decoding order (ZstdSequenceDecoder::decode's
+/// sink): literal lengths against the literals, the block against Block_Maximum_Size, offsets
+/// relative to the block's starting repeat offsets (RFC 8878, 3.1.2.5); the i-th sequence's
+/// record at out[i].
+struct ZstdBpSequenceSink {
+  ZstdSeqRecord* out = nullptr;
+  // The record's fields are read once: the stores into `out` could alias them.
+  uint32_t literal_size = 0, block_max = 0;
   uint32_t literals_used = 0, matched = 0, i = 0;
   ZstdRepHistory reps;
-  ZstdSeqRecord* out = sequences + rec.sequence_offset;
-  s = dec.decode(t.sequences, count, [&](uint32_t ll, uint32_t ml, uint32_t ov) {
+
+  ZstdBpSequenceSink() = default;
+  CUZARR_HOST_DEVICE ZstdBpSequenceSink(const ZstdBlockRecord& rec, ZstdSeqRecord* sequences)
+      : out(sequences + rec.sequence_offset),
+        literal_size(rec.literal_size),
+        block_max(rec.block_max) {}
+
+  CUZARR_HOST_DEVICE DeviceChunkStatus operator()(uint32_t ll, uint32_t ml, uint32_t ov) {
     if (ll > literal_size - literals_used) return DeviceChunkStatus::corrupt_input;
     literals_used += ll;
     if (ml > block_max - matched) return DeviceChunkStatus::corrupt_input;
@@ -632,9 +631,26 @@ CUZARR_HOST_DEVICE inline DeviceChunkStatus zstd_bp_decode_sequences(const unsig
     if (!reps.resolve(ov, ll, offset)) return DeviceChunkStatus::corrupt_input;
     out[i++] = zstd_bp_sequence_record(ll, ml, offset, literals_used + matched - ml);
     return DeviceChunkStatus::ok;
-  });
+  }
+};
+
+/// Decodes a compressed block's sequences into sequences[rec.sequence_offset...], with repeat
+/// offsets relative to the block's starting ones (RFC 8878, 3.1.2.5); sets rec.decoded_size and
+/// rec.reps. Checks the literal lengths against the literals, the block against
+/// Block_Maximum_Size, and that the bitstream is consumed exactly. (The GPU's sequences kernel
+/// runs the same pieces a few sequences at a time, its threads in step.)
+CUZARR_HOST_DEVICE inline DeviceChunkStatus zstd_bp_decode_sequences(const unsigned char* in,
+                                                                     ZstdBlockRecord& rec,
+                                                                     ZstdSequenceTables& t,
+                                                                     ZstdSeqRecord* sequences) {
+  ZstdSequenceDecoder dec;
+  uint32_t count = 0;
+  DeviceChunkStatus s = zstd_bp_start_sequences(in, rec, t, dec, count);
+  if (s != DeviceChunkStatus::ok || !dec.has_stream) return s;
+  ZstdBpSequenceSink sink(rec, sequences);
+  s = dec.decode(t, count, sink);
   if (s != DeviceChunkStatus::ok) return s;
-  return zstd_bp_finish_sequences(rec, dec, matched, reps);
+  return zstd_bp_finish_sequences(rec, dec, sink.matched, sink.reps);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -659,8 +675,11 @@ CUZARR_HOST_DEVICE inline void zstd_bp_scan(uint64_t capacity, const ZstdSlot& s
     int64_t reps[3] = {1, 4, 8};  // at the start of a frame (RFC 8878, 3.1.2.5)
     for (uint32_t b = frame.first_block; b < frame.first_block + frame.block_count; ++b) {
       ZstdBlockRecord& rec = slot.blocks[b];
-      if (rec.status != DeviceChunkStatus::ok) {
-        plan.scan_status = rec.status;
+      // The literals section comes before the sequences section (RFC 8878, 3.1.1.3).
+      const DeviceChunkStatus entropy_status =
+          rec.literal_status != DeviceChunkStatus::ok ? rec.literal_status : rec.status;
+      if (entropy_status != DeviceChunkStatus::ok) {
+        plan.scan_status = entropy_status;
         return;
       }
       if (rec.decoded_size > capacity - op) {

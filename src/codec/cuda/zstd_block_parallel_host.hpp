@@ -27,17 +27,21 @@ inline DecodeResult zstd_decode_block_parallel_host(
     auto workspace = std::make_unique<ZstdWorkspace>();
     return zstd_decode_serial(in, in_size, out, capacity, *workspace, verify_checksum);
   }
-  auto tables = std::make_unique<ZstdEntropyTables>();
+  auto literal_tables = std::make_unique<ZstdLiteralTables>();
+  auto sequence_tables = std::make_unique<ZstdSequenceTables>();
   for (uint32_t b = 0; b < slot.plan->block_count; ++b) {
     ZstdBlockRecord& rec = slot.blocks[b];
     if (rec.type == 2) zstd_bp_copy_literals(in, rec, slot.literals, 0, 1);
     ZstdHuffmanStreams streams;
-    DeviceChunkStatus s = zstd_bp_prepare_literals(in, rec, *tables, slot.literals, streams);
+    DeviceChunkStatus s =
+        zstd_bp_prepare_literals(in, rec, *literal_tables, slot.literals, streams);
     for (unsigned k = 0; k < streams.count && s == DeviceChunkStatus::ok; ++k) {
-      s = zstd_bp_decode_literal_stream(*tables, streams, k, slot.literals);
+      s = zstd_bp_decode_literal_stream(*literal_tables, streams, k, slot.literals);
     }
-    if (s == DeviceChunkStatus::ok) s = zstd_bp_decode_sequences(in, rec, *tables, slot.sequences);
-    rec.status = s;
+    rec.literal_status = s;
+    // The GPU decodes the sequences beside the literals, whatever became of them; the scan
+    // reports the literals' failure first.
+    rec.status = zstd_bp_decode_sequences(in, rec, *sequence_tables, slot.sequences);
   }
   zstd_bp_scan(capacity, slot);
   for (uint32_t b = 0; b < slot.plan->executed_blocks; ++b) {

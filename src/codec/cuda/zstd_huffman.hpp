@@ -129,37 +129,39 @@ CUZARR_HOST_DEVICE inline DeviceChunkStatus zstd_huffman_read_table(const unsign
 }
 
 /// Decodes symbols one at a time from any bit position of a Huffman-coded backward bitstream
-/// in[0, size): `pos` is the number of bits not read yet, the next code ends at bit pos - 1. The
-/// 64 bits that end with the byte of the next unread bit are kept, and loaded again when fewer
-/// than max_bits of them are left. Several threads can decode one stream from different places.
+/// in[0, size): `pos` is the number of bits not read yet, the next code ends at bit pos - 1.
+/// Several threads can decode one stream from different places.
+///
+/// The stream is read as aligned 32-bit words (bytes outside the stream read as 0). The window
+/// holds the word with the next unread bit and the word below it, so a code (at most 11 bits)
+/// always lies inside it; the two words below the window are loaded ahead. When the window's
+/// upper word is used up, the window moves down a word and one load is issued whose value is only
+/// needed two moves later: a thread never waits for memory in the middle of a stream, and the
+/// threads of a warp, whose windows move at different symbols, do not wait for each other's loads.
 struct ZstdHuffmanCursor {
   const unsigned char* in = nullptr;
   uint32_t size = 0;
   uint32_t pos = 0;
-  uint32_t base = 0;  ///< the stream bit of the window's bit 0
-  uint64_t window = 0;
+  uint32_t rel = 0;     ///< window bits below the next unread bit: (32, 64]
+  int32_t word = 0;     ///< aligned index of the window's upper word
+  uint64_t window = 0;  ///< words `word` (upper half) and `word` - 1
+  uint32_t ahead[2]{};  ///< words `word` - 2 and `word` - 3
 
   /// Starts decoding at bit position p (<= the stream's bits).
   CUZARR_HOST_DEVICE void seek(uint32_t p) {
     pos = p;
-    load();
-  }
-  CUZARR_HOST_DEVICE void load() {
-    const uint32_t top = (pos + 7) / 8;  // bytes [0, top) hold the unread bits
-    const uint32_t start = top >= 8 ? top - 8 : 0;
-    window = zstd_load_le64(in, size, start);
-    base = start * 8;
+    // Aligned space: stream byte i is byte i + skew of word 0.
+    const uint32_t at = p + 8 * skew();
+    word = (static_cast<int32_t>(at) - 1) >> 5;  // holds bit at - 1 (word -1 when at is 0)
+    rel = at - 32 * static_cast<uint32_t>(word - 1);
+    window = uint64_t{load(word)} << 32 | load(word - 1);
+    ahead[0] = load(word - 2);
+    ahead[1] = load(word - 3);
   }
   /// The table cell of the next code (pos > 0); bits below the stream's start read as 0.
-  CUZARR_HOST_DEVICE ZstdHuffmanCell peek(const ZstdHuffmanTable& table) {
+  CUZARR_HOST_DEVICE ZstdHuffmanCell peek(const ZstdHuffmanTable& table) const {
     const uint32_t max_bits = table.max_bits;
-    if (pos - base < max_bits && base > 0) load();
-    const uint32_t rel = pos - base;  // window bits [0, rel) are unread
-    const uint32_t mask = (1u << max_bits) - 1;
-    const uint32_t index = rel >= max_bits
-                               ? static_cast<uint32_t>(window >> (rel - max_bits)) & mask
-                               : static_cast<uint32_t>(window << (max_bits - rel)) & mask;
-    return table.cells[index];
+    return table.cells[static_cast<uint32_t>(window >> (rel - max_bits)) & ((1u << max_bits) - 1)];
   }
   /// Decodes the next symbol (pos > 0); false, consuming nothing, when its code is longer than
   /// the bits left.
@@ -167,8 +169,35 @@ struct ZstdHuffmanCursor {
     const ZstdHuffmanCell cell = peek(table);
     if (cell.bits > pos) return false;
     pos -= cell.bits;
+    rel -= cell.bits;
+    if (rel <= 32) {  // the upper word is used up: move down a word
+      window = window << 32 | ahead[0];
+      ahead[0] = ahead[1];
+      --word;
+      ahead[1] = load(word - 3);
+      rel += 32;
+    }
     symbol = cell.symbol;
     return true;
+  }
+
+ private:
+  CUZARR_HOST_DEVICE uint32_t skew() const {
+    return static_cast<uint32_t>(reinterpret_cast<uintptr_t>(in) & 3u);
+  }
+  /// Aligned word q: stream bytes [4q - skew, 4q - skew + 4), little-endian, 0 outside the stream.
+  CUZARR_HOST_DEVICE uint32_t load(int32_t q) const {
+    const int64_t first = int64_t{4} * q - skew();
+#if defined(__CUDA_ARCH__)
+    if (first >= 0 && first + 4 <= int64_t{size})
+      return __ldg(reinterpret_cast<const unsigned int*>(in + first));
+#endif
+    uint32_t v = 0;
+    for (int64_t i = 0; i < 4; ++i) {
+      const int64_t at = first + i;
+      if (at >= 0 && at < int64_t{size}) v |= uint32_t{in[at]} << (8 * i);
+    }
+    return v;
   }
 };
 

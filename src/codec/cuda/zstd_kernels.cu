@@ -7,7 +7,6 @@
 #include "codec/cuda/zstd_kernels.hpp"
 #include "codec/cuda/zstd_warp_decode.cuh"
 #include "codec/cuda/zstd_warp_huffman.cuh"
-#include "codec/cuda/zstd_warp_sequences.cuh"
 #include "memory/cuda_check.hpp"
 
 namespace cuzarr::gpu {
@@ -59,7 +58,8 @@ __global__ void __launch_bounds__(kDecodeWarps* kWarpSize, kDecodeBlocksPerSm)
 // ---------------------------------------------------------------------------------------------
 // Block-parallel path (zstd_block_parallel.hpp) for chunks larger than one block. The chunks go
 // in rounds of at most `slots` chunks, one scratch slot each; per round: plan (a thread per
-// chunk), block list, entropy (a warp per block), scan (a thread per chunk), block list,
+// chunk), block list, entropy (literals: a warp per block; sequences: a thread per block), scan
+// (a thread per chunk), block list,
 // literals (a warp per block), matches (a warp per block, in ticket order), frame list and hash
 // (four lanes per frame), finish (a thread per chunk). Chunks the plan leaves to the
 // serial decoder are marked in `handled` (0) and decoded by zstd_decode_kernel afterwards.
@@ -68,10 +68,8 @@ constexpr int kBpWarps = 4;           // warps per thread block of the block ker
 constexpr unsigned kBpBlocks = 2048;  // thread blocks of the block kernels (8192 warps)
 constexpr uint64_t kBpRoundBytes = uint64_t{6} << 30;  // scratch of one round at most
 
-static_assert(kBpWarps * (sizeof(ZstdEntropyTables) + sizeof(ZstdHuffmanStreams) +
-                          kWarpSize * sizeof(ZstdSequenceCodes)) <=
-                  48 * 1024,
-              "the entropy kernel's tables fit static shared memory");
+static_assert(kBpWarps * (sizeof(ZstdLiteralTables) + sizeof(ZstdHuffmanStreams)) <= 48 * 1024,
+              "the Huffman kernel's tables fit static shared memory");
 
 uint64_t align256(uint64_t n) { return (n + 255) / 256 * 256; }
 
@@ -81,17 +79,33 @@ size_t bp_slots(size_t count, uint64_t max_output) {
   return std::min<size_t>(count, std::max<uint64_t>(1, kBpRoundBytes / slot));
 }
 
-/// The control area: handled[count], three list prefixes of slots + 1 entries, a ticket.
+constexpr unsigned kBpSequenceThreads = 8;  // threads per thread block of the sequences kernel
+/// Threads of the sequences kernel (one block's sequences at a time each, with its own code
+/// tables): a thread per block of 128 KiB that a round's slots can hold, at most
+/// kBpMaxSequenceThreads.
+constexpr uint32_t kBpMaxSequenceThreads = 32768;
+
+uint32_t bp_sequence_threads(size_t slots, uint64_t max_output) {
+  const uint64_t blocks = slots * ((max_output + kZstdMaxBlockSize - 1) / kZstdMaxBlockSize);
+  const uint64_t groups = (blocks + kBpSequenceThreads - 1) / kBpSequenceThreads;
+  return static_cast<uint32_t>(std::min<uint64_t>(
+      std::max<uint64_t>(groups, 1) * kBpSequenceThreads, kBpMaxSequenceThreads));
+}
+
+/// The control area: handled[count], three list prefixes of slots + 1 entries, a ticket, the
+/// sequences kernel's code tables.
 struct BpControl {
   uint32_t* handled;
   uint32_t* entropy_prefix;
   uint32_t* execute_prefix;
   uint32_t* hash_prefix;
   uint32_t* ticket;
+  ZstdSequenceTables* sequence_tables;  // one per thread of the sequences kernel
 };
 
-uint64_t bp_control_bytes(size_t count, size_t slots) {
-  return align256(count * 4) + 3 * align256((slots + 1) * 4) + 256;
+uint64_t bp_control_bytes(size_t count, size_t slots, uint64_t max_output) {
+  return align256(count * 4) + 3 * align256((slots + 1) * 4) + 256 +
+         align256(uint64_t{bp_sequence_threads(slots, max_output)} * sizeof(ZstdSequenceTables));
 }
 
 BpControl bp_control(unsigned char* base, size_t count, size_t slots) {
@@ -105,6 +119,8 @@ BpControl bp_control(unsigned char* base, size_t count, size_t slots) {
   c.hash_prefix = reinterpret_cast<uint32_t*>(base);
   base += align256((slots + 1) * 4);
   c.ticket = reinterpret_cast<uint32_t*>(base);
+  base += 256;
+  c.sequence_tables = reinterpret_cast<ZstdSequenceTables*>(base);
   return c;
 }
 
@@ -205,11 +221,12 @@ __device__ inline uint32_t bp_find_slot(const uint32_t* prefix, uint32_t n, uint
   return lo;
 }
 
+/// Phase 2a, literals (a warp per block): raw and RLE literals copied into the literal area,
+/// Huffman streams decoded there by the warp. Sets every block's literal_status.
 __global__ void __launch_bounds__(kBpWarps* kWarpSize)
-    zstd_bp_entropy_kernel(BpRound r, const uint32_t* prefix) {
-  __shared__ ZstdEntropyTables tables[kBpWarps];
+    zstd_bp_huffman_kernel(BpRound r, const uint32_t* prefix) {
+  __shared__ ZstdLiteralTables tables[kBpWarps];
   __shared__ ZstdHuffmanStreams streams[kBpWarps];
-  __shared__ ZstdSequenceCodes codes[kBpWarps][kWarpSize];
   const unsigned warp = threadIdx.x / kWarpSize, lane = threadIdx.x % kWarpSize;
   const uint32_t total = prefix[r.n];
   for (uint32_t t = blockIdx.x * kBpWarps + warp; t < total; t += gridDim.x * kBpWarps) {
@@ -224,17 +241,35 @@ __global__ void __launch_bounds__(kBpWarps* kWarpSize)
     }
     __syncwarp();  // the Huffman table and the stream locations are visible to the warp
     status = static_cast<DeviceChunkStatus>(__shfl_sync(kFullMask, static_cast<int>(status), 0));
-    // The whole warp decodes the Huffman streams.
     if (status == DeviceChunkStatus::ok) {
       status = detail::warp_zstd_decode_huffman(tables[warp].huffman, streams[warp], slot.literals,
                                                 lane);
     }
-    if (status == DeviceChunkStatus::ok) {
-      status = detail::warp_zstd_bp_decode_sequences(in, rec, tables[warp], slot.sequences,
-                                                     codes[warp], lane);
-    }
-    if (lane == 0) rec.status = status;
+    if (lane == 0) rec.literal_status = status;
     __syncwarp();  // the tables are free for the next block
+  }
+}
+
+/// Phase 2b, sequences (a thread per block): zstd_bp_decode_sequences for every block, each
+/// thread with its own code tables (`tables`, in global memory: 6 KiB a thread would not fit
+/// shared memory), claiming blocks from `next_block` until none are left. A block's FSE states
+/// form one serial chain, so a block is one thread's work. Thread blocks of kBpSequenceThreads:
+/// the threads of a warp take different branches (bitstream reloads, repeat offsets) and finish
+/// their blocks at different times, so fewer threads a warp decode faster (8: 1.10x against 32,
+/// bench/RESULTS.md).
+__global__ void __launch_bounds__(kBpSequenceThreads)
+    zstd_bp_sequences_kernel(BpRound r, const uint32_t* prefix, uint32_t* next_block,
+                             ZstdSequenceTables* tables) {
+  ZstdSequenceTables& mine = tables[blockIdx.x * blockDim.x + threadIdx.x];
+  const uint32_t total = prefix[r.n];
+  for (;;) {
+    const uint32_t t = atomicAdd(next_block, 1u);
+    if (t >= total) break;
+    const uint32_t s = bp_find_slot(prefix, r.n, t);
+    const ZstdSlot slot = bp_slot(r, s);
+    ZstdBlockRecord& rec = slot.blocks[t - prefix[s]];
+    const auto* in = reinterpret_cast<const unsigned char*>(r.batch.inputs[r.first + s]);
+    rec.status = zstd_bp_decode_sequences(in, rec, mine, slot.sequences);
   }
 }
 
@@ -525,7 +560,8 @@ size_t zstd_decode_temp_bytes(size_t count, uint64_t max_output, uint64_t block_
   uint64_t bytes = warp_path_bytes(count);
   if (max_output >= block_parallel_from) {
     const size_t slots = bp_slots(count, max_output);
-    bytes += bp_control_bytes(count, slots) + slots * zstd_bp_slot_layout(max_output).bytes;
+    bytes +=
+        bp_control_bytes(count, slots, max_output) + slots * zstd_bp_slot_layout(max_output).bytes;
   }
   return bytes;
 }
@@ -542,11 +578,13 @@ void zstd_decode_batch(const DeviceChunkBatch& batch, bool verify_checksum, uint
     handled = control.handled;
     BpRound r;
     r.batch = batch;
-    r.slots = base + warp_path_bytes(batch.count) + bp_control_bytes(batch.count, slots);
+    r.slots =
+        base + warp_path_bytes(batch.count) + bp_control_bytes(batch.count, slots, max_output);
     r.layout = zstd_bp_slot_layout(max_output);
     r.slot_bytes = r.layout.bytes;
     r.max_output = max_output;
     r.min_capacity = block_parallel_from;
+    const unsigned sequence_blocks = bp_sequence_threads(slots, max_output) / kBpSequenceThreads;
     for (size_t first = 0; first < batch.count; first += slots) {
       r.first = first;
       r.n = static_cast<uint32_t>(std::min(slots, batch.count - first));
@@ -554,7 +592,9 @@ void zstd_decode_batch(const DeviceChunkBatch& batch, bool verify_checksum, uint
       zstd_bp_plan_kernel<<<chunk_blocks, 128, 0, s>>>(r, control.handled);
       zstd_bp_list_kernel<<<1, kListThreads, 0, s>>>(r, control.entropy_prefix, BpList::entropy,
                                                      control.ticket);
-      zstd_bp_entropy_kernel<<<kBpBlocks, kBpWarps * kWarpSize, 0, s>>>(r, control.entropy_prefix);
+      zstd_bp_huffman_kernel<<<kBpBlocks, kBpWarps * kWarpSize, 0, s>>>(r, control.entropy_prefix);
+      zstd_bp_sequences_kernel<<<sequence_blocks, kBpSequenceThreads, 0, s>>>(
+          r, control.entropy_prefix, control.ticket, control.sequence_tables);
       zstd_bp_scan_kernel<<<chunk_blocks, 128, 0, s>>>(r);
       zstd_bp_list_kernel<<<1, kListThreads, 0, s>>>(r, control.execute_prefix, BpList::execute,
                                                      control.ticket);
