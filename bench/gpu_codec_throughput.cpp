@@ -379,11 +379,12 @@ int main(int argc, char** argv) {
         upload(encoded.sizes, sizes);
         double bytes = 0;
         for (auto x : sizes) bytes += static_cast<double>(x);
-        // Chunks above 128 KiB decode block-parallel (max_output = the chunk size); 64 KiB chunks
-        // decode one warp per chunk, and also block-parallel (block_parallel_from = 0) to compare.
-        for (bool all_block_parallel : {false, true}) {
-          if (all_block_parallel && chunk > (size_t{128} << 10)) continue;
-          const uint64_t from = all_block_parallel ? 0 : kZstdBlockParallelMinCapacity;
+        // The launcher's choice (max_output = the chunk size: chunks above 128 KiB, and every
+        // chunk of batches of at least kZstdBlockParallelBatch, decode block-parallel); 64 KiB
+        // chunks also one warp per chunk, to compare.
+        for (bool warp_per_chunk : {false, true}) {
+          if (warp_per_chunk && chunk > (size_t{128} << 10)) continue;
+          const uint64_t from = warp_per_chunk ? UINT64_MAX : kZstdBlockParallelAuto;
           Device temp(zstd_decode_temp_bytes(count, chunk, from));
           const double dec = best_seconds(repetitions, [&] {
             zstd_decode_batch(encoded.to(decoded), true, chunk, temp.p, stream, from);
@@ -391,7 +392,7 @@ int main(int argc, char** argv) {
           const bool ok = decoded.all_ok() && same_bytes(input, decoded);
           all_ok = all_ok && ok;
           print({"zstd level " + std::to_string(level) +
-                     (all_block_parallel ? " (CPU enc, block-parallel)" : " (CPU enc)"),
+                     (warp_per_chunk ? " (CPU enc, warp per chunk)" : " (CPU enc)"),
                  dtype, chunk, gb * 1e9 / bytes, gb / dec, 0.0, ok});
         }
       }

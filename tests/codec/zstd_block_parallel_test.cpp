@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "codec/cuda/zstd_block_parallel_host.hpp"
+#include "codec/cuda/zstd_kernels.hpp"
 #include "gpu_codec_inputs.hpp"
 #include "zstd_test_frames.hpp"
 
@@ -67,6 +68,19 @@ void expect_roundtrip(const Bytes& input, const Params& p, const std::string& wh
   ASSERT_EQ(d.result.size, input.size()) << what;
   ASSERT_TRUE(d.out == input) << what;
   ASSERT_EQ(d.block_parallel, input.size() >= gpu::kZstdBlockParallelMinCapacity) << what;
+}
+
+TEST(ZstdBlockParallel, LargeBatchesSendEveryChunkToTheBlockPathByDefault) {
+  using gpu::kZstdBlockParallelAuto;
+  EXPECT_EQ(gpu::zstd_block_parallel_from(1, kZstdBlockParallelAuto),
+            gpu::kZstdBlockParallelMinCapacity);
+  EXPECT_EQ(gpu::zstd_block_parallel_from(gpu::kZstdBlockParallelBatch - 1, kZstdBlockParallelAuto),
+            gpu::kZstdBlockParallelMinCapacity);
+  EXPECT_EQ(gpu::zstd_block_parallel_from(gpu::kZstdBlockParallelBatch, kZstdBlockParallelAuto),
+            0u);
+  // A threshold the caller chose stays.
+  EXPECT_EQ(gpu::zstd_block_parallel_from(1, 12345), 12345u);
+  EXPECT_EQ(gpu::zstd_block_parallel_from(size_t{1} << 20, UINT64_MAX), UINT64_MAX);
 }
 
 TEST(ZstdBlockParallel, Xxh64InFourLanesEqualsXxh64) {

@@ -201,6 +201,29 @@ TEST_F(GpuZstd, BlockParallelDecodesSmallChunksWhenAskedTo) {
   }
 }
 
+TEST_F(GpuZstd, LargeBatchesOfSmallChunksDecodeBlockParallelByDefault) {
+  // kZstdBlockParallelBatch chunks of up to one block: the default threshold sends all of them
+  // through the block path (zstd_block_parallel_from), which must match libzstd.
+  Chunks pool_inputs, pool_frames;
+  int k = 0;
+  for (auto& input : test::input_families(test::small_sizes())) {
+    for (int level : {1, 3, 19}) {
+      pool_frames.push_back(zstd_compress(input.bytes, level, k % 2 == 0, true));
+      pool_inputs.push_back(input.bytes);
+      ++k;
+    }
+  }
+  Chunks inputs, frames;
+  for (size_t i = 0; i < gpu::kZstdBlockParallelBatch; ++i) {
+    inputs.push_back(pool_inputs[i % pool_inputs.size()]);
+    frames.push_back(pool_frames[i % pool_frames.size()]);
+  }
+  ASSERT_EQ(gpu::zstd_block_parallel_from(frames.size(), gpu::kZstdBlockParallelAuto), 0u);
+  const Decoded d = gpu_decode_block_parallel(frames, test::sizes_of(inputs), 0, true,
+                                              gpu::kZstdBlockParallelAuto);
+  expect_decoded(d, inputs);
+}
+
 TEST_F(GpuZstd, BlockParallelVerifiesChecksumsUnlessAskedNotTo) {
   Chunks inputs, frames;
   for (size_t size : {size_t{200000}, size_t{3} << 20}) {

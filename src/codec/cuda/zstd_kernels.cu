@@ -557,6 +557,7 @@ size_t zstd_decode_temp_bytes(size_t count) { return zstd_decode_temp_bytes(coun
 
 size_t zstd_decode_temp_bytes(size_t count, uint64_t max_output, uint64_t block_parallel_from) {
   if (count == 0) return 0;
+  block_parallel_from = zstd_block_parallel_from(count, block_parallel_from);
   uint64_t bytes = warp_path_bytes(count);
   if (max_output >= block_parallel_from) {
     const size_t slots = bp_slots(count, max_output);
@@ -569,6 +570,7 @@ size_t zstd_decode_temp_bytes(size_t count, uint64_t max_output, uint64_t block_
 void zstd_decode_batch(const DeviceChunkBatch& batch, bool verify_checksum, uint64_t max_output,
                        void* temp, Stream stream, uint64_t block_parallel_from) {
   if (batch.count == 0) return;
+  block_parallel_from = zstd_block_parallel_from(batch.count, block_parallel_from);
   const cudaStream_t s = detail::to_cuda(stream.native());
   auto* base = static_cast<unsigned char*>(temp);
   const uint32_t* handled = nullptr;
