@@ -1,10 +1,13 @@
-// zstd decoding on the GPU: one zstd frame per chunk, decoded by the batched kernel of
-// codec/cuda/zstd_kernels over chunks in device memory (content checksums verified). There is no
+// zstd decoding on the GPU: one zstd frame per chunk, decoded by the batched kernels of
+// codec/cuda/zstd_kernels over chunks in device memory (content checksums verified; chunks above
+// one block, and every chunk of a large batch, block-parallel). There is no
 // GPU zstd encoder: compresses_with() is false, so compression stays on the host backend.
 #include "api/device_compression_backends.hpp"
 
 #if defined(CUZARR_HAVE_CUDA)
 #include <fmt/format.h>
+
+#include <algorithm>
 
 #include "api/device_backend_batches.hpp"
 #include "api/host_compression_backend.hpp"
@@ -33,8 +36,13 @@ class DeviceZstdBackend final : public CompressionBackend {
   void decompress(std::span<const DecompressTask> tasks, const Stream& stream) const override {
     if (tasks.empty()) return;
     gpu::DeviceBatchTables tables(device_chunks_of(tasks), stream);
-    Buffer temp = gpu::device_scratch(gpu::zstd_decode_temp_bytes(tasks.size()), stream);
-    gpu::zstd_decode_batch(tables.batch(), /*verify_checksum=*/true, temp.data(), stream);
+    // The largest output lets chunks above one block (and large batches) decode block-parallel.
+    uint64_t max_output = 0;
+    for (const auto& task : tasks) max_output = std::max<uint64_t>(max_output, task.output.size());
+    Buffer temp =
+        gpu::device_scratch(gpu::zstd_decode_temp_bytes(tasks.size(), max_output), stream);
+    gpu::zstd_decode_batch(tables.batch(), /*verify_checksum=*/true, max_output, temp.data(),
+                           stream);
     tables.fetch_results();
     check_decoded(tables, tasks, "zstd");
   }

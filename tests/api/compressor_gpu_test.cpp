@@ -76,6 +76,25 @@ TEST_F(CompressorGpu, DeviceDataRoundTripsThroughTheHost) {
   }
 }
 
+TEST_F(CompressorGpu, ZstdChunksAboveOneBlockDecodeOnTheGpu) {
+  // Chunks of 1 MiB take the block-parallel path of the GPU zstd decoder.
+  CompressorOptions options;
+  options.algorithm = CompressionAlgorithm::zstd;
+  options.chunk_size = size_t{1} << 20;
+  options.checksum = ChecksumPolicy::compute_and_verify;
+  const Compressor compressor(options);
+  const Buffer host = pattern(3 * options.chunk_size + 12345);
+  const CompressResult encoded = compressor.compress(host);
+  DecompressCall call;
+  call.uncompressed_size = host.size();
+  call.output_kind = MemoryKind::device;
+  const DecompressResult decoded =
+      compressor.decompress(encoded.output.copy_to(MemoryKind::device), call);
+  EXPECT_EQ(decoded.stats.executed_on, ExecutedOn::device);
+  EXPECT_FALSE(decoded.stats.staged_through_host);
+  EXPECT_EQ(contents(decoded.output), contents(host));
+}
+
 TEST_F(CompressorGpu, OutputKindIsChosenPerCall) {
   const Buffer host = pattern(100000);
   const Compressor compressor;
