@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <memory>
 #include <random>
+#include <string>
 
 #include "codec/cuda/zstd_block_parallel_host.hpp"
 #include "codec/cuda/zstd_frame_format.hpp"
@@ -275,19 +276,30 @@ TEST_F(GpuZstd, BlockParallelHostileChunksGetTheHostDriversStatus) {
   }
   frames.push_back({});
   capacities.push_back(200000);
-  const Decoded d = gpu_decode_block_parallel(frames, capacities);
-  for (size_t i = 0; i < frames.size(); ++i) {
-    Bytes expected(capacities[i]);
-    const auto r = gpu::zstd_decode_block_parallel_host(frames[i].data(), frames[i].size(),
-                                                        expected.data(), capacities[i]);
-    ASSERT_EQ(d.statuses[i], r.status) << i;
-    if (r.status == DeviceChunkStatus::ok) {
-      ASSERT_EQ(d.sizes[i], r.size) << i;
-      expected.resize(r.size);
-      ASSERT_TRUE(d.outputs[i] == expected) << i;
+  // Once as it is (a round of fewer than 4096 blocks: sequences a warp per block), once three
+  // times over (sequences a thread per block).
+  for (size_t copies : {size_t{1}, size_t{3}}) {
+    SCOPED_TRACE("copies " + std::to_string(copies));
+    Chunks batch;
+    std::vector<uint64_t> batch_capacities;
+    for (size_t c = 0; c < copies; ++c) {
+      batch.insert(batch.end(), frames.begin(), frames.end());
+      batch_capacities.insert(batch_capacities.end(), capacities.begin(), capacities.end());
     }
+    const Decoded d = gpu_decode_block_parallel(batch, batch_capacities);
+    for (size_t i = 0; i < batch.size(); ++i) {
+      Bytes expected(batch_capacities[i]);
+      const auto r = gpu::zstd_decode_block_parallel_host(batch[i].data(), batch[i].size(),
+                                                          expected.data(), batch_capacities[i]);
+      ASSERT_EQ(d.statuses[i], r.status) << i;
+      if (r.status == DeviceChunkStatus::ok) {
+        ASSERT_EQ(d.sizes[i], r.size) << i;
+        expected.resize(r.size);
+        ASSERT_TRUE(d.outputs[i] == expected) << i;
+      }
+    }
+    EXPECT_EQ(d.statuses.back(), DeviceChunkStatus::corrupt_input);
   }
-  EXPECT_EQ(d.statuses.back(), DeviceChunkStatus::corrupt_input);
 }
 
 TEST_F(GpuZstd, DecodesLibzstdFramesOfEveryFamily) {

@@ -7,6 +7,7 @@
 #include "codec/cuda/zstd_kernels.hpp"
 #include "codec/cuda/zstd_warp_decode.cuh"
 #include "codec/cuda/zstd_warp_huffman.cuh"
+#include "codec/cuda/zstd_warp_sequences.cuh"
 #include "memory/cuda_check.hpp"
 
 namespace cuzarr::gpu {
@@ -58,8 +59,8 @@ __global__ void __launch_bounds__(kDecodeWarps* kWarpSize, kDecodeBlocksPerSm)
 // ---------------------------------------------------------------------------------------------
 // Block-parallel path (zstd_block_parallel.hpp) for chunks larger than one block. The chunks go
 // in rounds of at most `slots` chunks, one scratch slot each; per round: plan (a thread per
-// chunk), block list, entropy (literals: a warp per block; sequences: a thread per block), scan
-// (a thread per chunk), block list,
+// chunk), block list, entropy (literals: a warp per block; sequences: a thread per block, in
+// small rounds a warp per block), scan (a thread per chunk), block list,
 // literals (a warp per block), matches (a warp per block, in ticket order), frame list and hash
 // (four lanes per frame), finish (a thread per chunk). Chunks the plan leaves to the
 // serial decoder are marked in `handled` (0) and decoded by zstd_decode_kernel afterwards.
@@ -80,16 +81,21 @@ size_t bp_slots(size_t count, uint64_t max_output) {
 }
 
 constexpr unsigned kBpSequenceThreads = 8;  // threads per thread block of the sequences kernel
-/// Threads of the sequences kernel (one block's sequences at a time each, with its own code
-/// tables): a thread per block of 128 KiB that a round's slots can hold, at most
-/// kBpMaxSequenceThreads.
 constexpr uint32_t kBpMaxSequenceThreads = 32768;
+/// Rounds whose slots hold fewer blocks of 128 KiB than this decode their sequences a warp per
+/// block (H200, level 3, 1 MiB chunks: 256 MiB rounds 16.7 GB/s a warp per block against 14.3 a
+/// thread per block, 512 MiB 24.1 against 25.1, 1 GiB about 31 against 36).
+constexpr uint64_t kBpThreadSequencesFrom = 4096;
 
+/// Threads of the thread-per-block sequences kernel (one block's sequences at a time each, with
+/// its own code tables): a thread per block of 128 KiB that a round's slots can hold, at most
+/// kBpMaxSequenceThreads; 0 when the round is small enough for the warp-per-block kernel.
 uint32_t bp_sequence_threads(size_t slots, uint64_t max_output) {
   const uint64_t blocks = slots * ((max_output + kZstdMaxBlockSize - 1) / kZstdMaxBlockSize);
+  if (blocks < kBpThreadSequencesFrom) return 0;
   const uint64_t groups = (blocks + kBpSequenceThreads - 1) / kBpSequenceThreads;
-  return static_cast<uint32_t>(std::min<uint64_t>(
-      std::max<uint64_t>(groups, 1) * kBpSequenceThreads, kBpMaxSequenceThreads));
+  return static_cast<uint32_t>(
+      std::min<uint64_t>(groups * kBpSequenceThreads, kBpMaxSequenceThreads));
 }
 
 /// The control area: handled[count], three list prefixes of slots + 1 entries, a ticket, the
@@ -100,7 +106,7 @@ struct BpControl {
   uint32_t* execute_prefix;
   uint32_t* hash_prefix;
   uint32_t* ticket;
-  ZstdSequenceTables* sequence_tables;  // one per thread of the sequences kernel
+  ZstdSequenceTables* sequence_tables;  // one per thread of the thread-per-block sequences kernel
 };
 
 uint64_t bp_control_bytes(size_t count, size_t slots, uint64_t max_output) {
@@ -254,9 +260,9 @@ __global__ void __launch_bounds__(kBpWarps* kWarpSize)
 /// thread with its own code tables (`tables`, in global memory: 6 KiB a thread would not fit
 /// shared memory), claiming blocks from `next_block` until none are left. A block's FSE states
 /// form one serial chain, so a block is one thread's work. Thread blocks of kBpSequenceThreads:
-/// the threads of a warp take different branches (bitstream reloads, repeat offsets) and finish
-/// their blocks at different times, so fewer threads a warp decode faster (8: 1.10x against 32,
-/// bench/RESULTS.md).
+/// the threads of a warp finish their blocks at different times (level 3 on the bench's field:
+/// from a few hundred to 9700 sequences a block, median 2600) and take different branches, so
+/// fewer threads a warp decode faster (8: 1.10x against 32, bench/RESULTS.md).
 __global__ void __launch_bounds__(kBpSequenceThreads)
     zstd_bp_sequences_kernel(BpRound r, const uint32_t* prefix, uint32_t* next_block,
                              ZstdSequenceTables* tables) {
@@ -270,6 +276,28 @@ __global__ void __launch_bounds__(kBpSequenceThreads)
     ZstdBlockRecord& rec = slot.blocks[t - prefix[s]];
     const auto* in = reinterpret_cast<const unsigned char*>(r.batch.inputs[r.first + s]);
     rec.status = zstd_bp_decode_sequences(in, rec, mine, slot.sequences);
+  }
+}
+
+/// Phase 2b for small rounds, sequences a warp per block (warp_zstd_bp_decode_sequences: lane 0
+/// follows the FSE chain, the other lanes read the extra bits, check and write the records), the
+/// code tables in shared memory. With few blocks, one block's chain is the pass's whole time, and
+/// lane 0 alone follows it about 2.5 times faster than a thread that does everything.
+__global__ void __launch_bounds__(kBpWarps* kWarpSize)
+    zstd_bp_warp_sequences_kernel(BpRound r, const uint32_t* prefix) {
+  __shared__ ZstdSequenceTables tables[kBpWarps];
+  __shared__ ZstdSequenceCodes codes[kBpWarps][kWarpSize];
+  const unsigned warp = threadIdx.x / kWarpSize, lane = threadIdx.x % kWarpSize;
+  const uint32_t total = prefix[r.n];
+  for (uint32_t t = blockIdx.x * kBpWarps + warp; t < total; t += gridDim.x * kBpWarps) {
+    const uint32_t s = bp_find_slot(prefix, r.n, t);
+    const ZstdSlot slot = bp_slot(r, s);
+    ZstdBlockRecord& rec = slot.blocks[t - prefix[s]];
+    const auto* in = reinterpret_cast<const unsigned char*>(r.batch.inputs[r.first + s]);
+    const DeviceChunkStatus status = detail::warp_zstd_bp_decode_sequences(
+        in, rec, tables[warp], slot.sequences, codes[warp], lane);
+    if (lane == 0) rec.status = status;
+    __syncwarp();  // the tables and codes are free for the next block
   }
 }
 
@@ -595,8 +623,13 @@ void zstd_decode_batch(const DeviceChunkBatch& batch, bool verify_checksum, uint
       zstd_bp_list_kernel<<<1, kListThreads, 0, s>>>(r, control.entropy_prefix, BpList::entropy,
                                                      control.ticket);
       zstd_bp_huffman_kernel<<<kBpBlocks, kBpWarps * kWarpSize, 0, s>>>(r, control.entropy_prefix);
-      zstd_bp_sequences_kernel<<<sequence_blocks, kBpSequenceThreads, 0, s>>>(
-          r, control.entropy_prefix, control.ticket, control.sequence_tables);
+      if (sequence_blocks > 0) {
+        zstd_bp_sequences_kernel<<<sequence_blocks, kBpSequenceThreads, 0, s>>>(
+            r, control.entropy_prefix, control.ticket, control.sequence_tables);
+      } else {
+        zstd_bp_warp_sequences_kernel<<<kBpBlocks, kBpWarps * kWarpSize, 0, s>>>(
+            r, control.entropy_prefix);
+      }
       zstd_bp_scan_kernel<<<chunk_blocks, 128, 0, s>>>(r);
       zstd_bp_list_kernel<<<1, kListThreads, 0, s>>>(r, control.execute_prefix, BpList::execute,
                                                      control.ticket);
