@@ -605,40 +605,12 @@ CUZARR_HOST_DEVICE inline DeviceChunkStatus zstd_bp_finish_sequences(ZstdBlockRe
   return DeviceChunkStatus::ok;
 }
 
-/// The checks and records of a block's sequences, in decoding order (ZstdSequenceDecoder::decode's
-/// sink): literal lengths against the literals, the block against Block_Maximum_Size, offsets
-/// relative to the block's starting repeat offsets (RFC 8878, 3.1.2.5); the i-th sequence's
-/// record at out[i].
-struct ZstdBpSequenceSink {
-  ZstdSeqRecord* out = nullptr;
-  // The record's fields are read once: the stores into `out` could alias them.
-  uint32_t literal_size = 0, block_max = 0;
-  uint32_t literals_used = 0, matched = 0, i = 0;
-  ZstdRepHistory reps;
-
-  ZstdBpSequenceSink() = default;
-  CUZARR_HOST_DEVICE ZstdBpSequenceSink(const ZstdBlockRecord& rec, ZstdSeqRecord* sequences)
-      : out(sequences + rec.sequence_offset),
-        literal_size(rec.literal_size),
-        block_max(rec.block_max) {}
-
-  CUZARR_HOST_DEVICE DeviceChunkStatus operator()(uint32_t ll, uint32_t ml, uint32_t ov) {
-    if (ll > literal_size - literals_used) return DeviceChunkStatus::corrupt_input;
-    literals_used += ll;
-    if (ml > block_max - matched) return DeviceChunkStatus::corrupt_input;
-    matched += ml;
-    ZstdRepSlot offset;
-    if (!reps.resolve(ov, ll, offset)) return DeviceChunkStatus::corrupt_input;
-    out[i++] = zstd_bp_sequence_record(ll, ml, offset, literals_used + matched - ml);
-    return DeviceChunkStatus::ok;
-  }
-};
-
 /// Decodes a compressed block's sequences into sequences[rec.sequence_offset...], with repeat
 /// offsets relative to the block's starting ones (RFC 8878, 3.1.2.5); sets rec.decoded_size and
 /// rec.reps. Checks the literal lengths against the literals, the block against
-/// Block_Maximum_Size, and that the bitstream is consumed exactly. (The GPU's sequences kernel
-/// runs the same pieces a few sequences at a time, its threads in step.)
+/// Block_Maximum_Size, and that the bitstream is consumed exactly. (The GPU's sequences pass runs
+/// it a thread per block; in small rounds warp_zstd_bp_decode_sequences, the same checks with a
+/// warp.)
 CUZARR_HOST_DEVICE inline DeviceChunkStatus zstd_bp_decode_sequences(const unsigned char* in,
                                                                      ZstdBlockRecord& rec,
                                                                      ZstdSequenceTables& t,
@@ -647,10 +619,23 @@ CUZARR_HOST_DEVICE inline DeviceChunkStatus zstd_bp_decode_sequences(const unsig
   uint32_t count = 0;
   DeviceChunkStatus s = zstd_bp_start_sequences(in, rec, t, dec, count);
   if (s != DeviceChunkStatus::ok || !dec.has_stream) return s;
-  ZstdBpSequenceSink sink(rec, sequences);
-  s = dec.decode(t, count, sink);
+  // The record's fields are read once: the loop's stores could alias them.
+  const uint32_t literal_size = rec.literal_size, block_max = rec.block_max;
+  uint32_t literals_used = 0, matched = 0, i = 0;
+  ZstdRepHistory reps;
+  ZstdSeqRecord* out = sequences + rec.sequence_offset;
+  s = dec.decode(t, count, [&](uint32_t ll, uint32_t ml, uint32_t ov) {
+    if (ll > literal_size - literals_used) return DeviceChunkStatus::corrupt_input;
+    literals_used += ll;
+    if (ml > block_max - matched) return DeviceChunkStatus::corrupt_input;
+    matched += ml;
+    ZstdRepSlot offset;
+    if (!reps.resolve(ov, ll, offset)) return DeviceChunkStatus::corrupt_input;
+    out[i++] = zstd_bp_sequence_record(ll, ml, offset, literals_used + matched - ml);
+    return DeviceChunkStatus::ok;
+  });
   if (s != DeviceChunkStatus::ok) return s;
-  return zstd_bp_finish_sequences(rec, dec, sink.matched, sink.reps);
+  return zstd_bp_finish_sequences(rec, dec, matched, reps);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -136,8 +136,8 @@ CUZARR_HOST_DEVICE inline DeviceChunkStatus zstd_huffman_read_table(const unsign
 /// holds the word with the next unread bit and the word below it, so a code (at most 11 bits)
 /// always lies inside it; the two words below the window are loaded ahead. When the window's
 /// upper word is used up, the window moves down a word and one load is issued whose value is only
-/// needed two moves later: a thread never waits for memory in the middle of a stream, and the
-/// threads of a warp, whose windows move at different symbols, do not wait for each other's loads.
+/// needed two moves (some 60 bits) later: the threads of a warp, whose windows move at different
+/// symbols, no longer wait for one thread's load at almost every symbol.
 struct ZstdHuffmanCursor {
   const unsigned char* in = nullptr;
   uint32_t size = 0;

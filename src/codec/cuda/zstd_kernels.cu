@@ -83,8 +83,8 @@ size_t bp_slots(size_t count, uint64_t max_output) {
 constexpr unsigned kBpSequenceThreads = 8;  // threads per thread block of the sequences kernel
 constexpr uint32_t kBpMaxSequenceThreads = 32768;
 /// Rounds whose slots hold fewer blocks of 128 KiB than this decode their sequences a warp per
-/// block (H200, level 3, 1 MiB chunks: 256 MiB rounds 16.7 GB/s a warp per block against 14.3 a
-/// thread per block, 512 MiB 24.1 against 25.1, 1 GiB about 31 against 36).
+/// block (H200, level 3, 1 MiB chunks: 256 MiB rounds at 15.6 GB/s a warp per block against 14.3
+/// a thread per block; from 512 MiB on a thread per block is faster: bench/RESULTS.md).
 constexpr uint64_t kBpThreadSequencesFrom = 4096;
 
 /// Threads of the thread-per-block sequences kernel (one block's sequences at a time each, with
