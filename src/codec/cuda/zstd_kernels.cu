@@ -227,6 +227,51 @@ __device__ inline uint32_t bp_find_slot(const uint32_t* prefix, uint32_t n, uint
   return lo;
 }
 
+/// List item t: block `block` of slot `s`, which decodes chunk `chunk` from `in` into `out`.
+struct BpListItem {
+  ZstdSlot slot;
+  uint32_t block;
+  size_t chunk;
+  const unsigned char* in;
+  unsigned char* out;
+  __device__ ZstdBlockRecord& rec() const { return slot.blocks[block]; }
+};
+
+__device__ inline BpListItem bp_list_item(const BpRound& r, const uint32_t* prefix, uint32_t t) {
+  const uint32_t s = bp_find_slot(prefix, r.n, t);
+  const size_t chunk = r.first + s;
+  return BpListItem{bp_slot(r, s), t - prefix[s], chunk,
+                    reinterpret_cast<const unsigned char*>(r.batch.inputs[chunk]),
+                    reinterpret_cast<unsigned char*>(r.batch.outputs[chunk])};
+}
+
+/// Calls body(item) for every item of a block list, a warp per item (every lane alike), the
+/// warps of the grid striding over the list.
+template <class Body>
+__device__ inline void bp_for_each_item_by_warp(const BpRound& r, const uint32_t* prefix,
+                                                Body&& body) {
+  const unsigned warp = threadIdx.x / kWarpSize;
+  const uint32_t total = prefix[r.n];
+  for (uint32_t t = blockIdx.x * kBpWarps + warp; t < total; t += gridDim.x * kBpWarps) {
+    body(bp_list_item(r, prefix, t));
+  }
+}
+
+/// Claims list items from `ticket` (a warp at a time, every lane alike, when kByWarp; else each
+/// thread for itself) and calls body(item) until the list is done: items go in list order.
+template <bool kByWarp, class Body>
+__device__ inline void bp_for_each_claimed_item(const BpRound& r, const uint32_t* prefix,
+                                                uint32_t* ticket, Body&& body) {
+  const uint32_t total = prefix[r.n];
+  for (;;) {
+    uint32_t t = 0;
+    if (!kByWarp || threadIdx.x % kWarpSize == 0) t = atomicAdd(ticket, 1u);
+    if (kByWarp) t = __shfl_sync(kFullMask, t, 0);
+    if (t >= total) return;
+    body(bp_list_item(r, prefix, t));
+  }
+}
+
 /// Phase 2a, literals (a warp per block): raw and RLE literals copied into the literal area,
 /// Huffman streams decoded there by the warp. Sets every block's literal_status.
 __global__ void __launch_bounds__(kBpWarps* kWarpSize)
@@ -234,26 +279,23 @@ __global__ void __launch_bounds__(kBpWarps* kWarpSize)
   __shared__ ZstdLiteralTables tables[kBpWarps];
   __shared__ ZstdHuffmanStreams streams[kBpWarps];
   const unsigned warp = threadIdx.x / kWarpSize, lane = threadIdx.x % kWarpSize;
-  const uint32_t total = prefix[r.n];
-  for (uint32_t t = blockIdx.x * kBpWarps + warp; t < total; t += gridDim.x * kBpWarps) {
-    const uint32_t s = bp_find_slot(prefix, r.n, t);
-    const ZstdSlot slot = bp_slot(r, s);
-    ZstdBlockRecord& rec = slot.blocks[t - prefix[s]];
-    const auto* in = reinterpret_cast<const unsigned char*>(r.batch.inputs[r.first + s]);
-    if (rec.type == 2) zstd_bp_copy_literals(in, rec, slot.literals, lane, kWarpSize);
+  bp_for_each_item_by_warp(r, prefix, [&](const BpListItem& item) {
+    ZstdBlockRecord& rec = item.rec();
+    unsigned char* literals = item.slot.literals;
+    if (rec.type == 2) zstd_bp_copy_literals(item.in, rec, literals, lane, kWarpSize);
     DeviceChunkStatus status = DeviceChunkStatus::ok;
     if (lane == 0) {
-      status = zstd_bp_prepare_literals(in, rec, tables[warp], slot.literals, streams[warp]);
+      status = zstd_bp_prepare_literals(item.in, rec, tables[warp], literals, streams[warp]);
     }
     __syncwarp();  // the Huffman table and the stream locations are visible to the warp
     status = static_cast<DeviceChunkStatus>(__shfl_sync(kFullMask, static_cast<int>(status), 0));
     if (status == DeviceChunkStatus::ok) {
-      status = detail::warp_zstd_decode_huffman(tables[warp].huffman, streams[warp], slot.literals,
-                                                lane);
+      status =
+          detail::warp_zstd_decode_huffman(tables[warp].huffman, streams[warp], literals, lane);
     }
     if (lane == 0) rec.literal_status = status;
     __syncwarp();  // the tables are free for the next block
-  }
+  });
 }
 
 /// Phase 2b, sequences (a thread per block): zstd_bp_decode_sequences for every block, each
@@ -267,16 +309,10 @@ __global__ void __launch_bounds__(kBpSequenceThreads)
     zstd_bp_sequences_kernel(BpRound r, const uint32_t* prefix, uint32_t* next_block,
                              ZstdSequenceTables* tables) {
   ZstdSequenceTables& mine = tables[blockIdx.x * blockDim.x + threadIdx.x];
-  const uint32_t total = prefix[r.n];
-  for (;;) {
-    const uint32_t t = atomicAdd(next_block, 1u);
-    if (t >= total) break;
-    const uint32_t s = bp_find_slot(prefix, r.n, t);
-    const ZstdSlot slot = bp_slot(r, s);
-    ZstdBlockRecord& rec = slot.blocks[t - prefix[s]];
-    const auto* in = reinterpret_cast<const unsigned char*>(r.batch.inputs[r.first + s]);
-    rec.status = zstd_bp_decode_sequences(in, rec, mine, slot.sequences);
-  }
+  bp_for_each_claimed_item<false>(r, prefix, next_block, [&](const BpListItem& item) {
+    ZstdBlockRecord& rec = item.rec();
+    rec.status = zstd_bp_decode_sequences(item.in, rec, mine, item.slot.sequences);
+  });
 }
 
 /// Phase 2b for small rounds, sequences a warp per block (warp_zstd_bp_decode_sequences: lane 0
@@ -288,17 +324,13 @@ __global__ void __launch_bounds__(kBpWarps* kWarpSize)
   __shared__ ZstdSequenceTables tables[kBpWarps];
   __shared__ ZstdSequenceCodes codes[kBpWarps][kWarpSize];
   const unsigned warp = threadIdx.x / kWarpSize, lane = threadIdx.x % kWarpSize;
-  const uint32_t total = prefix[r.n];
-  for (uint32_t t = blockIdx.x * kBpWarps + warp; t < total; t += gridDim.x * kBpWarps) {
-    const uint32_t s = bp_find_slot(prefix, r.n, t);
-    const ZstdSlot slot = bp_slot(r, s);
-    ZstdBlockRecord& rec = slot.blocks[t - prefix[s]];
-    const auto* in = reinterpret_cast<const unsigned char*>(r.batch.inputs[r.first + s]);
+  bp_for_each_item_by_warp(r, prefix, [&](const BpListItem& item) {
+    ZstdBlockRecord& rec = item.rec();
     const DeviceChunkStatus status = detail::warp_zstd_bp_decode_sequences(
-        in, rec, tables[warp], slot.sequences, codes[warp], lane);
+        item.in, rec, tables[warp], item.slot.sequences, codes[warp], lane);
     if (lane == 0) rec.status = status;
     __syncwarp();  // the tables and codes are free for the next block
-  }
+  });
 }
 
 __global__ void zstd_bp_scan_kernel(BpRound r) {
@@ -306,14 +338,6 @@ __global__ void zstd_bp_scan_kernel(BpRound r) {
   if (s >= r.n) return;
   const ZstdSlot slot = bp_slot(r, s);
   if (slot.plan->block_parallel) zstd_bp_scan(r.batch.output_capacities[r.first + s], slot);
-}
-
-__device__ inline uint64_t warp_inclusive_sum(uint64_t v, unsigned lane) {
-  for (unsigned d = 1; d < kWarpSize; d *= 2) {
-    const uint64_t u = __shfl_up_sync(kFullMask, static_cast<unsigned long long>(v), d);
-    if (lane >= d) v += u;
-  }
-  return v;
 }
 
 /// Phase 4a for block b (zstd_bp_execute_literals_serial, by a warp): raw / RLE blocks, the
@@ -339,21 +363,22 @@ __device__ inline void bp_literals_block(const unsigned char* in, const ZstdSlot
       ZstdSeqRecord seq{0, 0, 0, 0};
       if (i < count) seq = seqs[i];
       const uint64_t ll = seq.literal_length, at = start + seq.match_at;
-      const uint64_t ll_end = warp_inclusive_sum(ll, lane);
+      const uint64_t ll_end = detail::warp_inclusive_sum64(ll, lane);
       const uint64_t my_lp = lp + ll_end - ll;
       uint64_t offset = 0;
       if (i < count) {
         bad = bad || zstd_bp_resolve_offset(seq, rec.start_reps, at, frame_start, offset) !=
                          DeviceChunkStatus::ok;
       }
+      // Sequence after sequence, by the whole warp: literal runs are short, and lanes copying
+      // their own runs store to 32 places at once (1.14x slower, bench/RESULTS.md).
       const uint32_t n = count - g < kWarpSize ? count - g : kWarpSize;
       for (uint32_t j = 0; j < n; ++j) {
-        const uint64_t len = __shfl_sync(kFullMask, static_cast<unsigned long long>(ll), j);
-        const uint64_t from = __shfl_sync(kFullMask, static_cast<unsigned long long>(my_lp), j);
-        const uint64_t to = __shfl_sync(kFullMask, static_cast<unsigned long long>(at - ll), j);
+        const uint64_t len = detail::shfl64(ll, j), from = detail::shfl64(my_lp, j);
+        const uint64_t to = detail::shfl64(at - ll, j);
         for (uint64_t t = lane; t < len; t += kWarpSize) out[to + t] = literals[from + t];
       }
-      lp += __shfl_sync(kFullMask, static_cast<unsigned long long>(ll_end), kWarpSize - 1);
+      lp += detail::shfl64(ll_end, kWarpSize - 1);
     }
     const uint64_t rest = rec.literal_size - lp;  // the literals after the last sequence
     const uint64_t tail = start + rec.decoded_size - rest;
@@ -366,14 +391,10 @@ __device__ inline void bp_literals_block(const unsigned char* in, const ZstdSlot
 
 __global__ void __launch_bounds__(kBpWarps* kWarpSize)
     zstd_bp_literals_kernel(BpRound r, const uint32_t* prefix) {
-  const unsigned warp = threadIdx.x / kWarpSize, lane = threadIdx.x % kWarpSize;
-  const uint32_t total = prefix[r.n];
-  for (uint32_t t = blockIdx.x * kBpWarps + warp; t < total; t += gridDim.x * kBpWarps) {
-    const uint32_t s = bp_find_slot(prefix, r.n, t);
-    const size_t c = r.first + s;
-    bp_literals_block(reinterpret_cast<const unsigned char*>(r.batch.inputs[c]), bp_slot(r, s),
-                      t - prefix[s], reinterpret_cast<unsigned char*>(r.batch.outputs[c]), lane);
-  }
+  const unsigned lane = threadIdx.x % kWarpSize;
+  bp_for_each_item_by_warp(r, prefix, [&](const BpListItem& item) {
+    bp_literals_block(item.in, item.slot, item.block, item.out, lane);
+  });
 }
 
 /// Source chase steps before a match byte waits for the earlier block that writes its source.
@@ -517,16 +538,9 @@ __device__ inline void bp_matches_block(const ZstdSlot& slot, uint32_t b, unsign
 __global__ void __launch_bounds__(kBpWarps* kWarpSize)
     zstd_bp_matches_kernel(BpRound r, const uint32_t* prefix, uint32_t* ticket) {
   const unsigned lane = threadIdx.x % kWarpSize;
-  const uint32_t total = prefix[r.n];
-  for (;;) {
-    uint32_t t = 0;
-    if (lane == 0) t = atomicAdd(ticket, 1u);
-    t = __shfl_sync(kFullMask, t, 0);
-    if (t >= total) return;
-    const uint32_t s = bp_find_slot(prefix, r.n, t);
-    bp_matches_block(bp_slot(r, s), t - prefix[s],
-                     reinterpret_cast<unsigned char*>(r.batch.outputs[r.first + s]), lane);
-  }
+  bp_for_each_claimed_item<true>(r, prefix, ticket, [&](const BpListItem& item) {
+    bp_matches_block(item.slot, item.block, item.out, lane);
+  });
 }
 
 /// Four lanes per frame (8 frames per warp): the XXH64 accumulators, then lane 0 of the four
