@@ -227,11 +227,10 @@ __device__ inline uint32_t bp_find_slot(const uint32_t* prefix, uint32_t n, uint
   return lo;
 }
 
-/// List item t: block `block` of slot `s`, which decodes chunk `chunk` from `in` into `out`.
+/// A block list's item: block `block` of a slot, whose chunk decodes from `in` into `out`.
 struct BpListItem {
   ZstdSlot slot;
   uint32_t block;
-  size_t chunk;
   const unsigned char* in;
   unsigned char* out;
   __device__ ZstdBlockRecord& rec() const { return slot.blocks[block]; }
@@ -240,7 +239,7 @@ struct BpListItem {
 __device__ inline BpListItem bp_list_item(const BpRound& r, const uint32_t* prefix, uint32_t t) {
   const uint32_t s = bp_find_slot(prefix, r.n, t);
   const size_t chunk = r.first + s;
-  return BpListItem{bp_slot(r, s), t - prefix[s], chunk,
+  return BpListItem{bp_slot(r, s), t - prefix[s],
                     reinterpret_cast<const unsigned char*>(r.batch.inputs[chunk]),
                     reinterpret_cast<unsigned char*>(r.batch.outputs[chunk])};
 }
