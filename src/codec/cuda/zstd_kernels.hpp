@@ -35,7 +35,8 @@ inline uint64_t zstd_block_parallel_from(size_t count, uint64_t block_parallel_f
 }
 
 /// Device scratch bytes zstd_decode_batch needs for `count` chunks: one ZstdWorkspace (about
-/// 140 KiB: literal buffer and entropy tables) per decoding warp, and at most 2048 warps.
+/// 140 KiB: literal buffer and entropy tables) per decoding warp, and at most 148 x 16 warps (one
+/// wave on GPUs of up to 148 SMs).
 size_t zstd_decode_temp_bytes(size_t count);
 /// The same with block-parallel decoding of chunks whose output capacity is at most
 /// `max_output`: plus, when max_output >= zstd_block_parallel_from(count, block_parallel_from),
