@@ -1,6 +1,7 @@
 #include <algorithm>
 
 #include "codec/cuda/kernel_support.cuh"
+#include "codec/cuda/stream_fork.hpp"
 #include "codec/cuda/warp_copy_steps.cuh"
 #include "codec/cuda/zstd_block_parallel.hpp"
 #include "codec/cuda/zstd_frame_format.hpp"
@@ -635,11 +636,21 @@ void zstd_decode_batch(const DeviceChunkBatch& batch, bool verify_checksum, uint
       zstd_bp_plan_kernel<<<chunk_blocks, 128, 0, s>>>(r, control.handled);
       zstd_bp_list_kernel<<<1, kListThreads, 0, s>>>(r, control.entropy_prefix, BpList::entropy,
                                                      control.ticket);
-      zstd_bp_huffman_kernel<<<kBpBlocks, kBpWarps * kWarpSize, 0, s>>>(r, control.entropy_prefix);
       if (sequence_blocks > 0) {
-        zstd_bp_sequences_kernel<<<sequence_blocks, kBpSequenceThreads, 0, s>>>(
+        // The sequences kernel (a thread per block: few warps, and its time is its longest
+        // blocks' chains) on a high-priority fork, launched first, so that its threads start at
+        // once and the Huffman kernel fills the rest of the GPU beside them (H200, level 3, 64
+        // KiB chunks: 1.11x; bench/RESULTS.md).
+        detail::StreamFork fork(s, true);
+        zstd_bp_sequences_kernel<<<sequence_blocks, kBpSequenceThreads, 0, fork.get()>>>(
             r, control.entropy_prefix, control.ticket, control.sequence_tables);
+        CUZARR_CUDA_CHECK(cudaGetLastError());
+        zstd_bp_huffman_kernel<<<kBpBlocks, kBpWarps * kWarpSize, 0, s>>>(r,
+                                                                          control.entropy_prefix);
+        fork.join();
       } else {
+        zstd_bp_huffman_kernel<<<kBpBlocks, kBpWarps * kWarpSize, 0, s>>>(r,
+                                                                          control.entropy_prefix);
         zstd_bp_warp_sequences_kernel<<<kBpBlocks, kBpWarps * kWarpSize, 0, s>>>(
             r, control.entropy_prefix);
       }
