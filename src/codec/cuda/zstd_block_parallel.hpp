@@ -506,42 +506,30 @@ CUZARR_HOST_DEVICE inline DeviceChunkStatus zstd_bp_decode_literal_stream(
 }
 
 /// The repeat offset history of a block relative to its starting one (RFC 8878, 3.1.2.5), in
-/// three registers (constant indices only: an indexed array would live in local memory).
+/// three registers.
 struct ZstdRepHistory {
   ZstdRepSlot r0{0, 0}, r1{0, 1}, r2{0, 2};
 
-  /// The offset of a sequence from its Offset_Value and literal length: values 1..3 name repeat
-  /// offsets, shifted by one when the literal length is 0 (the shifted value 3 is repeat offset 1
-  /// minus one); the offset used moves to the front. false when that offset is known to be 0.
+  /// The offset of a sequence from its Offset_Value and literal length, updating the history
+  /// (zstd_repeat_offset_step). Repeat offset 1 minus one is known only when it is explicit
+  /// (source < 0); otherwise `value` counts what is taken from the starting offset. false when
+  /// that offset is known to be 0.
   CUZARR_HOST_DEVICE bool resolve(uint32_t offset_value, uint32_t literal_length,
                                   ZstdRepSlot& offset) {
-    if (offset_value > 3) {
-      offset = ZstdRepSlot{static_cast<int64_t>(offset_value - 3), -1};
-      r2 = r1;
-      r1 = r0;
-      r0 = offset;
-      return true;
-    }
-    const uint32_t index = offset_value - 1 + (literal_length == 0 ? 1 : 0);
-    if (index == 0) {
-      offset = r0;
-      return true;
-    }
-    if (index == 3) {  // repeat offset 1 minus one
-      offset = r0;
-      if (offset.source < 0) {
-        offset.value -= 1;
-        if (offset.value == 0) return false;
-      } else {
-        offset.value += 1;
-      }
-    } else {
-      offset = index == 1 ? r1 : r2;
-    }
-    if (index != 1) r2 = r1;
-    r1 = r0;
-    r0 = offset;
-    return true;
+    return zstd_repeat_offset_step(
+        r0, r1, r2, offset_value, literal_length, offset,
+        [](uint64_t v) {
+          return ZstdRepSlot{static_cast<int64_t>(v), -1};
+        },
+        [](const ZstdRepSlot& first, ZstdRepSlot& o) {
+          o = first;
+          if (o.source >= 0) {
+            o.value += 1;
+            return true;
+          }
+          o.value -= 1;
+          return o.value != 0;
+        });
   }
 };
 

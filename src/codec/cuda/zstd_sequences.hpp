@@ -26,35 +26,56 @@ struct ZstdSequenceTables {
   bool valid[3];
 };
 
-/// The repeat offset history of a frame (RFC 8878, 3.1.2.5), in three registers (no indexed
-/// array, which a GPU thread would keep in local memory).
-struct ZstdRepeatOffsets {
-  uint64_t r0 = 1, r1 = 4, r2 = 8;
-
-  /// The offset of a sequence from its Offset_Value and literal length, updating the history.
-  /// Values 1..3 name repeat offsets, shifted by one when the literal length is 0 (the shifted
-  /// value 3 means repeat offset 1 minus one); the offset used moves to the front. false when
-  /// that offset is 0.
-  CUZARR_HOST_DEVICE bool resolve(uint64_t offset_value, uint64_t literal_length,
-                                  uint64_t& offset) {
-    if (offset_value > 3) {
-      offset = offset_value - 3;
-      r2 = r1;
+/// The repeat-offset step of RFC 8878, 3.1.2.5, over a history r0, r1, r2 of values of type T:
+/// an Offset_Value above 3 is an explicit offset (`explicit_offset(Offset_Value - 3)`); values
+/// 1..3 name repeat offsets, shifted by one when the literal length is 0, and the shifted value 3
+/// is repeat offset 1 minus one (`minus_one(r0, offset)`, false when that is known to be 0). The
+/// offset used moves to the front. Constant indices only: an indexed array would live in a GPU
+/// thread's local memory. false when the offset is 0 (the sequence is corrupt).
+template <class T, class ExplicitOffset, class MinusOne>
+CUZARR_HOST_DEVICE inline bool zstd_repeat_offset_step(T& r0, T& r1, T& r2, uint64_t offset_value,
+                                                       uint64_t literal_length, T& offset,
+                                                       ExplicitOffset explicit_offset,
+                                                       MinusOne minus_one) {
+  if (offset_value > 3) {
+    offset = explicit_offset(offset_value - 3);
+  } else {
+    const uint64_t index = offset_value - 1 + (literal_length == 0 ? 1 : 0);
+    if (index == 0) {  // repeat offset 1 stays in front
+      offset = r0;
+      return true;
+    }
+    if (index == 3) {
+      if (!minus_one(r0, offset)) return false;
+    } else {
+      offset = index == 1 ? r1 : r2;
+    }
+    if (index == 1) {  // repeat offset 2 swaps with 1
       r1 = r0;
       r0 = offset;
       return true;
     }
-    const uint64_t index = offset_value - 1 + (literal_length == 0 ? 1 : 0);
-    if (index == 0) {
-      offset = r0;
-      return true;
-    }
-    offset = index == 1 ? r1 : index == 2 ? r2 : r0 - 1;
-    if (offset == 0) return false;
-    if (index != 1) r2 = r1;
-    r1 = r0;
-    r0 = offset;
-    return true;
+  }
+  r2 = r1;
+  r1 = r0;
+  r0 = offset;
+  return true;
+}
+
+/// The repeat offset history of a frame (RFC 8878, 3.1.2.5), in three registers.
+struct ZstdRepeatOffsets {
+  uint64_t r0 = 1, r1 = 4, r2 = 8;
+
+  /// The offset of a sequence from its Offset_Value and literal length, updating the history
+  /// (zstd_repeat_offset_step). false when that offset is 0.
+  CUZARR_HOST_DEVICE bool resolve(uint64_t offset_value, uint64_t literal_length,
+                                  uint64_t& offset) {
+    return zstd_repeat_offset_step(
+        r0, r1, r2, offset_value, literal_length, offset, [](uint64_t v) { return v; },
+        [](uint64_t first, uint64_t& o) {
+          o = first - 1;
+          return o != 0;
+        });
   }
 };
 
