@@ -18,7 +18,8 @@
 //                          [--round N] [--dump DIR]
 // --cpu runs the same format functions serially on the CPU (the host/device headers the kernels
 // are built from: zstd_frame_format.hpp, zstd_block_parallel_host.hpp, zlib_gzip_wrappers.hpp,
-// lz4_block_format.hpp) instead of the kernels; it is the only mode of builds without CUDA.
+// lz4_block_format.hpp, lz4_block_parallel_host.hpp) instead of the kernels; it is the only mode
+// of builds without CUDA.
 // --round N replays only round N of the seed; --dump DIR writes each failing input there.
 #include <chrono>
 #include <cinttypes>
@@ -33,6 +34,7 @@
 
 #include "codec/cuda/device_chunk_batch.hpp"
 #include "codec/cuda/lz4_block_format.hpp"
+#include "codec/cuda/lz4_block_parallel_host.hpp"
 #include "codec/cuda/zlib_gzip_wrappers.hpp"
 #include "codec/cuda/zstd_block_parallel_host.hpp"
 #include "codec/cuda/zstd_frame_format.hpp"
@@ -111,8 +113,15 @@ std::vector<Outcome> decode_on_cpu(Codec codec, const std::vector<Case>& cases, 
         break;
       }
       case Codec::lz4:
-        r = cuzarr::gpu::lz4_decode_block_serial(in.get(), n, out.data(), c.capacity);
-        o.path = "lz4_decode_block_serial";
+        if (below(rng, 2) == 0) {
+          r = cuzarr::gpu::lz4_decode_block_serial(in.get(), n, out.data(), c.capacity);
+          o.path = "lz4_decode_block_serial";
+        } else {  // every block that qualifies goes block-parallel, whatever its size
+          cuzarr::gpu::Lz4BpReport report;
+          r = cuzarr::gpu::lz4_decode_block_parallel_host(in.get(), n, out.data(), c.capacity, 1,
+                                                          &report);
+          o.path = report.parallel ? "lz4 block-parallel" : "lz4 block-parallel host, serial";
+        }
         break;
       case Codec::numcodecs_lz4:
         r = cuzarr::gpu::numcodecs_lz4_decode_serial(in.get(), n, out.data(), c.capacity);
@@ -235,13 +244,29 @@ std::vector<Outcome> decode_on_gpu(Codec codec, const std::vector<Case>& cases, 
       break;
     }
     case Codec::lz4:
-      lz4_decode_batch(batch, stream);
-      path = "lz4_decode_batch";
+    case Codec::numcodecs_lz4: {
+      // The two launcher paths: a warp (or two) per block; every block block-parallel.
+      const bool numcodecs = codec == Codec::numcodecs_lz4;
+      if (below(rng, 2) == 0) {
+        if (numcodecs) {
+          numcodecs_lz4_decode_batch(batch, stream);
+        } else {
+          lz4_decode_batch(batch, stream);
+        }
+        path = numcodecs ? "numcodecs_lz4_decode_batch" : "lz4_decode_batch";
+      } else {
+        DeviceBuffer temp(lz4_decode_temp_bytes(count, max_capacity, 1));
+        if (numcodecs) {
+          numcodecs_lz4_decode_batch(batch, max_capacity, temp.p, stream, 1);
+        } else {
+          lz4_decode_batch(batch, max_capacity, temp.p, stream, 1);
+        }
+        CHECK(cudaDeviceSynchronize());  // before temp goes
+        path = numcodecs ? "numcodecs_lz4_decode_batch, block-parallel from 1"
+                         : "lz4_decode_batch, block-parallel from 1";
+      }
       break;
-    case Codec::numcodecs_lz4:
-      numcodecs_lz4_decode_batch(batch, stream);
-      path = "numcodecs_lz4_decode_batch";
-      break;
+    }
   }
   CHECK(cudaDeviceSynchronize());
   CHECK(cudaGetLastError());

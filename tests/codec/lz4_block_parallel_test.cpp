@@ -163,11 +163,12 @@ TEST(Lz4BlockParallel, SmallBlocksGoSerialByDefault) {
 }
 
 // All passes by hand: `drop_every` > 0 throws away the speculative records of every so many
-// segments (their chains then never meet the true one: the stitch must parse them again);
-// matches run last segment first with an unbounded chase (every source chased to its literal).
+// segments (their chains then never meet the true one: the stitch must parse them again); the
+// pieces execute last first, and the bytes resolve last first (any order must do); `pieces`
+// counts them.
 Bytes run_passes_by_hand(const Bytes& block, uint64_t capacity, uint32_t drop_every,
-                         uint32_t& reparsed) {
-  const gpu::Lz4BpSlotLayout layout = gpu::lz4_bp_slot_layout(block.size());
+                         uint32_t& reparsed, uint32_t* pieces = nullptr) {
+  const gpu::Lz4BpSlotLayout layout = gpu::lz4_bp_slot_layout(block.size(), capacity);
   std::vector<uint64_t> storage((layout.bytes + 7) / 8);
   const gpu::Lz4BpSlot slot = gpu::lz4_bp_slot(storage.data(), layout);
   gpu::lz4_bp_plan(block.size(), capacity, 1, block.size(), slot);
@@ -190,10 +191,14 @@ Bytes run_passes_by_hand(const Bytes& block, uint64_t capacity, uint32_t drop_ev
   EXPECT_EQ(r.status, DeviceChunkStatus::ok);
   Bytes out(r.size);
   if (r.status != DeviceChunkStatus::ok) return out;
-  for (uint32_t k = 0; k < n; ++k)
-    gpu::lz4_bp_execute_literals_serial(block.data(), block.size(), slot, k, out.data());
-  for (uint32_t k = n; k-- > 0;)
-    gpu::lz4_bp_execute_matches_serial(block.data(), block.size(), slot, k, out.data(), UINT32_MAX);
+  uint32_t starts = 0;
+  for (uint32_t k = n; k-- > 0;) {
+    if (!slot.segments[k].piece_start) continue;
+    ++starts;
+    gpu::lz4_bp_execute_piece_serial(block.data(), block.size(), slot, k, out.data());
+  }
+  if (pieces != nullptr) *pieces = starts;
+  for (uint64_t p = out.size(); p-- > 0;) gpu::lz4_bp_resolve_byte(slot, out.data(), p);
   return out;
 }
 
@@ -205,17 +210,28 @@ TEST(Lz4BlockParallel, StitchReparsesSegmentsThatMissTheTrueChain) {
   EXPECT_GE(reparsed, lz4_bp_segment_count(block.size()) / 4);
 }
 
-// Matches executed in any order: every source in an earlier segment is chased back, through
-// chains of earlier matches (overlapping ones included), to its literal.
-TEST(Lz4BlockParallel, ChaseResolvesEverySourceInAnyOrder) {
+// Pieces executed in any order, bytes resolved in any order: every external byte follows its
+// origins, through chains of matches over several pieces (overlapping ones included), to a local
+// byte.
+TEST(Lz4BlockParallel, PiecesAndExternalBytesResolveInAnyOrder) {
   Bytes periodic(300000);
   for (size_t i = 0; i < periodic.size(); ++i) periodic[i] = "abcdefg"[i % 7];
-  for (const Bytes& input :
-       {test::quantized_float32_input(400000, 11, 3), test::runs_input(500000, 3), periodic}) {
+  const std::vector<Bytes> inputs = {test::quantized_float32_input(400000, 11, 3),
+                                     test::runs_input(500000, 3), periodic,
+                                     test::smooth_uint16_input(1 << 20, 5)};
+  for (size_t which = 0; which < inputs.size(); ++which) {
+    const Bytes& input = inputs[which];
     for (int level : {0, 9}) {
-      uint32_t reparsed = 0;
-      EXPECT_TRUE(run_passes_by_hand(liblz4_compress(input, 1, level), input.size(), 0, reparsed) ==
-                  input);
+      const Bytes block = liblz4_compress(input, 1, level);
+      uint32_t reparsed = 0, pieces = 0;
+      EXPECT_TRUE(run_passes_by_hand(block, input.size(), 0, reparsed, &pieces) == input)
+          << input.size() << " bytes, level " << level;
+      // At most one piece starts in each window of kLz4BpPieceBytes of output (besides the
+      // first); a block with tokens all along has one in (nearly) every window.
+      EXPECT_LE(pieces, input.size() / gpu::kLz4BpPieceBytes + 1);
+      if (which == 0) {  // the quantized field
+        EXPECT_GE(pieces, input.size() / gpu::kLz4BpPieceBytes - 1) << "level " << level;
+      }
     }
   }
 }
@@ -253,7 +269,7 @@ struct StitchResult {
 };
 
 StitchResult stitch(const Bytes& block, uint64_t capacity, bool warp, uint32_t drop_every) {
-  const gpu::Lz4BpSlotLayout layout = gpu::lz4_bp_slot_layout(block.size());
+  const gpu::Lz4BpSlotLayout layout = gpu::lz4_bp_slot_layout(block.size(), capacity);
   std::vector<uint64_t> storage((layout.bytes + 7) / 8);
   const gpu::Lz4BpSlot slot = gpu::lz4_bp_slot(storage.data(), layout);
   gpu::lz4_bp_plan(block.size(), capacity, 1, block.size(), slot);

@@ -3,10 +3,9 @@
 //   plan (thread per chunk) -> list (one block: prefix of segments over the parallel chunks) ->
 //   parse, link (thread per segment) -> stitch (warp per chunk: runs of joined segments in one
 //   step, lane 0 for the others) -> bytes (warp per segment) -> scan (warp per chunk) ->
-//   check (warp per segment) -> finish (warp per chunk: statuses) -> literals (warp per segment)
-//   -> matches (warp per segment, taken in list order by a ticket; a source in an earlier segment
-//   is chased a few steps to its literal, else read once that segment's progress passes it: a
-//   segment waits only for earlier segments that running warps hold, so every wait ends).
+//   check (warp per segment) -> finish (warp per chunk: statuses) -> pieces (a warp per piece:
+//   literals, then matches; external bytes marked with their origins) -> resolve (a warp per
+//   piece: its external bytes follow their origins to local bytes). No warp waits for another.
 #include <algorithm>
 
 #include "codec/cuda/kernel_support.cuh"
@@ -25,7 +24,7 @@ constexpr uint64_t kRoundBytes = uint64_t{6} << 30;  // slots of one round at mo
 uint64_t align256(uint64_t n) { return (n + 255) / 256 * 256; }
 
 Lz4BpSlotLayout layout_for(uint64_t max_output) {
-  return lz4_bp_slot_layout(lz4_bp_max_input(max_output));
+  return lz4_bp_slot_layout(lz4_bp_max_input(max_output), max_output);
 }
 
 size_t round_slots(size_t count, uint64_t max_output) {
@@ -33,9 +32,9 @@ size_t round_slots(size_t count, uint64_t max_output) {
   return std::min<size_t>(count, std::max<uint64_t>(1, kRoundBytes / slot));
 }
 
-// Control area: handled[count], prefix[slots + 1], ticket.
+// Control area: handled[count], prefix[slots + 1].
 uint64_t control_bytes(size_t count, size_t slots) {
-  return align256(count * 4) + align256((slots + 1) * 4) + 256;
+  return align256(count * 4) + align256((slots + 1) * 4);
 }
 
 struct Round {
@@ -97,6 +96,10 @@ __device__ inline uint64_t shfl64(uint64_t v, unsigned src) {
   return __shfl_sync(kFullMask, static_cast<unsigned long long>(v), src);
 }
 
+__device__ inline uint64_t shfl_up64(uint64_t v, unsigned delta) {
+  return __shfl_up_sync(kFullMask, static_cast<unsigned long long>(v), delta);
+}
+
 /// The slot of list item t: the last s with prefix[s] <= t.
 __device__ inline uint32_t find_slot(const uint32_t* prefix, uint32_t n, uint32_t t) {
   uint32_t lo = 0, hi = n;  // prefix[lo] <= t < prefix[hi]
@@ -123,9 +126,8 @@ __global__ void plan_kernel(Round r, uint32_t* handled) {
   handled[c] = slot.plan->parallel;
 }
 
-/// prefix[s] = segments of the parallel slots before s; resets the ticket. One block.
-__global__ void __launch_bounds__(kListThreads)
-    list_kernel(Round r, uint32_t* prefix, uint32_t* ticket) {
+/// prefix[s] = segments of the parallel slots before s. One block.
+__global__ void __launch_bounds__(kListThreads) list_kernel(Round r, uint32_t* prefix) {
   __shared__ uint32_t sums[kListThreads];
   const unsigned t = threadIdx.x;
   const uint32_t per = (r.n + kListThreads - 1) / kListThreads;
@@ -145,10 +147,7 @@ __global__ void __launch_bounds__(kListThreads)
     prefix[s] = running;
     running += round_slot(r, s).plan->segments;
   }
-  if (t == kListThreads - 1) {
-    prefix[r.n] = sums[t];
-    *ticket = 0;
-  }
+  if (t == kListThreads - 1) prefix[r.n] = sums[t];
 }
 
 __global__ void parse_kernel(Round r, const uint32_t* prefix) {
@@ -238,12 +237,22 @@ __global__ void __launch_bounds__(kWarps* kWarpSize) scan_kernel(Round r) {
     const Lz4BpSlot slot = round_slot(r, s);
     if (!slot.plan->parallel) continue;
     const uint32_t n = slot.plan->segments;
-    uint64_t running = 0;
+    uint64_t running = 0, last_offset = 0;  // last_offset: of the group before's last segment
     for (uint32_t base = 0; base < n; base += kWarpSize) {
       const uint32_t k = base + lane;
       const uint64_t bytes = k < n ? slot.segments[k].bytes : 0;
       const uint64_t incl = warp_inclusive_sum(bytes, lane);
-      if (k < n) slot.segments[k].out_offset = running + incl - bytes;
+      const uint64_t offset = running + incl - bytes;
+      const uint64_t before = shfl_up64(offset, 1);
+      if (k < n) {
+        Lz4BpSegment& seg = slot.segments[k];
+        seg.out_offset = offset;
+        seg.piece_start =
+            lz4_bp_starts_piece(k, lane == 0 ? last_offset : before, offset, seg.first < seg.end)
+                ? 1
+                : 0;
+      }
+      last_offset = shfl64(offset, kWarpSize - 1);
       running += shfl64(incl, kWarpSize - 1);
     }
     if (lane == 0) slot.plan->output_size = running;
@@ -331,21 +340,46 @@ __global__ void __launch_bounds__(kWarps* kWarpSize) finish_kernel(Round r) {
   }
 }
 
-/// Literals of a segment by a warp: 32 tokens decoded at a time; short runs copied by their
-/// lane, longer ones by the warp one after the other.
-__global__ void __launch_bounds__(kWarps* kWarpSize)
-    literals_kernel(Round r, const uint32_t* prefix) {
-  const unsigned lane = threadIdx.x % kWarpSize;
+/// The piece that starts at list item t, when there is one and its chunk passed the finish.
+struct PieceItem {
+  bool valid = false;
+  ChunkView v;
+  Lz4BpSlot slot;
+  uint32_t first = 0, end = 0;  ///< its segments
+};
+
+__device__ inline PieceItem piece_item(const Round& r, const uint32_t* prefix, uint32_t t) {
+  PieceItem p;
+  const uint32_t s = find_slot(prefix, r.n, t);
+  p.slot = round_slot(r, s);
+  p.first = t - prefix[s];
+  if (p.slot.plan->status != DeviceChunkStatus::ok || !p.slot.segments[p.first].piece_start)
+    return p;
+  p.valid = true;
+  p.v = chunk_view(r, r.first + s);
+  p.end = lz4_bp_piece_end(p.slot, p.first);
+  return p;
+}
+
+/// Calls body(piece) for every piece of the round, a warp per piece (every lane alike).
+template <class Body>
+__device__ inline void for_each_piece(const Round& r, const uint32_t* prefix, Body&& body) {
   const uint32_t total = prefix[r.n];
   for (uint32_t t = (blockIdx.x * blockDim.x + threadIdx.x) / kWarpSize; t < total;
        t += gridDim.x * blockDim.x / kWarpSize) {
-    const uint32_t s = find_slot(prefix, r.n, t);
-    const Lz4BpSlot slot = round_slot(r, s);
-    if (slot.plan->status != DeviceChunkStatus::ok) continue;
-    const ChunkView v = chunk_view(r, r.first + s);
-    const uint32_t k = t - prefix[s];
-    const Lz4BpSegment& seg = slot.segments[k];
-    const Lz4BpRecord* records = lz4_bp_records(slot, k);
+    const PieceItem p = piece_item(r, prefix, t);
+    if (p.valid) body(p);
+  }
+}
+
+/// The literals of a piece's segments by a warp, 32 tokens at a time (local bytes: marks 0):
+/// short runs copied by their lane, longer ones by the warp one after the other.
+__device__ inline void piece_literals(const PieceItem& p, unsigned lane) {
+  const ChunkView& v = p.v;
+  unsigned char* marks = p.slot.marks;
+  for (uint32_t k = p.first; k < p.end; ++k) {
+    const Lz4BpSegment& seg = p.slot.segments[k];
+    const Lz4BpRecord* records = lz4_bp_records(p.slot, k);
     for (uint32_t base = seg.first; base < seg.end; base += kWarpSize) {
       const uint32_t i = base + lane;
       uint64_t from = 0, len = 0, to = 0;
@@ -356,108 +390,95 @@ __global__ void __launch_bounds__(kWarps* kWarpSize)
         to = records[i].value;
       }
       if (__all_sync(kFullMask, len <= 16)) {  // short runs: each lane copies its own
-        for (uint64_t b = 0; b < len; ++b) v.out[to + b] = v.in[from + b];
+        for (uint64_t b = 0; b < len; ++b) {
+          v.out[to + b] = v.in[from + b];
+          marks[to + b] = 0;
+        }
         continue;
       }
       const uint32_t count = umin(kWarpSize, seg.end - base);
       for (uint32_t j = 0; j < count; ++j) {
-        const uint64_t n = shfl64(len, j);
-        if (n > 0)
-          cooperative_copy(v.out + shfl64(to, j), v.in + shfl64(from, j), n, lane, kWarpSize);
+        const uint64_t n = shfl64(len, j), at = shfl64(to, j);
+        if (n == 0) continue;
+        cooperative_copy(v.out + at, v.in + shfl64(from, j), n, lane, kWarpSize);
+        for (uint64_t b = lane; b < n; b += kWarpSize) marks[at + b] = 0;
       }
     }
   }
 }
 
-/// The byte a match of segment k reads at q (before k): chased to a literal of an earlier
-/// segment (written by the literals kernel, never rewritten: a plain load is right), else read
-/// once the segment holding it has published progress past q, through L2 (an L1 line may
-/// predate it).
-__device__ inline unsigned char earlier_byte(const ChunkView& v, const Lz4BpSlot& slot, uint32_t k,
-                                             uint64_t q, Lz4BpChaseCache& cache) {
-  if (lz4_bp_chase_source(v.in, v.in_size, slot, k, q, kLz4BpChaseSteps, cache)) return v.out[q];
-  const uint32_t holder = lz4_bp_segment_at(slot, k, q);
-  const volatile uint64_t* progress = &slot.segments[holder].progress;
-  while (*progress <= q) __nanosleep(32);
-  __threadfence();
-  return __ldcg(v.out + q);
-}
-
-/// Publishes that segment bytes below `upto` are final (every lane's writes first).
-__device__ inline void publish_progress(Lz4BpSegment& seg, uint64_t upto, unsigned lane) {
-  __threadfence();
-  __syncwarp();
-  if (lane == 0) *reinterpret_cast<volatile uint64_t*>(&seg.progress) = upto;
-}
-
-/// Matches of segment k by a warp, 32 tokens at a time: each lane copies its own match when no
-/// match of the group reads an earlier match of the group and the matches are short; else the
-/// warp copies them one by one. After each group the segment's progress moves to the group's
-/// end, so readers in later segments wait only for the bytes they need.
-__device__ inline void matches_segment(const ChunkView& v, const Lz4BpSlot& slot, uint32_t k,
-                                       unsigned lane) {
-  Lz4BpSegment& seg = slot.segments[k];
-  const Lz4BpRecord* records = lz4_bp_records(slot, k);
-  const uint64_t start = seg.out_offset;
-  unsigned char* out = v.out;
-  Lz4BpChaseCache cache;
-  for (uint32_t base = seg.first; base < seg.end; base += kWarpSize) {
-    const uint32_t i = base + lane;
-    uint64_t ll = 0, ml = 0, at = 0, dist = 1;
-    if (i < seg.end) {
-      const Lz4Token tok = lz4_bp_parse_token(v.in, v.in_size, records[i].position);
-      ll = tok.literal_length;
-      at = uint64_t{records[i].value} + ll;
-      if (tok.kind == Lz4TokenKind::sequence) {
-        ml = tok.match_length;
-        dist = tok.distance;
-      }
-    }
-    const uint64_t first_match = shfl64(at, 0);
-    const uint64_t from_mine = at - dist;
-    const bool independent =
-        ml == 0 || from_mine + umin(ml, dist) <= first_match || from_mine >= at - ll;
-    if (__all_sync(kFullMask, independent && ml <= 64)) {
-      for (uint64_t b = 0; b < ml; ++b) {
-        const uint64_t q = match_source(at, dist, b);
-        out[at + b] = q < start ? earlier_byte(v, slot, k, q, cache) : out[q];
-      }
-    } else {
-      const uint32_t count = umin(kWarpSize, seg.end - base);
-      for (uint32_t j = 0; j < count; ++j) {
-        const uint64_t len = shfl64(ml, j), to = shfl64(at, j), d = shfl64(dist, j);
-        for (uint64_t b = lane; b < len; b += kWarpSize) {
-          const uint64_t q = match_source(to, d, b);
-          out[to + b] = q < start ? earlier_byte(v, slot, k, q, cache) : out[q];
+/// The matches of a piece's segments by a warp, 32 tokens at a time, in order: each lane copies
+/// its own match when no match of the group reads an earlier match of the group and the matches
+/// are short; else the warp copies them one by one (lz4_bp_copy_match_byte: values of local
+/// bytes, marks and origins of external ones). Every literal of the piece is written before.
+__device__ inline void piece_matches(const PieceItem& p, unsigned lane) {
+  const ChunkView& v = p.v;
+  const uint64_t start = p.slot.segments[p.first].out_offset;
+  for (uint32_t k = p.first; k < p.end; ++k) {
+    const Lz4BpSegment& seg = p.slot.segments[k];
+    const Lz4BpRecord* records = lz4_bp_records(p.slot, k);
+    for (uint32_t base = seg.first; base < seg.end; base += kWarpSize) {
+      const uint32_t i = base + lane;
+      uint64_t ll = 0, ml = 0, at = 0, dist = 1;
+      if (i < seg.end) {
+        const Lz4Token tok = lz4_bp_parse_token(v.in, v.in_size, records[i].position);
+        ll = tok.literal_length;
+        at = uint64_t{records[i].value} + ll;
+        if (tok.kind == Lz4TokenKind::sequence) {
+          ml = tok.match_length;
+          dist = tok.distance;
         }
-        __syncwarp();  // the next match may read these bytes
       }
+      const uint64_t first_match = shfl64(at, 0);
+      const uint64_t from_mine = at - dist;
+      const bool independent =
+          ml == 0 || from_mine + umin(ml, dist) <= first_match || from_mine >= at - ll;
+      if (__all_sync(kFullMask, independent && ml <= 64)) {
+        for (uint64_t b = 0; b < ml; ++b)
+          lz4_bp_copy_match_byte(p.slot, v.out, start, at + b, match_source(at, dist, b));
+      } else {
+        const uint32_t count = umin(kWarpSize, seg.end - base);
+        for (uint32_t j = 0; j < count; ++j) {
+          const uint64_t len = shfl64(ml, j), to = shfl64(at, j), d = shfl64(dist, j);
+          for (uint64_t b = lane; b < len; b += kWarpSize)
+            lz4_bp_copy_match_byte(p.slot, v.out, start, to + b, match_source(to, d, b));
+          __syncwarp();  // the next match may read these bytes
+        }
+      }
+      __syncwarp();  // the next group may read this group's bytes
     }
-    // Bytes below the next group's first record are final (its literals are too, but the next
-    // record's match is not).
-    const uint32_t next = base + kWarpSize;
-    const uint64_t upto = next < seg.end ? uint64_t{records[next].value} : start + seg.bytes;
-    publish_progress(seg, upto, lane);
   }
-  publish_progress(seg, start + seg.bytes, lane);
 }
 
-/// Warps take segments in list order (a ticket), so a segment waits only for segments that
-/// running warps hold: the earliest unfinished segment never waits, and every wait ends.
+/// Pass 8: a warp per piece, its literals then its matches.
 __global__ void __launch_bounds__(kWarps* kWarpSize)
-    matches_kernel(Round r, const uint32_t* prefix, uint32_t* ticket) {
+    pieces_kernel(Round r, const uint32_t* prefix) {
   const unsigned lane = threadIdx.x % kWarpSize;
-  const uint32_t total = prefix[r.n];
-  for (;;) {
-    uint32_t t = 0;
-    if (lane == 0) t = atomicAdd(ticket, 1u);
-    t = __shfl_sync(kFullMask, t, 0);
-    if (t >= total) return;
-    const uint32_t s = find_slot(prefix, r.n, t);
-    const Lz4BpSlot slot = round_slot(r, s);
-    if (slot.plan->status != DeviceChunkStatus::ok) continue;
-    matches_segment(chunk_view(r, r.first + s), slot, t - prefix[s], lane);
-  }
+  for_each_piece(r, prefix, [&](const PieceItem& p) {
+    piece_literals(p, lane);
+    __syncwarp();  // every literal of the piece is visible to the warp
+    piece_matches(p, lane);
+  });
+}
+
+/// Pass 9: a warp per piece; the lanes scan its marks 16 at a time and resolve the external
+/// bytes (lz4_bp_resolve_byte). Runs after every piece's pass 8.
+__global__ void __launch_bounds__(kWarps* kWarpSize)
+    resolve_kernel(Round r, const uint32_t* prefix) {
+  const unsigned lane = threadIdx.x % kWarpSize;
+  for_each_piece(r, prefix, [&](const PieceItem& p) {
+    const uint64_t begin = p.slot.segments[p.first].out_offset;
+    const uint64_t end = p.end < p.slot.plan->segments ? p.slot.segments[p.end].out_offset
+                                                       : p.slot.plan->output_size;
+    // Words of 16 marks (the marks array is 256-byte aligned and padded to 256 bytes).
+    for (uint64_t w = begin / 16 * 16 + uint64_t{lane} * 16; w < end; w += kWarpSize * 16) {
+      const uint4 word = *reinterpret_cast<const uint4*>(p.slot.marks + w);
+      if ((word.x | word.y | word.z | word.w) == 0) continue;
+      for (uint64_t q = umax(w, begin); q < umin(w + 16, end); ++q) {
+        lz4_bp_resolve_byte(p.slot, p.v.out, q);
+      }
+    }
+  });
 }
 
 }  // namespace
@@ -477,8 +498,6 @@ const uint32_t* lz4_bp_decode_batch(const DeviceChunkBatch& batch, bool numcodec
   auto* base = static_cast<unsigned char*>(temp);
   auto* handled = reinterpret_cast<uint32_t*>(base);
   auto* prefix = reinterpret_cast<uint32_t*>(base + align256(batch.count * 4));
-  auto* ticket =
-      reinterpret_cast<uint32_t*>(base + align256(batch.count * 4) + align256((slots + 1) * 4));
   Round r;
   r.batch = batch;
   r.slots = base + control_bytes(batch.count, slots);
@@ -493,7 +512,7 @@ const uint32_t* lz4_bp_decode_batch(const DeviceChunkBatch& batch, bool numcodec
     const unsigned chunk_blocks = (r.n + 127) / 128;
     const unsigned warp_blocks = std::min<unsigned>(kBlocks, (r.n + kWarps - 1) / kWarps);
     plan_kernel<<<chunk_blocks, 128, 0, cs>>>(r, handled);
-    list_kernel<<<1, kListThreads, 0, cs>>>(r, prefix, ticket);
+    list_kernel<<<1, kListThreads, 0, cs>>>(r, prefix);
     parse_kernel<<<kBlocks, threads, 0, cs>>>(r, prefix);
     link_kernel<<<kBlocks, threads, 0, cs>>>(r, prefix);
     stitch_kernel<<<warp_blocks, threads, 0, cs>>>(r);
@@ -501,8 +520,8 @@ const uint32_t* lz4_bp_decode_batch(const DeviceChunkBatch& batch, bool numcodec
     scan_kernel<<<warp_blocks, threads, 0, cs>>>(r);
     check_kernel<<<kBlocks, threads, 0, cs>>>(r, prefix);
     finish_kernel<<<warp_blocks, threads, 0, cs>>>(r);
-    literals_kernel<<<kBlocks, threads, 0, cs>>>(r, prefix);
-    matches_kernel<<<kBlocks, threads, 0, cs>>>(r, prefix, ticket);
+    pieces_kernel<<<kBlocks, threads, 0, cs>>>(r, prefix);
+    resolve_kernel<<<kBlocks, threads, 0, cs>>>(r, prefix);
     CUZARR_CUDA_CHECK(cudaGetLastError());
   }
   return handled;

@@ -15,15 +15,23 @@
 //      k - 1's chain never joins k's, segment k is parsed again from the true position (the
 //      fallback: correctness never depends on convergence);
 //   4. bytes (per segment): decoded bytes of its true records;
-//   5. scan (serial per chunk): output offsets of the segments;
+//   5. scan (serial per chunk): output offsets of the segments, and where the pieces of the
+//      execute pass start (a segment with true records at least kLz4BpPieceBytes of output after
+//      the last piece's start);
 //   6. check (per segment): every bounds check of lz4_parse_sequence on the true chain, with the
 //      absolute output position (offset within the output, lengths within the capacity);
 //   7. finish (serial per chunk): the first failure in stream order, as the serial decoder
 //      reports it;
-//   8. execute (per segment, only for chunks that passed): all literals first, then the matches;
-//      a match byte whose source lies in an earlier segment, in a match not written yet, is
-//      chased back through that match to a literal (match_chase.hpp) for a few steps, else the
-//      reader waits until the segment holding the source has written it (its progress).
+//   8. execute (per piece, only for chunks that passed; pieces in any order): a piece's literals,
+//      then its matches in order. A byte is *local* when its value is known in the piece (a
+//      literal, or a match byte whose source is local), else *external*: its source lies before
+//      the piece, directly or through the piece's earlier matches. External bytes get a mark and
+//      that source position (`origins`) instead of a value;
+//   9. resolve (per byte, any order): an external byte follows its origin, and the origin's
+//      origin while that is external, to a local byte, and takes its value. Origins always lie
+//      in earlier pieces, so the walk ends; on liblz4's output of a field of ratio 2.2, 64 KiB
+//      pieces leave a third of the bytes external, 1.3 pieces deep on average
+//      (cuzarr_lz4_segment_dependence). No piece waits for another.
 // Everything is CUZARR_HOST_DEVICE, allocation-free and exception-free; the state lives in a slot
 // of caller memory (lz4_bp_slot_layout). Hostile blocks give the verdict of the serial decoder
 // (lz4_decode_block_serial) and never an access outside in[0, in_size) or out[0, capacity); the
@@ -35,13 +43,15 @@
 #include "codec/cuda/device_chunk_batch.hpp"
 #include "codec/cuda/little_endian.hpp"
 #include "codec/cuda/lz4_block_format.hpp"
-#include "codec/cuda/match_chase.hpp"
 #include "cuzarr/core/host_device.hpp"
 
 namespace cuzarr::gpu {
 
 /// Input bytes per segment.
 inline constexpr uint64_t kLz4BpSegmentBytes = 1024;
+/// Output bytes a piece of the execute pass covers at least (the last one of a block may be
+/// shorter): larger pieces leave fewer bytes external, smaller ones run more warps at once.
+inline constexpr uint64_t kLz4BpPieceBytes = 65536;
 /// Input bytes past its end over which a segment's chain goes on (to join the next one's).
 inline constexpr uint64_t kLz4BpMarginBytes = 1024;
 /// Every sequence but the last takes at least 3 input bytes (token, 2-byte offset), so at most
@@ -53,8 +63,9 @@ inline constexpr uint64_t kLz4BpMinCapacity = uint64_t{4} << 20;
 /// `block_parallel_from` of the batch decoders by default: no block takes the block-parallel path.
 /// Measured on an H200 (1 GiB batches, bench/RESULTS.md), the warp per block is faster at every
 /// size: 116 against 39 GB/s at 4 MiB, 25 against 13 at 32 MiB on data of ratio 1.0, and on data
-/// of ratio 2 the block-parallel path falls below 0.03 GB/s (each segment waits for the end of the
-/// one before, segment after segment) where the warps reach 2 to 16 GB/s.
+/// of ratio 2 the block-parallel path fell below 0.03 GB/s (each segment waited for the end of the
+/// one before, segment after segment) where the warps reach 2 to 16 GB/s. Those numbers are of the
+/// earlier execute pass; the pieces (passes 8 and 9) wait for nothing and are not measured yet.
 inline constexpr uint64_t kLz4BpOff = UINT64_MAX;
 /// Output capacities and input sizes of the path stay below this (32-bit record fields).
 inline constexpr uint64_t kLz4BpMaxSize = uint64_t{1} << 31;
@@ -176,11 +187,10 @@ struct Lz4BpSegment {
   // Bytes, scan.
   uint64_t bytes;
   uint64_t out_offset;
+  uint32_t piece_start;  ///< 1 when a piece of the execute pass starts at its first true record
   // Check.
   DeviceChunkStatus status;  ///< the first failure among its true records (ok: none)
   uint32_t fail_record;
-  // Execute (GPU).
-  uint64_t progress;  ///< its output below this is final (published as its matches are copied)
 };
 
 struct Lz4BpChunkPlan {
@@ -193,9 +203,10 @@ struct Lz4BpChunkPlan {
   DeviceChunkStatus status;  ///< the finish pass's verdict
 };
 
-/// Byte offsets of a slot's parts for blocks of at most `max_input` bytes.
+/// Byte offsets of a slot's parts for blocks of at most `max_input` bytes decoding to at most
+/// `max_output`.
 struct Lz4BpSlotLayout {
-  uint64_t segments_at, records_at, max_segments, bytes;
+  uint64_t segments_at, records_at, marks_at, origins_at, max_segments, bytes;
 };
 
 CUZARR_HOST_DEVICE inline uint64_t lz4_bp_align(uint64_t n) { return (n + 255) / 256 * 256; }
@@ -210,12 +221,15 @@ CUZARR_HOST_DEVICE inline uint64_t lz4_bp_max_input(uint64_t capacity) {
   return lz4_encode_bound(capacity);
 }
 
-CUZARR_HOST_DEVICE inline Lz4BpSlotLayout lz4_bp_slot_layout(uint64_t max_input) {
+CUZARR_HOST_DEVICE inline Lz4BpSlotLayout lz4_bp_slot_layout(uint64_t max_input,
+                                                             uint64_t max_output) {
   Lz4BpSlotLayout l{};
   l.max_segments = lz4_bp_segment_count(max_input);
   l.segments_at = lz4_bp_align(sizeof(Lz4BpChunkPlan));
   l.records_at = l.segments_at + lz4_bp_align(l.max_segments * sizeof(Lz4BpSegment));
-  l.bytes = l.records_at + lz4_bp_align(l.max_segments * kLz4BpMaxRecords * sizeof(Lz4BpRecord));
+  l.marks_at = l.records_at + lz4_bp_align(l.max_segments * kLz4BpMaxRecords * sizeof(Lz4BpRecord));
+  l.origins_at = l.marks_at + lz4_bp_align(max_output);
+  l.bytes = l.origins_at + lz4_bp_align(max_output * sizeof(uint32_t));
   return l;
 }
 
@@ -223,13 +237,16 @@ struct Lz4BpSlot {
   Lz4BpChunkPlan* plan;
   Lz4BpSegment* segments;
   Lz4BpRecord* records;  ///< segment k's at records + k * kLz4BpMaxRecords
+  unsigned char* marks;  ///< per output byte after the execute pass: 1 when external
+  uint32_t* origins;     ///< per external output byte: where its value comes from
 };
 
 CUZARR_HOST_DEVICE inline Lz4BpSlot lz4_bp_slot(void* base, const Lz4BpSlotLayout& l) {
   auto* b = static_cast<unsigned char*>(base);
   return Lz4BpSlot{reinterpret_cast<Lz4BpChunkPlan*>(b),
                    reinterpret_cast<Lz4BpSegment*>(b + l.segments_at),
-                   reinterpret_cast<Lz4BpRecord*>(b + l.records_at)};
+                   reinterpret_cast<Lz4BpRecord*>(b + l.records_at), b + l.marks_at,
+                   reinterpret_cast<uint32_t*>(b + l.origins_at)};
 }
 
 CUZARR_HOST_DEVICE inline Lz4BpRecord* lz4_bp_records(const Lz4BpSlot& slot, uint64_t k) {
@@ -299,7 +316,6 @@ CUZARR_HOST_DEVICE inline void lz4_bp_parse_segment(const unsigned char* in, uin
                                                     const Lz4BpSlot& slot, uint64_t k) {
   lz4_bp_parse_chain(in, in_size, slot, k, k * kLz4BpSegmentBytes);
   slot.segments[k].reparsed = 0;
-  slot.segments[k].progress = 0;
   slot.segments[k].status = DeviceChunkStatus::ok;
 }
 
@@ -447,12 +463,25 @@ CUZARR_HOST_DEVICE inline void lz4_bp_segment_bytes(const Lz4BpSlot& slot, uint6
   slot.segments[k].bytes = bytes;
 }
 
-/// Pass 5 for a chunk: output offsets, total size.
+/// Whether a piece of the execute pass starts at segment k, whose output starts at `offset`
+/// (after `previous`, the output start of segment k - 1): at segment 0, and at a segment with
+/// true records whose output starts in another window of kLz4BpPieceBytes than the segment
+/// before. Stateless, so that lanes decide for their segments at once; pieces are then at least
+/// about kLz4BpPieceBytes long (a window without a segment start joins the piece before).
+CUZARR_HOST_DEVICE inline bool lz4_bp_starts_piece(uint32_t k, uint64_t previous, uint64_t offset,
+                                                   bool has_records) {
+  return k == 0 || (has_records && previous / kLz4BpPieceBytes != offset / kLz4BpPieceBytes);
+}
+
+/// Pass 5 for a chunk: output offsets, total size, piece starts.
 CUZARR_HOST_DEVICE inline void lz4_bp_scan(const Lz4BpSlot& slot) {
-  uint64_t offset = 0;
+  uint64_t offset = 0, previous = 0;
   for (uint32_t k = 0; k < slot.plan->segments; ++k) {
-    slot.segments[k].out_offset = offset;
-    offset += slot.segments[k].bytes;
+    Lz4BpSegment& seg = slot.segments[k];
+    seg.out_offset = offset;
+    seg.piece_start = lz4_bp_starts_piece(k, previous, offset, seg.first < seg.end) ? 1 : 0;
+    previous = offset;
+    offset += seg.bytes;
   }
   slot.plan->output_size = offset;
 }
@@ -511,124 +540,73 @@ CUZARR_HOST_DEVICE inline DecodeResult lz4_bp_finish(const Lz4BpSlot& slot) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// 8. Execute (chunks that passed the finish only): literals of every segment, then matches.
+// 8. Execute (chunks that passed the finish only), 9. resolve.
 
-/// Literals of segment k, serially.
-CUZARR_HOST_DEVICE inline void lz4_bp_execute_literals_serial(const unsigned char* in,
-                                                              uint64_t in_size,
-                                                              const Lz4BpSlot& slot, uint64_t k,
-                                                              unsigned char* out) {
-  const Lz4BpSegment& seg = slot.segments[k];
-  const Lz4BpRecord* records = lz4_bp_records(slot, k);
-  for (uint32_t i = seg.first; i < seg.end; ++i) {
-    const Lz4Token t = lz4_bp_parse_token(in, in_size, records[i].position);
-    for (uint64_t b = 0; b < t.literal_length; ++b)
-      out[records[i].value + b] = in[t.literal_start + b];
-  }
-}
-
-/// The segment before k whose output holds q (q < segments[k].out_offset): the last one whose
-/// output starts at or before q (an empty segment's successor starts at the same place).
-CUZARR_HOST_DEVICE inline uint32_t lz4_bp_segment_at(const Lz4BpSlot& slot, uint32_t k,
-                                                     uint64_t q) {
-  uint32_t lo = 0, hi = k;  // out_offset[lo] <= q < out_offset[hi]
-  while (hi - lo > 1) {
-    const uint32_t mid = lo + (hi - lo) / 2;
-    if (slot.segments[mid].out_offset <= q) {
-      lo = mid;
-    } else {
-      hi = mid;
-    }
-  }
-  return lo;
-}
-
-/// Records visited by recent chases: consecutive bytes of a match's source usually follow the
-/// same path (byte t + 1's source is byte t's plus one), so the last kLz4BpChaseCache records
-/// met are kept (output range and match) and their searches skipped.
-inline constexpr uint32_t kLz4BpChaseCache = 4;
-struct Lz4BpChaseCache {
-  struct Entry {
-    uint64_t begin = 1, end = 0;  ///< the record's output [begin, end)
-    ChaseMatch match;             ///< its match (length 0: none)
-  };
-  Entry entries[kLz4BpChaseCache];
-  uint32_t next = 0;  ///< the entry the next search replaces
-};
-
-/// Chase steps before a reader needs the earlier segment's bytes themselves (on the GPU it waits
-/// for that segment's progress; chains through smooth data are often hundreds of matches deep).
-inline constexpr uint32_t kLz4BpChaseSteps = 4;
-
-/// The record of an earlier segment (before k) whose output holds q: its output range and match.
-CUZARR_HOST_DEVICE inline Lz4BpChaseCache::Entry lz4_bp_record_at(const unsigned char* in,
-                                                                  uint64_t in_size,
-                                                                  const Lz4BpSlot& slot, uint32_t k,
-                                                                  uint64_t q,
-                                                                  Lz4BpChaseCache& cache) {
-  for (uint32_t e = 0; e < kLz4BpChaseCache; ++e) {
-    if (cache.entries[e].begin <= q && q < cache.entries[e].end) return cache.entries[e];
-  }
-  const uint32_t s = lz4_bp_segment_at(slot, k, q);
-  const Lz4BpSegment& seg = slot.segments[s];
-  const Lz4BpRecord* records = lz4_bp_records(slot, s);
-  uint32_t lo = seg.first, hi = seg.end;  // the last record starting at or before q
-  while (hi - lo > 1) {
-    const uint32_t mid = lo + (hi - lo) / 2;
-    if (records[mid].value <= q) {
-      lo = mid;
-    } else {
-      hi = mid;
-    }
-  }
-  const Lz4Token t = lz4_bp_parse_token(in, in_size, records[lo].position);
-  Lz4BpChaseCache::Entry e;
-  e.begin = records[lo].value;
-  e.match.at = e.begin + t.literal_length;
-  e.match.distance = t.distance;
-  e.match.length = t.kind == Lz4TokenKind::sequence ? t.match_length : 0;
-  e.end = e.match.at + e.match.length;
-  cache.entries[cache.next] = e;
-  cache.next = (cache.next + 1) % kLz4BpChaseCache;
+/// The segment after the piece that starts at segment k (the next piece's first, or the count).
+CUZARR_HOST_DEVICE inline uint32_t lz4_bp_piece_end(const Lz4BpSlot& slot, uint32_t k) {
+  uint32_t e = k + 1;
+  while (e < slot.plan->segments && !slot.segments[e].piece_start) ++e;
   return e;
 }
 
-/// Where the byte at q (before segment k) comes from: after `steps` at most, a literal of an
-/// earlier segment (returns true); false when it is still a match byte of an earlier segment
-/// (see chase_match_source). For chunks that passed the finish.
-CUZARR_HOST_DEVICE inline bool lz4_bp_chase_source(const unsigned char* in, uint64_t in_size,
-                                                   const Lz4BpSlot& slot, uint32_t k, uint64_t& q,
-                                                   uint32_t steps, Lz4BpChaseCache& cache) {
-  auto find_match = [&](uint64_t at_q, uint32_t, ChaseMatch& m) {
-    const Lz4BpChaseCache::Entry e = lz4_bp_record_at(in, in_size, slot, k, at_q, cache);
-    m = e.match;
-    return m.length > 0 && at_q >= m.at;  // else a literal of the record
-  };
-  return chase_match_source(q, slot.segments[k].out_offset, steps, find_match);
+/// Match byte p of a piece whose output starts at `start`, copied from q (< p): external when q
+/// lies before the piece or is external itself (the origin carries over), else its value.
+CUZARR_HOST_DEVICE inline void lz4_bp_copy_match_byte(const Lz4BpSlot& slot, unsigned char* out,
+                                                      uint64_t start, uint64_t p, uint64_t q) {
+  if (q < start) {
+    slot.marks[p] = 1;
+    slot.origins[p] = static_cast<uint32_t>(q);
+    return;
+  }
+  const unsigned char external = slot.marks[q];
+  slot.marks[p] = external;
+  if (external) {
+    slot.origins[p] = slot.origins[q];
+  } else {
+    out[p] = out[q];
+  }
 }
 
-/// Matches of segment k, serially, after the literals of every segment. With `steps` =
-/// UINT32_MAX segments may go in any order (every source is chased to its literal); with fewer,
-/// the segments before k must be complete (as the GPU's waits ensure), and a source that the
-/// chase does not settle is read where it is.
-CUZARR_HOST_DEVICE inline void lz4_bp_execute_matches_serial(const unsigned char* in,
-                                                             uint64_t in_size,
-                                                             const Lz4BpSlot& slot, uint32_t k,
-                                                             unsigned char* out, uint32_t steps) {
-  const Lz4BpSegment& seg = slot.segments[k];
-  const Lz4BpRecord* records = lz4_bp_records(slot, k);
-  const uint64_t start = seg.out_offset;
-  Lz4BpChaseCache cache;
-  for (uint32_t i = seg.first; i < seg.end; ++i) {
-    const Lz4Token t = lz4_bp_parse_token(in, in_size, records[i].position);
-    if (t.kind != Lz4TokenKind::sequence) continue;
-    const uint64_t at = uint64_t{records[i].value} + t.literal_length;
-    for (uint64_t b = 0; b < t.match_length; ++b) {
-      uint64_t q = match_source(at, t.distance, b);
-      if (q < start) lz4_bp_chase_source(in, in_size, slot, k, q, steps, cache);
-      out[at + b] = out[q];
+/// Pass 8 for the piece that starts at segment k, serially: its literals (local), then its
+/// matches in order.
+CUZARR_HOST_DEVICE inline void lz4_bp_execute_piece_serial(const unsigned char* in,
+                                                           uint64_t in_size, const Lz4BpSlot& slot,
+                                                           uint32_t k, unsigned char* out) {
+  const uint32_t end = lz4_bp_piece_end(slot, k);
+  const uint64_t start = slot.segments[k].out_offset;
+  for (uint32_t s = k; s < end; ++s) {
+    const Lz4BpSegment& seg = slot.segments[s];
+    const Lz4BpRecord* records = lz4_bp_records(slot, s);
+    for (uint32_t i = seg.first; i < seg.end; ++i) {
+      const Lz4Token t = lz4_bp_parse_token(in, in_size, records[i].position);
+      for (uint64_t b = 0; b < t.literal_length; ++b) {
+        out[records[i].value + b] = in[t.literal_start + b];
+        slot.marks[records[i].value + b] = 0;
+      }
     }
   }
+  for (uint32_t s = k; s < end; ++s) {
+    const Lz4BpSegment& seg = slot.segments[s];
+    const Lz4BpRecord* records = lz4_bp_records(slot, s);
+    for (uint32_t i = seg.first; i < seg.end; ++i) {
+      const Lz4Token t = lz4_bp_parse_token(in, in_size, records[i].position);
+      if (t.kind != Lz4TokenKind::sequence) continue;
+      const uint64_t at = uint64_t{records[i].value} + t.literal_length;
+      for (uint64_t b = 0; b < t.match_length; ++b)
+        lz4_bp_copy_match_byte(slot, out, start, at + b, match_source(at, t.distance, b));
+    }
+  }
+}
+
+/// Pass 9 for output byte p (after every piece's execute pass): an external byte follows its
+/// origins to a local byte and takes its value. Reads only local bytes' values and writes only
+/// external ones, so bytes may go in any order and at once.
+CUZARR_HOST_DEVICE inline void lz4_bp_resolve_byte(const Lz4BpSlot& slot, unsigned char* out,
+                                                   uint64_t p) {
+  if (!slot.marks[p]) return;
+  uint64_t q = slot.origins[p];
+  while (slot.marks[q]) q = slot.origins[q];  // origins lie in earlier pieces: the walk ends
+  out[p] = out[q];
 }
 
 }  // namespace cuzarr::gpu

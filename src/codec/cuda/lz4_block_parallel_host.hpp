@@ -26,8 +26,10 @@ inline DecodeResult lz4_decode_block_parallel_host(const unsigned char* in, uint
                                                    unsigned char* out, uint64_t capacity,
                                                    uint64_t min_capacity = kLz4BpMinCapacity,
                                                    Lz4BpReport* report = nullptr) {
-  const uint64_t max_input = lz4_bp_max_input(capacity);
-  const Lz4BpSlotLayout layout = lz4_bp_slot_layout(in_size <= max_input ? in_size : 0);
+  // Scratch only for a block that takes the path (its marks and origins grow with the capacity).
+  const bool qualifies = lz4_bp_qualifies(in_size, capacity, min_capacity, in_size);
+  const Lz4BpSlotLayout layout =
+      lz4_bp_slot_layout(qualifies ? in_size : 0, qualifies ? capacity : 0);
   std::vector<uint64_t> storage((layout.bytes + 7) / 8);
   const Lz4BpSlot slot = lz4_bp_slot(storage.data(), layout);
   lz4_bp_plan(in_size, capacity, min_capacity, in_size, slot);
@@ -48,11 +50,10 @@ inline DecodeResult lz4_decode_block_parallel_host(const unsigned char* in, uint
       report->records += slot.segments[k].end - slot.segments[k].first;
   }
   if (r.status != DeviceChunkStatus::ok) return r;
-  for (uint32_t k = 0; k < n; ++k) lz4_bp_execute_literals_serial(in, in_size, slot, k, out);
-  // Matches segment by segment in order, with the GPU's chase bound (a source the chase does not
-  // settle lies in a complete earlier segment, as the GPU's waits ensure).
-  for (uint32_t k = 0; k < n; ++k)
-    lz4_bp_execute_matches_serial(in, in_size, slot, k, out, kLz4BpChaseSteps);
+  for (uint32_t k = 0; k < n; ++k) {
+    if (slot.segments[k].piece_start) lz4_bp_execute_piece_serial(in, in_size, slot, k, out);
+  }
+  for (uint64_t p = 0; p < r.size; ++p) lz4_bp_resolve_byte(slot, out, p);
   return r;
 }
 

@@ -36,7 +36,8 @@ void numcodecs_lz4_decode_batch(const DeviceChunkBatch& batch, Stream stream);
 // every size (see kLz4BpOff).
 
 /// Scratch bytes for `count` chunks whose output capacities are at most `max_output`: about
-/// 5.5 x max_output per chunk (segment records) when max_output >= block_parallel_from, else 0
+/// 10.5 x max_output per chunk (segment records, a mark and an origin per output byte) when
+/// max_output >= block_parallel_from, else 0
 /// (always 0 by default);
 /// at most 6 GiB of slots, larger batches go in several rounds.
 size_t lz4_decode_temp_bytes(size_t count, uint64_t max_output,
