@@ -136,6 +136,9 @@ inline unsigned __reduce_or_sync(unsigned, unsigned value, Site site = Site::cur
 inline bool __any_sync(unsigned mask, bool predicate, Site site = Site::current()) {
   return __ballot_sync(mask, predicate, site) != 0;
 }
+inline bool __all_sync(unsigned mask, bool predicate, Site site = Site::current()) {
+  return __ballot_sync(mask, predicate, site) == mask;
+}
 inline int __ffs(unsigned x) { return x == 0 ? 0 : __builtin_ctz(x) + 1; }
 inline int __clz(unsigned x) { return x == 0 ? 32 : __builtin_clz(x); }
 inline int __popc(unsigned x) { return __builtin_popcount(x); }

@@ -11,6 +11,8 @@
 #include "codec/cuda/kernel_support.cuh"
 #include "codec/cuda/lz4_block_parallel.hpp"
 #include "codec/cuda/lz4_block_parallel_kernels.hpp"
+#include "codec/cuda/lz4_pieces_warp.cuh"
+#include "codec/cuda/warp_copy_steps.cuh"
 #include "memory/cuda_check.hpp"
 
 namespace cuzarr::gpu::detail {
@@ -82,22 +84,6 @@ __device__ inline ChunkView chunk_view(const Round& r, size_t c) {
     v.capacity = v.expected;
   }
   return v;
-}
-
-__device__ inline uint64_t warp_inclusive_sum(uint64_t v, unsigned lane) {
-  for (unsigned d = 1; d < kWarpSize; d *= 2) {
-    const uint64_t u = __shfl_up_sync(kFullMask, static_cast<unsigned long long>(v), d);
-    if (lane >= d) v += u;
-  }
-  return v;
-}
-
-__device__ inline uint64_t shfl64(uint64_t v, unsigned src) {
-  return __shfl_sync(kFullMask, static_cast<unsigned long long>(v), src);
-}
-
-__device__ inline uint64_t shfl_up64(uint64_t v, unsigned delta) {
-  return __shfl_up_sync(kFullMask, static_cast<unsigned long long>(v), delta);
 }
 
 /// The slot of list item t: the last s with prefix[s] <= t.
@@ -235,27 +221,7 @@ __global__ void __launch_bounds__(kWarps* kWarpSize) scan_kernel(Round r) {
   const uint32_t warps = gridDim.x * blockDim.x / kWarpSize;
   for (uint32_t s = warp; s < r.n; s += warps) {
     const Lz4BpSlot slot = round_slot(r, s);
-    if (!slot.plan->parallel) continue;
-    const uint32_t n = slot.plan->segments;
-    uint64_t running = 0, last_offset = 0;  // last_offset: of the group before's last segment
-    for (uint32_t base = 0; base < n; base += kWarpSize) {
-      const uint32_t k = base + lane;
-      const uint64_t bytes = k < n ? slot.segments[k].bytes : 0;
-      const uint64_t incl = warp_inclusive_sum(bytes, lane);
-      const uint64_t offset = running + incl - bytes;
-      const uint64_t before = shfl_up64(offset, 1);
-      if (k < n) {
-        Lz4BpSegment& seg = slot.segments[k];
-        seg.out_offset = offset;
-        seg.piece_start =
-            lz4_bp_starts_piece(k, lane == 0 ? last_offset : before, offset, seg.first < seg.end)
-                ? 1
-                : 0;
-      }
-      last_offset = shfl64(offset, kWarpSize - 1);
-      running += shfl64(incl, kWarpSize - 1);
-    }
-    if (lane == 0) slot.plan->output_size = running;
+    if (slot.plan->parallel) warp_lz4_scan_segments(slot, lane);
   }
 }
 
@@ -280,7 +246,7 @@ __global__ void __launch_bounds__(kWarps* kWarpSize) check_kernel(Round r, const
         tok = lz4_bp_parse_token(v.in, v.in_size, records[i].position);
         len = tok.literal_length + tok.match_length;
       }
-      const uint64_t incl = warp_inclusive_sum(len, lane);
+      const uint64_t incl = warp_inclusive_sum64(len, lane);
       const uint64_t my_op = op + incl - len;
       const DeviceChunkStatus st =
           i < seg.end ? lz4_bp_check_token(tok, my_op, v.capacity) : DeviceChunkStatus::ok;
@@ -372,112 +338,21 @@ __device__ inline void for_each_piece(const Round& r, const uint32_t* prefix, Bo
   }
 }
 
-/// The literals of a piece's segments by a warp, 32 tokens at a time (local bytes: marks 0):
-/// short runs copied by their lane, longer ones by the warp one after the other.
-__device__ inline void piece_literals(const PieceItem& p, unsigned lane) {
-  const ChunkView& v = p.v;
-  unsigned char* marks = p.slot.marks;
-  for (uint32_t k = p.first; k < p.end; ++k) {
-    const Lz4BpSegment& seg = p.slot.segments[k];
-    const Lz4BpRecord* records = lz4_bp_records(p.slot, k);
-    for (uint32_t base = seg.first; base < seg.end; base += kWarpSize) {
-      const uint32_t i = base + lane;
-      uint64_t from = 0, len = 0, to = 0;
-      if (i < seg.end) {
-        const Lz4Token tok = lz4_bp_parse_token(v.in, v.in_size, records[i].position);
-        from = tok.literal_start;
-        len = tok.literal_length;
-        to = records[i].value;
-      }
-      if (__all_sync(kFullMask, len <= 16)) {  // short runs: each lane copies its own
-        for (uint64_t b = 0; b < len; ++b) {
-          v.out[to + b] = v.in[from + b];
-          marks[to + b] = 0;
-        }
-        continue;
-      }
-      const uint32_t count = umin(kWarpSize, seg.end - base);
-      for (uint32_t j = 0; j < count; ++j) {
-        const uint64_t n = shfl64(len, j), at = shfl64(to, j);
-        if (n == 0) continue;
-        cooperative_copy(v.out + at, v.in + shfl64(from, j), n, lane, kWarpSize);
-        for (uint64_t b = lane; b < n; b += kWarpSize) marks[at + b] = 0;
-      }
-    }
-  }
-}
-
-/// The matches of a piece's segments by a warp, 32 tokens at a time, in order: each lane copies
-/// its own match when no match of the group reads an earlier match of the group and the matches
-/// are short; else the warp copies them one by one (lz4_bp_copy_match_byte: values of local
-/// bytes, marks and origins of external ones). Every literal of the piece is written before.
-__device__ inline void piece_matches(const PieceItem& p, unsigned lane) {
-  const ChunkView& v = p.v;
-  const uint64_t start = p.slot.segments[p.first].out_offset;
-  for (uint32_t k = p.first; k < p.end; ++k) {
-    const Lz4BpSegment& seg = p.slot.segments[k];
-    const Lz4BpRecord* records = lz4_bp_records(p.slot, k);
-    for (uint32_t base = seg.first; base < seg.end; base += kWarpSize) {
-      const uint32_t i = base + lane;
-      uint64_t ll = 0, ml = 0, at = 0, dist = 1;
-      if (i < seg.end) {
-        const Lz4Token tok = lz4_bp_parse_token(v.in, v.in_size, records[i].position);
-        ll = tok.literal_length;
-        at = uint64_t{records[i].value} + ll;
-        if (tok.kind == Lz4TokenKind::sequence) {
-          ml = tok.match_length;
-          dist = tok.distance;
-        }
-      }
-      const uint64_t first_match = shfl64(at, 0);
-      const uint64_t from_mine = at - dist;
-      const bool independent =
-          ml == 0 || from_mine + umin(ml, dist) <= first_match || from_mine >= at - ll;
-      if (__all_sync(kFullMask, independent && ml <= 64)) {
-        for (uint64_t b = 0; b < ml; ++b)
-          lz4_bp_copy_match_byte(p.slot, v.out, start, at + b, match_source(at, dist, b));
-      } else {
-        const uint32_t count = umin(kWarpSize, seg.end - base);
-        for (uint32_t j = 0; j < count; ++j) {
-          const uint64_t len = shfl64(ml, j), to = shfl64(at, j), d = shfl64(dist, j);
-          for (uint64_t b = lane; b < len; b += kWarpSize)
-            lz4_bp_copy_match_byte(p.slot, v.out, start, to + b, match_source(to, d, b));
-          __syncwarp();  // the next match may read these bytes
-        }
-      }
-      __syncwarp();  // the next group may read this group's bytes
-    }
-  }
-}
-
-/// Pass 8: a warp per piece, its literals then its matches.
+/// Pass 8: a warp per piece (warp_lz4_execute_piece).
 __global__ void __launch_bounds__(kWarps* kWarpSize)
     pieces_kernel(Round r, const uint32_t* prefix) {
   const unsigned lane = threadIdx.x % kWarpSize;
   for_each_piece(r, prefix, [&](const PieceItem& p) {
-    piece_literals(p, lane);
-    __syncwarp();  // every literal of the piece is visible to the warp
-    piece_matches(p, lane);
+    warp_lz4_execute_piece(p.v.in, p.v.in_size, p.v.out, p.slot, p.first, p.end, lane);
   });
 }
 
-/// Pass 9: a warp per piece; the lanes scan its marks 16 at a time and resolve the external
-/// bytes (lz4_bp_resolve_byte). Runs after every piece's pass 8.
+/// Pass 9: a warp per piece (warp_lz4_resolve_piece), after every piece's pass 8.
 __global__ void __launch_bounds__(kWarps* kWarpSize)
     resolve_kernel(Round r, const uint32_t* prefix) {
   const unsigned lane = threadIdx.x % kWarpSize;
   for_each_piece(r, prefix, [&](const PieceItem& p) {
-    const uint64_t begin = p.slot.segments[p.first].out_offset;
-    const uint64_t end = p.end < p.slot.plan->segments ? p.slot.segments[p.end].out_offset
-                                                       : p.slot.plan->output_size;
-    // Words of 16 marks (the marks array is 256-byte aligned and padded to 256 bytes).
-    for (uint64_t w = begin / 16 * 16 + uint64_t{lane} * 16; w < end; w += kWarpSize * 16) {
-      const uint4 word = *reinterpret_cast<const uint4*>(p.slot.marks + w);
-      if ((word.x | word.y | word.z | word.w) == 0) continue;
-      for (uint64_t q = umax(w, begin); q < umin(w + 16, end); ++q) {
-        lz4_bp_resolve_byte(p.slot, p.v.out, q);
-      }
-    }
+    warp_lz4_resolve_piece(p.v.out, p.slot, p.first, p.end, lane);
   });
 }
 

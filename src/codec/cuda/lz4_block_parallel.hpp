@@ -463,24 +463,25 @@ CUZARR_HOST_DEVICE inline void lz4_bp_segment_bytes(const Lz4BpSlot& slot, uint6
   slot.segments[k].bytes = bytes;
 }
 
-/// Whether a piece of the execute pass starts at segment k, whose output starts at `offset`
-/// (after `previous`, the output start of segment k - 1): at segment 0, and at a segment with
-/// true records whose output starts in another window of kLz4BpPieceBytes than the segment
-/// before. Stateless, so that lanes decide for their segments at once; pieces are then at least
-/// about kLz4BpPieceBytes long (a window without a segment start joins the piece before).
-CUZARR_HOST_DEVICE inline bool lz4_bp_starts_piece(uint32_t k, uint64_t previous, uint64_t offset,
+/// Whether a piece of the execute pass starts at segment k, whose output starts at `offset`: at
+/// segment 0, and at a segment with true records whose output starts in another window of
+/// kLz4BpPieceBytes than that of `last`, the latest segment before k with true records (segments
+/// without, crossed by a long literal run, cannot start a piece). So at most one piece starts in
+/// each window, and a piece covers about kLz4BpPieceBytes or more.
+CUZARR_HOST_DEVICE inline bool lz4_bp_starts_piece(uint32_t k, uint64_t last, uint64_t offset,
                                                    bool has_records) {
-  return k == 0 || (has_records && previous / kLz4BpPieceBytes != offset / kLz4BpPieceBytes);
+  return k == 0 || (has_records && last / kLz4BpPieceBytes != offset / kLz4BpPieceBytes);
 }
 
 /// Pass 5 for a chunk: output offsets, total size, piece starts.
 CUZARR_HOST_DEVICE inline void lz4_bp_scan(const Lz4BpSlot& slot) {
-  uint64_t offset = 0, previous = 0;
+  uint64_t offset = 0, last = 0;
   for (uint32_t k = 0; k < slot.plan->segments; ++k) {
     Lz4BpSegment& seg = slot.segments[k];
+    const bool has_records = seg.first < seg.end;
     seg.out_offset = offset;
-    seg.piece_start = lz4_bp_starts_piece(k, previous, offset, seg.first < seg.end) ? 1 : 0;
-    previous = offset;
+    seg.piece_start = lz4_bp_starts_piece(k, last, offset, has_records) ? 1 : 0;
+    if (has_records) last = offset;
     offset += seg.bytes;
   }
   slot.plan->output_size = offset;

@@ -19,6 +19,20 @@ struct Lz4BpReport {
   uint64_t records = 0;           ///< tokens of the true chain
 };
 
+/// Passes 1 to 7 (parse to finish) of a block that the plan in `slot` took, serially: the
+/// block's verdict and decoded size, as lz4_decode_block_serial gives them.
+inline DecodeResult lz4_bp_check_passes_host(const unsigned char* in, uint64_t in_size,
+                                             uint64_t capacity, const Lz4BpSlot& slot) {
+  const uint32_t n = slot.plan->segments;
+  for (uint32_t k = 0; k < n; ++k) lz4_bp_parse_segment(in, in_size, slot, k);
+  for (uint32_t k = 0; k < n; ++k) lz4_bp_link_segment(slot, k);
+  lz4_bp_stitch(in, in_size, slot);
+  for (uint32_t k = 0; k < n; ++k) lz4_bp_segment_bytes(slot, k);
+  lz4_bp_scan(slot);
+  for (uint32_t k = 0; k < n; ++k) lz4_bp_check_segment(in, in_size, capacity, slot, k);
+  return lz4_bp_finish(slot);
+}
+
 /// Decodes a raw LZ4 block like lz4_decode_block_serial, through the block-parallel passes when
 /// the block qualifies (capacity at least `min_capacity`, within the path's limits), else
 /// serially. Never reads past in[in_size) nor writes past out[capacity).
@@ -36,13 +50,7 @@ inline DecodeResult lz4_decode_block_parallel_host(const unsigned char* in, uint
   if (report) *report = Lz4BpReport{slot.plan->parallel != 0, slot.plan->segments, 0};
   if (!slot.plan->parallel) return lz4_decode_block_serial(in, in_size, out, capacity);
   const uint32_t n = slot.plan->segments;
-  for (uint32_t k = 0; k < n; ++k) lz4_bp_parse_segment(in, in_size, slot, k);
-  for (uint32_t k = 0; k < n; ++k) lz4_bp_link_segment(slot, k);
-  lz4_bp_stitch(in, in_size, slot);
-  for (uint32_t k = 0; k < n; ++k) lz4_bp_segment_bytes(slot, k);
-  lz4_bp_scan(slot);
-  for (uint32_t k = 0; k < n; ++k) lz4_bp_check_segment(in, in_size, capacity, slot, k);
-  const DecodeResult r = lz4_bp_finish(slot);
+  const DecodeResult r = lz4_bp_check_passes_host(in, in_size, capacity, slot);
   if (report) {
     report->reparsed = slot.plan->reparsed;
     report->reparsed_records = slot.plan->reparsed_records;
