@@ -232,8 +232,8 @@ int main(int argc, char** argv) {
             repetitions, [&] { numcodecs_lz4_decode_batch(encoded.to(decoded), stream); });
         ok = ok && decoded.all_ok() && same_bytes(input, decoded);
         report("numcodecs.lz4", bytes, dec, enc, ok);
-        // The same blocks decoded block-parallel (lz4_block_parallel.hpp; from 256 KiB by
-        // default, from 64 KiB on the second row).
+        // The same blocks decoded block-parallel (lz4_block_parallel.hpp): blocks from
+        // kLz4BpMinCapacity (4 MiB) on the first row, from 64 KiB on the second (below 4 MiB).
         for (uint64_t from : {kLz4BpMinCapacity, uint64_t{64} << 10}) {
           if (from != kLz4BpMinCapacity && chunk >= kLz4BpMinCapacity) continue;
           Device bp_temp(lz4_decode_temp_bytes(count, chunk, from));
