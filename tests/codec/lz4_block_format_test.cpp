@@ -6,7 +6,6 @@
 
 #include <gtest/gtest.h>
 #include <lz4.h>
-#include <lz4hc.h>
 
 #include <cstring>
 #include <random>
@@ -15,6 +14,7 @@
 #include "codec_test_calls.hpp"
 #include "cuzarr/codec/numcodecs_lz4_codec.hpp"
 #include "gpu_codec_inputs.hpp"
+#include "liblz4_blocks.hpp"
 
 namespace cuzarr {
 namespace {
@@ -22,19 +22,7 @@ namespace {
 using gpu::DeviceChunkStatus;
 using Bytes = std::vector<unsigned char>;
 
-Bytes liblz4_compress(const Bytes& in, int acceleration, int hc_level = 0) {
-  Bytes out(static_cast<size_t>(LZ4_compressBound(static_cast<int>(in.size()))));
-  static const char kEmpty = 0;  // liblz4 wants a non-null source even for 0 bytes
-  const auto* src = in.empty() ? &kEmpty : reinterpret_cast<const char*>(in.data());
-  auto* dst = reinterpret_cast<char*>(out.data());
-  const int n = hc_level > 0 ? LZ4_compress_HC(src, dst, static_cast<int>(in.size()),
-                                               static_cast<int>(out.size()), hc_level)
-                             : LZ4_compress_fast(src, dst, static_cast<int>(in.size()),
-                                                 static_cast<int>(out.size()), acceleration);
-  EXPECT_GT(n, 0);
-  out.resize(static_cast<size_t>(n));
-  return out;
-}
+using test::liblz4_compress;
 
 // Decodes into a buffer of exactly `capacity` bytes (heap-allocated, so ASan sees overruns).
 gpu::DecodeResult decode(const Bytes& block, size_t capacity, Bytes& out) {

@@ -5,7 +5,6 @@
 // reference's status and never fault (run under compute-sanitizer to check the bounds).
 #include <gtest/gtest.h>
 #include <lz4.h>
-#include <lz4hc.h>
 
 #include <algorithm>
 #include <cstring>
@@ -17,6 +16,7 @@
 #include "codec/cuda/lz4_kernels.hpp"
 #include "gpu_batch_support.hpp"
 #include "gpu_codec_inputs.hpp"
+#include "liblz4_blocks.hpp"
 #include "quantized_field_inputs.hpp"
 
 namespace cuzarr {
@@ -32,17 +32,7 @@ class GpuLz4BlockParallel : public test::GpuCodecTest {};
 
 // hc_level 0: LZ4_compress_default.
 Bytes liblz4_compress(const Bytes& in, int hc_level = 0) {
-  Bytes out(static_cast<size_t>(LZ4_compressBound(static_cast<int>(in.size()))));
-  static const char kEmpty = 0;
-  const auto* src = in.empty() ? &kEmpty : reinterpret_cast<const char*>(in.data());
-  auto* dst = reinterpret_cast<char*>(out.data());
-  const int n = hc_level > 0 ? LZ4_compress_HC(src, dst, static_cast<int>(in.size()),
-                                               static_cast<int>(out.size()), hc_level)
-                             : LZ4_compress_default(src, dst, static_cast<int>(in.size()),
-                                                    static_cast<int>(out.size()));
-  EXPECT_GT(n, 0);
-  out.resize(static_cast<size_t>(n));
-  return out;
+  return test::liblz4_compress(in, 1, hc_level);
 }
 
 Bytes numcodecs_frame(const Bytes& decoded, const Bytes& block) {

@@ -5,7 +5,6 @@
 // (these tests also run under AddressSanitizer), and the stitch's reparse fallback.
 #include <gtest/gtest.h>
 #include <lz4.h>
-#include <lz4hc.h>
 
 #include <cstdio>
 #include <cstring>
@@ -16,6 +15,7 @@
 
 #include "codec/cuda/lz4_block_parallel_host.hpp"
 #include "gpu_codec_inputs.hpp"
+#include "liblz4_blocks.hpp"
 #include "quantized_field_inputs.hpp"
 
 namespace cuzarr {
@@ -25,20 +25,7 @@ using gpu::DeviceChunkStatus;
 using gpu::lz4_bp_segment_count;
 using Bytes = std::vector<unsigned char>;
 
-// acceleration >= 1: LZ4_compress_fast; hc_level > 0: LZ4_compress_HC.
-Bytes liblz4_compress(const Bytes& in, int acceleration, int hc_level = 0) {
-  Bytes out(static_cast<size_t>(LZ4_compressBound(static_cast<int>(in.size()))));
-  static const char kEmpty = 0;
-  const auto* src = in.empty() ? &kEmpty : reinterpret_cast<const char*>(in.data());
-  auto* dst = reinterpret_cast<char*>(out.data());
-  const int n = hc_level > 0 ? LZ4_compress_HC(src, dst, static_cast<int>(in.size()),
-                                               static_cast<int>(out.size()), hc_level)
-                             : LZ4_compress_fast(src, dst, static_cast<int>(in.size()),
-                                                 static_cast<int>(out.size()), acceleration);
-  EXPECT_GT(n, 0);
-  out.resize(static_cast<size_t>(n));
-  return out;
-}
+using test::liblz4_compress;
 
 struct Decoded {
   gpu::DecodeResult result;

@@ -6,8 +6,6 @@
 #include "warp_emulator.hpp"
 // The emulator must come before the device headers.
 #include <gtest/gtest.h>
-#include <lz4.h>
-#include <lz4hc.h>
 
 #include <cstdint>
 #include <random>
@@ -18,6 +16,7 @@
 #include "codec/cuda/lz4_pieces_warp.cuh"
 #include "gpu_codec_inputs.hpp"
 #include "guarded_output.hpp"
+#include "liblz4_blocks.hpp"
 #include "quantized_field_inputs.hpp"
 
 namespace cuzarr::gpu {
@@ -28,19 +27,6 @@ using test::expect_guard_intact;
 using test::kGuard;
 using test::kGuardByte;
 using test::warp_emulation::run_warp;
-
-Bytes lz4_compress(const Bytes& in, int hc_level) {
-  Bytes out(static_cast<size_t>(LZ4_compressBound(static_cast<int>(in.size()))));
-  const auto* src = reinterpret_cast<const char*>(in.data());
-  auto* dst = reinterpret_cast<char*>(out.data());
-  const int n = hc_level > 0 ? LZ4_compress_HC(src, dst, static_cast<int>(in.size()),
-                                               static_cast<int>(out.size()), hc_level)
-                             : LZ4_compress_default(src, dst, static_cast<int>(in.size()),
-                                                    static_cast<int>(out.size()));
-  EXPECT_GT(n, 0);
-  out.resize(static_cast<size_t>(n));
-  return out;
-}
 
 /// What the pieces left to the resolve.
 struct PieceCounts {
@@ -108,7 +94,7 @@ TEST(Lz4PiecesWarp, DecodeLiblz4BlocksByteExactInAnyPieceOrder) {
   };
   for (const auto& [name, input] : inputs) {
     for (int level : {0, 9}) {
-      const Bytes block = lz4_compress(input, level);
+      const Bytes block = test::liblz4_compress(input, 1, level);
       PieceCounts counts;
       const Bytes out = decode_with_warp_pieces(block, input.size(), counts);
       EXPECT_TRUE(Bytes(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(input.size())) ==
@@ -143,7 +129,8 @@ TEST(Lz4PiecesWarp, LongAndOverlappingMatchesAcrossPieces) {
     }
   }
   PieceCounts counts;
-  const Bytes out = decode_with_warp_pieces(lz4_compress(input, 12), input.size(), counts);
+  const Bytes out =
+      decode_with_warp_pieces(test::liblz4_compress(input, 1, 12), input.size(), counts);
   EXPECT_GE(counts.pieces, 5u);
   EXPECT_GT(counts.external, 0u);
   EXPECT_TRUE(Bytes(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(input.size())) == input);
