@@ -16,8 +16,7 @@
 //      fallback: correctness never depends on convergence);
 //   4. bytes (per segment): decoded bytes of its true records;
 //   5. scan (serial per chunk): output offsets of the segments, and where the pieces of the
-//      execute pass start (a segment with true records at least kLz4BpPieceBytes of output after
-//      the last piece's start);
+//      execute pass start (lz4_bp_starts_piece: about every kLz4BpPieceBytes of output);
 //   6. check (per segment): every bounds check of lz4_parse_sequence on the true chain, with the
 //      absolute output position (offset within the output, lengths within the capacity);
 //   7. finish (serial per chunk): the first failure in stream order, as the serial decoder
@@ -49,8 +48,9 @@ namespace cuzarr::gpu {
 
 /// Input bytes per segment.
 inline constexpr uint64_t kLz4BpSegmentBytes = 1024;
-/// Output bytes a piece of the execute pass covers at least (the last one of a block may be
-/// shorter): larger pieces leave fewer bytes external, smaller ones run more warps at once.
+/// Output bytes a piece of the execute pass covers, about (at most one piece starts in each window
+/// of this many bytes): larger pieces leave fewer bytes external, smaller ones run more warps at
+/// once.
 inline constexpr uint64_t kLz4BpPieceBytes = 65536;
 /// Input bytes past its end over which a segment's chain goes on (to join the next one's).
 inline constexpr uint64_t kLz4BpMarginBytes = 1024;
