@@ -30,7 +30,7 @@
 //      origin while that is external, to a local byte, and takes its value. Origins always lie
 //      in earlier pieces, so the walk ends; on liblz4's output of a field of ratio 2.2, 64 KiB
 //      pieces leave a third of the bytes external, 1.3 pieces deep on average
-//      (cuzarr_lz4_segment_dependence). No piece waits for another.
+//      (cuzarr_segment_dependence). No piece waits for another.
 // Everything is CUZARR_HOST_DEVICE, allocation-free and exception-free; the state lives in a slot
 // of caller memory (lz4_bp_slot_layout). Hostile blocks give the verdict of the serial decoder
 // (lz4_decode_block_serial) and never an access outside in[0, in_size) or out[0, capacity); the

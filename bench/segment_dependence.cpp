@@ -1,0 +1,182 @@
+// How much of an LZ4 block or a zstd frame could be decoded in independent pieces? The numbers
+// behind the pieces of the block-parallel LZ4 decoder (docs/gpu_codecs.md) and the matches pass of
+// the block-parallel zstd decoder (docs/gpu_zstd.md), on liblz4's and libzstd's output of the
+// benchmarks' data. The output is cut into segments of S bytes at sequence starts. Inside
+// a segment, each byte is a literal, or a match byte whose source is resolved through the
+// segment's earlier bytes: it ends at a literal of the segment ("local") or at a byte before the
+// segment's start ("external"). A decoder that ran every segment at once would leave the external
+// bytes to a second pass, segment after segment (or in rounds that follow each external byte to
+// the segment its source resolves in). Printed per segment size: the share of external bytes, the
+// segments that have any, and how many segments back a byte's value comes from at most and on
+// average (the chain a round-based second pass would follow).
+// usage: cuzarr_segment_dependence [lz4 | zstd LEVEL] [chunk KiB] [quantized|field]   (CPU only)
+#include <lz4.h>
+#include <zstd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "bench_data.hpp"
+#include "codec/cuda/lz4_block_format.hpp"
+#include "codec/cuda/zstd_frame_format.hpp"
+
+namespace {
+
+using cuzarr::gpu::CopyStep;
+using cuzarr::gpu::DeviceChunkStatus;
+
+/// Where each output byte of an LZ4 block comes from: -1 for a literal, else the output position
+/// it copies.
+std::vector<int64_t> lz4_byte_sources(const std::vector<char>& block, size_t out_size,
+                                      std::vector<uint64_t>& sequence_starts) {
+  std::vector<int64_t> source(out_size, -1);
+  const auto* in = reinterpret_cast<const unsigned char*>(block.data());
+  uint64_t ip = 0, op = 0;
+  while (ip < block.size()) {
+    CopyStep step;
+    sequence_starts.push_back(op);
+    if (cuzarr::gpu::lz4_parse_sequence(in, block.size(), ip, op, out_size, step) !=
+        DeviceChunkStatus::ok) {
+      std::fprintf(stderr, "liblz4's block does not parse\n");
+      std::exit(2);
+    }
+    op += step.literal_length;
+    if (step.last) break;
+    for (uint64_t t = 0; t < step.match_length; ++t)
+      source[op + t] = static_cast<int64_t>(op + t - step.match_distance);
+    op += step.match_length;
+  }
+  return source;
+}
+
+/// The same for a zstd frame (our serial decoder's copy steps).
+std::vector<int64_t> zstd_byte_sources(const std::vector<char>& frame, size_t out_size,
+                                       std::vector<uint64_t>& sequence_starts) {
+  std::vector<int64_t> source(out_size, -1);
+  std::vector<unsigned char> out(out_size);
+  auto workspace = std::make_unique<cuzarr::gpu::ZstdWorkspace>();
+  cuzarr::gpu::ZstdFrameDecoder decoder;
+  decoder.init(reinterpret_cast<const unsigned char*>(frame.data()), frame.size(), out.data(),
+               out_size, workspace.get(), false);
+  for (;;) {
+    cuzarr::gpu::ZstdStep step;
+    bool done = false;
+    if (decoder.next(step, done) != DeviceChunkStatus::ok) {
+      std::fprintf(stderr, "libzstd's frame does not decode\n");
+      std::exit(2);
+    }
+    if (done) break;
+    for (unsigned k = 0; k < step.huffman_streams; ++k) {
+      if (cuzarr::gpu::zstd_decode_literal_stream(workspace->literals, k) !=
+          DeviceChunkStatus::ok) {
+        std::exit(2);
+      }
+    }
+    if (step.huffman_streams > 0) continue;
+    sequence_starts.push_back(step.op);
+    const uint64_t at = step.op + step.literal_length;
+    for (uint64_t t = 0; t < step.match_length; ++t)
+      source[at + t] = static_cast<int64_t>(cuzarr::gpu::match_source(at, step.match_distance, t));
+    cuzarr::gpu::zstd_execute_step_serial(step, out.data());
+  }
+  return source;
+}
+
+void report(const std::vector<int64_t>& source, const std::vector<uint64_t>& sequence_starts,
+            size_t segment_bytes) {
+  const size_t n = source.size();
+  // external[p]: the position before p's segment that p's value comes from, or -1 (local).
+  // hops[p]: how many segments back the value is finally a literal (0: local).
+  std::vector<int64_t> external(n, -1);
+  std::vector<uint32_t> segment_of(n), hops(n, 0);
+  size_t external_bytes = 0, segments = 0, with_external = 0;
+  uint64_t hop_sum = 0;
+  uint32_t hop_max = 0;
+  size_t s = 0;
+  while (s < sequence_starts.size()) {
+    const uint64_t start = sequence_starts[s];
+    size_t e = s;
+    while (e < sequence_starts.size() && sequence_starts[e] < start + segment_bytes) ++e;
+    const uint64_t end = e < sequence_starts.size() ? sequence_starts[e] : n;
+    size_t here = 0;
+    for (uint64_t p = start; p < end; ++p) {
+      segment_of[p] = static_cast<uint32_t>(segments);
+      const int64_t from = source[p];
+      if (from < 0) continue;
+      if (static_cast<uint64_t>(from) >= start) {
+        external[p] = external[from];
+        hops[p] = hops[from];
+      } else {
+        external[p] = from;
+        hops[p] = 1 + hops[from];
+      }
+      if (external[p] >= 0) {
+        ++here;
+        hop_sum += hops[p];
+        hop_max = std::max(hop_max, hops[p]);
+      }
+    }
+    external_bytes += here;
+    with_external += here > 0 ? 1 : 0;
+    ++segments;
+    s = e;
+  }
+  std::printf(
+      "%8zu %9zu %14zu %11.1f %% %9u %9.1f\n", segment_bytes, segments, with_external,
+      100.0 * static_cast<double>(external_bytes) / static_cast<double>(n), hop_max,
+      external_bytes ? static_cast<double>(hop_sum) / static_cast<double>(external_bytes) : 0.0);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int arg = 1;
+  const std::string codec = argc > arg ? argv[arg++] : "lz4";
+  int level = 0;
+  if (codec == "zstd") level = argc > arg ? std::atoi(argv[arg++]) : 3;
+  const size_t chunk = (argc > arg ? std::strtoull(argv[arg++], nullptr, 10) : 4096) * 1024;
+  const std::string kind = argc > arg ? argv[arg++] : "quantized";
+  if ((codec != "lz4" && codec != "zstd") || chunk == 0 || chunk > (size_t{1} << 30) ||
+      (kind != "quantized" && kind != "field")) {
+    std::fprintf(stderr, "usage: %s [lz4 | zstd LEVEL] [chunk KiB, 1..1048576] [quantized|field]\n",
+                 argv[0]);
+    return 2;
+  }
+  const auto data = kind == "quantized" ? cuzarr::bench::make_quantized_field(chunk, 2)
+                                        : cuzarr::bench::make_field(chunk, false, 1);
+  std::vector<char> compressed;
+  std::vector<uint64_t> sequence_starts;
+  std::vector<int64_t> source;
+  if (codec == "lz4") {
+    compressed.resize(static_cast<size_t>(LZ4_compressBound(static_cast<int>(chunk))));
+    const int size =
+        LZ4_compress_default(reinterpret_cast<const char*>(data.data()), compressed.data(),
+                             static_cast<int>(chunk), static_cast<int>(compressed.size()));
+    if (size <= 0) return 2;
+    compressed.resize(static_cast<size_t>(size));
+    source = lz4_byte_sources(compressed, chunk, sequence_starts);
+  } else {
+    compressed.resize(ZSTD_compressBound(chunk));
+    const size_t size =
+        ZSTD_compress(compressed.data(), compressed.size(), data.data(), chunk, level);
+    if (ZSTD_isError(size)) return 2;
+    compressed.resize(size);
+    source = zstd_byte_sources(compressed, chunk, sequence_starts);
+  }
+  const std::string name = codec == "zstd" ? "zstd level " + std::to_string(level) : codec;
+  std::printf("%s, %s, %zu KiB, ratio %.2f, %zu sequences (%.1f bytes each)\n", name.c_str(),
+              kind.c_str(), chunk >> 10,
+              static_cast<double>(chunk) / static_cast<double>(compressed.size()),
+              sequence_starts.size(),
+              static_cast<double>(chunk) / static_cast<double>(sequence_starts.size()));
+  std::printf("%8s %9s %14s %13s %9s %9s\n", "segment", "segments", "with external", "external",
+              "hops max", "hops avg");
+  for (size_t segment : {2048, 8192, 16384, 32768, 65536, 131072})
+    report(source, sequence_starts, segment);
+  return 0;
+}
