@@ -1,6 +1,7 @@
-// Passes 8 (execute) and 9 (resolve) of the block-parallel LZ4 decoder (lz4_block_parallel.hpp)
-// for one piece, by a warp (.cu files; the CPU tests run them with emulated warps). A piece is the
-// segments [first, end) of a block that passed the checks; every lane passes the same arguments.
+// The warp code of the block-parallel LZ4 decoder's pieces (lz4_block_parallel.hpp): pass 5 (the
+// scan that places the pieces) for a chunk, passes 8 (execute) and 9 (resolve) for one piece
+// (.cu files; the CPU tests run them with emulated warps). A piece is the segments [first, end)
+// of a block that passed the checks; every lane passes the same arguments.
 #pragma once
 
 #include <cstdint>
