@@ -86,12 +86,16 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3, help="timed runs per cell (best reported)")
     parser.add_argument("--timeout", type=float, default=900, help="seconds per cell")
     parser.add_argument("--markdown", help="also write the table as markdown to this file")
+    parser.add_argument("--stages", action="store_true",
+                        help="also print where cuzarr's best read into device memory spent its time "
+                             "(`cuzarr bench read --stages`)")
     parser.add_argument("--peer-python", default=sys.executable,
                         help="the python with tensorstore and cupy (zarr, for generation, may live elsewhere)")
     args = parser.parse_args()
 
     data = Path(args.data) / str(args.scale)
     rows = []
+    stage_lines = []
     for dataset in args.datasets.split(","):
         path = data / dataset
         if not (path / "zarr.json").exists():
@@ -106,7 +110,8 @@ def main() -> None:
                 [args.peer_python, "-c", TENSORSTORE_TO_CUPY, str(path), str(args.repeat)],
                 args.timeout),
             "cuzarr -> device": run_json(
-                [args.cuzarr, "bench", "read", str(path), "--device", "cuda", *common], args.timeout),
+                [args.cuzarr, "bench", "read", str(path), "--device", "cuda", *common,
+                 *(["--stages"] if args.stages else [])], args.timeout),
             "cuzarr -> host": run_json(
                 [args.cuzarr, "bench", "read", str(path), "--device", "cpu", *common], args.timeout),
         }
@@ -115,6 +120,14 @@ def main() -> None:
         size = zarr_benchmark.dataset_bytes(path) / 2**30
         stored = zarr_benchmark.stored_bytes(path) / 2**30
         rows.append((dataset, f"{size:.2f} GiB ({stored:.2f} stored)", *map(cell_text, cells.values()), ratio))
+        device_cell = cells["cuzarr -> device"]
+        if args.stages and "stages" in device_cell:
+            best = device_cell["best_seconds"]
+            stage_lines.append(f"{dataset}, cuzarr -> device, best run {best:.4f} s "
+                               "(stages summed over threads):")
+            for stage in device_cell["stages"]:
+                stage_lines.append(f"  {stage['stage']:<36} {stage['seconds']:9.4f} s "
+                                   f"{100 * stage['seconds'] / best:6.1f} %  {stage['sections']} sections")
         print(f"{dataset}: " + "; ".join(f"{k} {cell_text(v)}" for k, v in cells.items()) + f"; ratio {ratio}",
               flush=True)
 
@@ -128,6 +141,8 @@ def main() -> None:
         "|" + "---|" * len(header),
     ]
     lines += ["| " + " | ".join(row) + " |" for row in rows]
+    if stage_lines:
+        lines += ["", "```"] + stage_lines + ["```"]
     report = "\n".join(lines)
     print("\n" + report)
     if args.markdown:

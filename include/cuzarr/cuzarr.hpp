@@ -16,6 +16,7 @@
 #include "cuzarr/core/parallel.hpp"
 #include "cuzarr/core/selection.hpp"
 #include "cuzarr/core/shape.hpp"
+#include "cuzarr/core/stage_times.hpp"
 #include "cuzarr/memory/allocator_callbacks.hpp"
 #include "cuzarr/memory/buffer.hpp"
 #include "cuzarr/memory/cuda_array_interface.hpp"

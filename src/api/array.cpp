@@ -6,6 +6,7 @@
 #include "cuzarr/codec/codec_chain.hpp"
 #include "cuzarr/core/error.hpp"
 #include "cuzarr/core/parallel.hpp"
+#include "cuzarr/core/stage_times.hpp"
 #include "cuzarr/metadata/fill_value.hpp"
 #include "cuzarr/metadata/v2_array_metadata.hpp"
 #include "cuzarr/metadata/v2_fill_value.hpp"
@@ -181,7 +182,10 @@ void Array::write_metadata() const { write_array_metadata(*store_, path_, *metad
 
 NDBuffer Array::read(const Selection& selection, MemoryKind kind) const {
   const auto normalized = normalize_selection(selection, metadata_->shape);
-  NDBuffer out = NDBuffer::allocate(metadata_->data_type, normalized.result_shape(), kind);
+  NDBuffer out = [&] {
+    const StageTimer timer("allocate the result");
+    return NDBuffer::allocate(metadata_->data_type, normalized.result_shape(), kind);
+  }();
   ChunkPipeline(store_, path_, metadata_, pipeline_options())
       .read(normalized, with_dropped_dimensions(out, normalized));
   return out;

@@ -108,7 +108,17 @@ struct Timings {
   std::string operation;
   std::vector<double> seconds;
   uint64_t bytes = 0;
+  std::vector<StageTime> best_stages;  // with --stages: the stage times of the best run
 };
+
+// Runs `run` once, timed; with stage times on, keeps the stages of the fastest run so far.
+void time_run(Timings& t, const std::function<void()>& run) {
+  reset_stage_times();
+  const double seconds = seconds_of(run);
+  const bool best = t.seconds.empty() || seconds < *std::min_element(t.seconds.begin(), t.seconds.end());
+  t.seconds.push_back(seconds);
+  if (best && stage_times_enabled()) t.best_stages = stage_times();
+}
 
 int report(const Timings& t, const nlohmann::json& settings, bool json) {
   const double best = *std::min_element(t.seconds.begin(), t.seconds.end());
@@ -125,6 +135,12 @@ int report(const Timings& t, const nlohmann::json& settings, bool json) {
     out["decoded_bytes"] = t.bytes;
     out["gb_per_s"] = gbps;
     out["peak_rss_bytes"] = rss;
+    if (stage_times_enabled()) {
+      nlohmann::json stages = nlohmann::json::array();
+      for (const auto& s : t.best_stages)
+        stages.push_back({{"stage", s.stage}, {"seconds", s.seconds}, {"sections", s.sections}});
+      out["stages"] = stages;
+    }
     fmt::print("{}\n", out.dump());
   } else {
     fmt::print(
@@ -132,6 +148,14 @@ int report(const Timings& t, const nlohmann::json& settings, bool json) {
         "peak RSS {:.1f} MB\n",
         t.operation, static_cast<double>(t.bytes) / 1e6, best, mean, t.seconds.size(),
         t.seconds.size() == 1 ? "" : "s", gbps, static_cast<double>(rss) / 1e6);
+    if (stage_times_enabled()) {
+      // Sections on several threads at once add their own times: a stage can exceed the run.
+      fmt::print("stages of the best run ({:.4f} s), summed over threads:\n", best);
+      for (const auto& s : t.best_stages)
+        fmt::print("  {:<36} {:9.4f} s {:6.1f} %  {} section{}\n", s.stage, s.seconds,
+                   best > 0 ? 100.0 * s.seconds / best : 0.0, s.sections,
+                   s.sections == 1 ? "" : "s");
+    }
   }
   return 0;
 }
@@ -206,6 +230,9 @@ class BenchCommand final : public Command {
       sub->add_option("--repeat", repeat_, "Timed runs; the best is reported")
           ->check(CLI::PositiveNumber);
       sub->add_flag("--json", json_, "One JSON object instead of a line of text");
+      sub->add_flag("--stages", stages_,
+                    "Also print where the best run's time went: seconds per pipeline stage "
+                    "(fetch, decode on the CPU, stage for the GPU, wait for the GPU, ...)");
       sub->add_option("--batch-mb", batch_mb_,
                       "Decoded MiB one batch of chunks may hold (default 256; at least one chunk)")
           ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 30));
@@ -214,6 +241,7 @@ class BenchCommand final : public Command {
 
   int run() override {
     set_cpu_threads(threads_);
+    enable_stage_times(stages_);
     nlohmann::json settings = {{"threads", cpu_threads()}, {"source", source_}};
     if (batch_mb_) settings["batch_mb"] = *batch_mb_;
     if (read_->parsed()) return run_read(settings);
@@ -253,8 +281,7 @@ class BenchCommand final : public Command {
       settings["select"] = select_;
       for (size_t r = 0; r < repeat_; ++r) {
         // A fresh result each run, the previous one freed first (peak RSS: one result at a time).
-        timings.seconds.push_back(
-            seconds_of([&] { timings.bytes = nbytes_of(array.read(selection, kind)); }));
+        time_run(timings, [&] { timings.bytes = nbytes_of(array.read(selection, kind)); });
       }
     } else {
       const auto selections = chunk_selections(array.metadata(), inner_chunks_);
@@ -263,10 +290,10 @@ class BenchCommand final : public Command {
       settings["calls"] = selections.size();
       for (size_t r = 0; r < repeat_; ++r) {
         std::atomic<uint64_t> bytes{0};
-        timings.seconds.push_back(seconds_of([&] {
+        time_run(timings, [&] {
           run_concurrently(selections.size(), concurrency_,
                            [&](size_t i) { bytes += nbytes_of(array.read(selections[i], kind)); });
-        }));
+        });
         timings.bytes = bytes;
       }
     }
@@ -285,10 +312,10 @@ class BenchCommand final : public Command {
       // Every run writes into a freshly created, empty array (untimed).
       Array target = create_copy_target(source, source_, destination_, overwrite_ || r > 0);
       apply_batch_size(target);
-      timings.seconds.push_back(seconds_of([&] {
+      time_run(timings, [&] {
         if (include_read) data = source.read();
         target.write({}, data);
-      }));
+      });
       timings.bytes = nbytes_of(data);
       if (include_read) data = NDBuffer();  // each run reads afresh
     }
@@ -301,7 +328,7 @@ class BenchCommand final : public Command {
   std::string source_, destination_, select_, device_ = "cpu";
   std::optional<std::string> gpu_decode_;
   bool chunk_by_chunk_ = false, inner_chunks_ = false, overwrite_ = false, json_ = false,
-       direct_io_ = false;
+       direct_io_ = false, stages_ = false;
   size_t concurrency_ = 1, threads_ = 0, repeat_ = 1;
   std::optional<uint64_t> batch_mb_;
 };

@@ -11,6 +11,7 @@
 #include "codec/direct_chunk_encoder.hpp"
 #include "cuzarr/core/error.hpp"
 #include "cuzarr/core/parallel.hpp"
+#include "cuzarr/core/stage_times.hpp"
 #include "cuzarr/memory/variable_length_ndbuffer.hpp"
 #include "cuzarr/pipeline/byte_range_coalescing.hpp"
 #include "cuzarr/pipeline/chunk_plan.hpp"
@@ -290,6 +291,7 @@ void ChunkPipeline::decode_and_scatter_on_host(ChunkReadBatch& batch, const NDBu
   for (size_t i = 0; i < n; ++i) {
     if (batch.planned[i]->covers_whole_chunk) decoded[i] = output_view(out, *batch.planned[i]);
   }
+  std::optional<StageTimer> timer(std::in_place, "decode on the CPU");
   for_each_group(batch.chains, [&](const CodecChain& chain, std::span<const size_t> members) {
     if (members.size() == n) {
       chain.decode(batch.encoded, decoded, status);
@@ -309,6 +311,7 @@ void ChunkPipeline::decode_and_scatter_on_host(ChunkReadBatch& batch, const NDBu
     }
   });
   throw_if_failed(status, [&](size_t i) { return batch.labels[i]; });
+  timer.emplace("scatter on the CPU");
 
   const auto& fill = metadata_->fill_value;
   parallel_for(n + batch.missing.size(), [&](size_t t) {
@@ -343,6 +346,7 @@ void ChunkPipeline::read_regular(const NormalizedSelection& selection, const NDB
     // A compressed chunk is decoded by one thread here; a batch of fewer chunks than threads goes
     // the usual way, where the decoder may use the spare threads inside each chunk.
     if (into_place && (n >= cpu_threads() || stores_raw_elements(*chain_))) {
+      const StageTimer timer("read and decode chunks into place");
       parallel_for(n, [&](size_t i) {
         const PlannedChunk& p = plan[first + i];
         if (!p.covers_whole_chunk) return;
@@ -366,7 +370,10 @@ void ChunkPipeline::read_regular(const NormalizedSelection& selection, const NDB
       requests.push_back({keys[i], ByteRange::full()});
       request_owner.push_back(i);
     }
-    auto fetched = store_->get_many(requests, fetch_kind);
+    auto fetched = [&] {
+      const StageTimer timer("fetch chunks");
+      return store_->get_many(requests, fetch_kind);
+    }();
 
     ChunkReadBatch batch;
     for (size_t i = 0; i < n; ++i)
@@ -442,7 +449,10 @@ void ChunkPipeline::read_sharded(const NormalizedSelection& selection, const NDB
       index_requests.push_back({keys[s], ByteRange::range(at, static_cast<uint64_t>(index_size))});
       index_owner.push_back(s);
     }
-    auto index_bytes = store_->get_many(index_requests);
+    auto index_bytes = [&] {
+      const StageTimer timer("fetch shard indexes");
+      return store_->get_many(index_requests);
+    }();
     std::vector<std::optional<ShardIndex>> indexes(n);
     parallel_for(index_requests.size(), [&](size_t r) {
       const size_t s = index_owner[r];
@@ -494,7 +504,10 @@ void ChunkPipeline::read_sharded(const NormalizedSelection& selection, const NDB
         }
       }
     }
-    auto data = store_->get_many(data_requests, fetch_kind);
+    auto data = [&] {
+      const StageTimer timer("fetch inner chunks");
+      return store_->get_many(data_requests, fetch_kind);
+    }();
 
     // 3. Every inner chunk the shards hold, for one batched decode.
     for (auto& ir : inner_reads) {

@@ -14,6 +14,7 @@
 #include "cuzarr/core/error.hpp"
 #include "cuzarr/core/log.hpp"
 #include "cuzarr/core/parallel.hpp"
+#include "cuzarr/core/stage_times.hpp"
 #include "pipeline/planned_chunk_views.hpp"
 #if defined(CUZARR_HAVE_CUDA)
 #include "pipeline/device_scatter.hpp"
@@ -220,6 +221,7 @@ void DeviceReadSink::submit(ChunkReadBatch& batch) {
 
   // 1. On the CPU: the bytes -> bytes codecs without a GPU decoder (all of them for chunks the
   //    GPU cannot take: whole decode), one batch per chain.
+  std::optional<StageTimer> timer(std::in_place, "decode on the CPU");
   std::vector<StagedChunk> staged(n);
   std::vector<char> decoded_whole(n, 0);
   std::vector<ChunkStatus> status(n);
@@ -274,6 +276,7 @@ void DeviceReadSink::submit(ChunkReadBatch& batch) {
     for (size_t j = 0; j < members.size(); ++j) status[members[j]] = std::move(group_status[j]);
   }
   throw_if_failed(status, [&](size_t i) { return batch.labels[i]; });
+  timer.emplace("stage for the GPU");
 
   // 2. Views, routes and staging offsets. Pinned slot: [fill value][packed chunks that the GPU
   //    scatters or decodes][GPU codec tables] (copied in one go), then [packed chunks copied
@@ -427,8 +430,10 @@ void DeviceReadSink::submit(ChunkReadBatch& batch) {
 
   // 4. Double buffering: the previous batch's copies and kernels must be done before this batch
   //    queues its own (this bounds the memory in flight to two batches).
+  timer.emplace("wait for the GPU");
   stream_.synchronize();
   check_gpu_statuses();
+  timer.emplace("queue GPU work");
 
   copy_bytes(device.data(), MemoryKind::device, pinned.data(), MemoryKind::pinned, batch_copy_size,
              stream_);
@@ -573,6 +578,7 @@ void DeviceReadSink::submit(ChunkReadBatch& batch) {
 }
 
 void DeviceReadSink::finish() {
+  const StageTimer timer("wait for the GPU");
   stream_.synchronize();
   check_gpu_statuses();
 }

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <numeric>
@@ -12,6 +13,7 @@
 #include "cuzarr/codec/blosc_codec.hpp"
 #include "cuzarr/core/error.hpp"
 #include "cuzarr/core/parallel.hpp"
+#include "cuzarr/core/stage_times.hpp"
 #include "cuzarr/store/file_store.hpp"
 #include "cuzarr/store/memory_store.hpp"
 
@@ -328,6 +330,37 @@ TEST(Array, FileStoreRoundTripAndReopen) {
   EXPECT_EQ(values(a.read()), values(iota_int32({5, 6, 7})));
   EXPECT_EQ(node_type(*store, "g"), NodeType::group);
   std::filesystem::remove_all(dir);
+}
+
+// With stage times on, a read reports its stages: the result's allocation, the fetch of its
+// chunks, their decode on the CPU and their scatter into the result.
+TEST(Array, ReadRecordsItsStagesWhenStageTimesAreOn) {
+  auto store = std::make_shared<MemoryStore>();
+  ArrayCreateOptions o = options({40, 30}, DataType(DataTypeKind::int32), {8, 8});
+  o.codecs = std::vector<CodecSpec>{{"bytes", {{"endian", "little"}}}, {"zstd", {{"level", 1}}}};
+  Array a = Array::create(store, "", o);
+  a.write({}, iota_int32({40, 30}));
+
+  enable_stage_times(true);
+  reset_stage_times();
+  const NDBuffer part = a.read(parse_selection("3:37, 5:29"));
+  const auto stages = stage_times();
+  enable_stage_times(false);
+  reset_stage_times();
+
+  EXPECT_EQ(values(part), values(iota_int32({40, 30}).sliced(0, 3, 1, 34).sliced(1, 5, 1, 24)));
+  std::vector<std::string> names;
+  for (const auto& s : stages) {
+    names.push_back(s.stage);
+    EXPECT_GE(s.seconds, 0.0) << s.stage;
+    EXPECT_GE(s.sections, 1u) << s.stage;
+  }
+  for (const char* expected :
+       {"allocate the result", "fetch chunks", "decode on the CPU", "scatter on the CPU"})
+    EXPECT_NE(std::find(names.begin(), names.end(), expected), names.end()) << expected;
+
+  a.read(parse_selection("3:37, 5:29"));  // stage times off again: nothing recorded
+  EXPECT_TRUE(stage_times().empty());
 }
 
 }  // namespace
