@@ -52,7 +52,10 @@ StageTimer::StageTimer(const char* stage) : stage_(stage_times_enabled() ? stage
 StageTimer::~StageTimer() {
   if (!stage_) return;
   const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start_;
-  add_stage_time(stage_, elapsed.count());
+  try {
+    add_stage_time(stage_, elapsed.count());
+  } catch (...) {  // out of memory: the section goes unrecorded rather than ending the program
+  }
 }
 
 }  // namespace cuzarr

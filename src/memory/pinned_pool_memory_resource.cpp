@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "cuzarr/core/error.hpp"
+#include "cuzarr/core/stage_times.hpp"
 #include "cuzarr/memory/cuda_memory_resources.hpp"
 
 #if CUZARR_HAVE_CUDA
@@ -46,6 +47,7 @@ struct PinnedPoolMemoryResource::State {
 
   // Gives one block back to CUDA once its pending work is done.
   static void free_block(const Block& b) noexcept {
+    const StageTimer timer("pinned pool: wait and cudaFreeHost");
     cudaEventSynchronize(b.released);
     cudaEventDestroy(b.released);
     cudaFreeHost(b.pointer);
@@ -77,11 +79,13 @@ void* PinnedPoolMemoryResource::allocate(size_t bytes, size_t alignment) {
       state_->cached -= cls;
       lock.unlock();
       // The block may still be read or written by copies queued before it was released.
+      const StageTimer timer("pinned pool: wait for a released block");
       CUZARR_CUDA_CHECK(cudaEventSynchronize(block.released));
       return block.pointer;
     }
   }
   void* pointer = nullptr;
+  const StageTimer timer("pinned pool: cudaMallocHost");
   cudaError_t status = cudaMallocHost(&pointer, cls);
   if (status == cudaErrorMemoryAllocation) {
     cudaGetLastError();  // clear the error, make room, try once more

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "cuzarr/core/error.hpp"
+#include "cuzarr/core/stage_times.hpp"
 #include "cuzarr/core/parallel.hpp"
 #include "store/cufile_library.hpp"
 
@@ -297,7 +298,10 @@ fs::path FileStore::path_of(std::string_view key) const {
 
 std::optional<Buffer> FileStore::get(std::string_view key, ByteRange range, MemoryKind kind) const {
   const fs::path path = path_of(key);
-  std::optional<ReadableFile> file = open_readable(path, key);
+  std::optional<ReadableFile> file = [&] {
+    const StageTimer timer("store: open files");
+    return open_readable(path, key);
+  }();
   if (!file) return std::nullopt;
   const FileDescriptor& fd = file->fd;
   uint64_t begin = 0, end = 0;
@@ -308,6 +312,7 @@ std::optional<Buffer> FileStore::get(std::string_view key, ByteRange range, Memo
   }
   if (!is_host_accessible(kind)) return read_into_device(fd.get(), begin, end, path, key);
   Buffer out = Buffer::allocate(static_cast<size_t>(end - begin), kind);
+  const StageTimer timer("store: read files");
   if (const int error = read_fully(fd.get(), out.data(), end - begin, begin)) {
     const std::string why =
         error == ENODATA ? "the file shrank while being read" : errno_text(error);
