@@ -4,6 +4,8 @@
 #include <deque>
 #include <map>
 #include <mutex>
+#include <optional>
+#include <vector>
 #include <unordered_map>
 
 #include "cuzarr/core/error.hpp"
@@ -52,6 +54,62 @@ struct PinnedPoolMemoryResource::State {
     cudaEventDestroy(b.released);
     cudaFreeHost(b.pointer);
   }
+
+  static bool is_done(const Block& b) noexcept {
+    const cudaError_t status = cudaEventQuery(b.released);
+    if (status == cudaErrorNotReady) {
+      cudaGetLastError();  // not an error: clear it
+      return false;
+    }
+    return true;  // done (or failed: waiting would not help either)
+  }
+
+  // Takes the oldest block of class `cls` whose released work is done; none when every block of
+  // the class is still in use by queued work. Called with `mutex` held.
+  std::optional<Block> take_done(size_t cls) {
+    auto it = free_blocks.find(cls);
+    if (it == free_blocks.end()) return std::nullopt;
+    auto& list = it->second;
+    for (auto b = list.begin(); b != list.end(); ++b) {
+      if (!is_done(*b)) continue;
+      const Block block = *b;
+      list.erase(b);
+      cached -= cls;
+      return block;
+    }
+    return std::nullopt;
+  }
+
+  // Takes the oldest block of class `cls` whatever its pending work; none when the class has no
+  // cached block. Called with `mutex` held.
+  std::optional<Block> take_oldest(size_t cls) {
+    auto it = free_blocks.find(cls);
+    if (it == free_blocks.end() || it->second.empty()) return std::nullopt;
+    const Block block = it->second.front();
+    it->second.pop_front();
+    cached -= cls;
+    return block;
+  }
+
+  // While the cache holds more than `max_cached` bytes, removes blocks whose work is done into
+  // `evicted`, for freeing without the mutex: the largest classes first (fewest frees), the
+  // oldest first within a class. Blocks still in use stay cached, over the bound, until a later
+  // release finds them done: a release never waits for the GPU. Called with `mutex` held.
+  void trim(std::vector<Block>& evicted) {
+    for (auto it = free_blocks.rbegin(); it != free_blocks.rend() && cached > max_cached; ++it) {
+      auto& list = it->second;
+      for (auto b = list.begin(); b != list.end() && cached > max_cached;) {
+        if (!is_done(*b)) {
+          ++b;
+          continue;
+        }
+        evicted.push_back(*b);
+        block_events.erase(b->pointer);
+        cached -= it->first;
+        b = list.erase(b);
+      }
+    }
+  }
 };
 
 PinnedPoolMemoryResource::PinnedPoolMemoryResource(size_t max_cached_bytes)
@@ -70,26 +128,33 @@ void* PinnedPoolMemoryResource::allocate(size_t bytes, size_t alignment) {
     throw InvalidArgumentError(fmt::format("pinned allocation of {} bytes is too large", bytes));
   }
   const size_t cls = size_class(bytes);
+  // A cached block whose released work is done is reused at once. One still in use by queued
+  // work (the previous batch of a read, whose kernels run while the next batch is fetched) is
+  // not waited for: a new block is allocated, so the cache grows to the blocks the work in
+  // flight needs, and fetching overlaps the GPU's work instead of waiting for it.
   {
-    std::unique_lock lock(state_->mutex);
-    auto it = state_->free_blocks.find(cls);
-    if (it != state_->free_blocks.end() && !it->second.empty()) {
-      const State::Block block = it->second.front();
-      it->second.pop_front();
-      state_->cached -= cls;
-      lock.unlock();
-      // The block may still be read or written by copies queued before it was released.
-      const StageTimer timer("pinned pool: wait for a released block");
-      CUZARR_CUDA_CHECK(cudaEventSynchronize(block.released));
-      return block.pointer;
-    }
+    std::lock_guard lock(state_->mutex);
+    if (const auto block = state_->take_done(cls)) return block->pointer;
   }
   void* pointer = nullptr;
-  const StageTimer timer("pinned pool: cudaMallocHost");
-  cudaError_t status = cudaMallocHost(&pointer, cls);
+  cudaError_t status = [&] {
+    const StageTimer timer("pinned pool: cudaMallocHost");
+    return cudaMallocHost(&pointer, cls);
+  }();
   if (status == cudaErrorMemoryAllocation) {
-    cudaGetLastError();  // clear the error, make room, try once more
-    release_cached();
+    cudaGetLastError();  // clear the error; reuse a cached block of the class, waiting for it
+    std::optional<State::Block> block;
+    {
+      std::lock_guard lock(state_->mutex);
+      block = state_->take_oldest(cls);
+    }
+    if (block) {
+      // The block may still be read or written by copies queued before it was released.
+      const StageTimer timer("pinned pool: wait for a released block");
+      CUZARR_CUDA_CHECK(cudaEventSynchronize(block->released));
+      return block->pointer;
+    }
+    release_cached();  // make room and try once more
     status = cudaMallocHost(&pointer, cls);
   }
   detail::check_cuda(status, fmt::format("cudaMallocHost({} bytes)", cls).c_str());
@@ -117,14 +182,12 @@ void PinnedPoolMemoryResource::deallocate_async(void* pointer, size_t bytes, siz
   if (it == state_->block_events.end()) return;  // not ours: nothing sensible to do
   const State::Block block{pointer, it->second};
   cudaEventRecord(block.released, stream.native());
-  if (state_->cached + cls > state_->max_cached) {
-    state_->block_events.erase(it);
-    lock.unlock();
-    State::free_block(block);
-    return;
-  }
   state_->free_blocks[cls].push_back(block);
   state_->cached += cls;
+  std::vector<State::Block> evicted;
+  state_->trim(evicted);
+  lock.unlock();
+  for (const auto& b : evicted) State::free_block(b);
 }
 
 size_t PinnedPoolMemoryResource::cached_bytes() const {

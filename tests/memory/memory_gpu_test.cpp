@@ -4,7 +4,9 @@
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstring>
+#include <future>
 
 #include "cuzarr/core/error.hpp"
 #include "cuzarr/memory/allocator_callbacks.hpp"
@@ -210,8 +212,52 @@ TEST_F(Gpu, PinnedPoolReusesBlocksOfTheSameSizeClass) {
   pool.release_cached();
   void* big = pool.allocate(size_t{2} << 20, 64);  // over the cache limit: not kept
   pool.deallocate(big, size_t{2} << 20, 64);
-  EXPECT_EQ(pool.cached_bytes(), 0u);
+  // A block whose released work is done is given back at the next release that finds the cache
+  // over its limit (the release itself may come before the GPU has seen its event).
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   pool.deallocate(q, 900, 64);
+  EXPECT_EQ(pool.cached_bytes(), 1024u);
+  pool.release_cached();
+  EXPECT_EQ(pool.cached_bytes(), 0u);
+}
+
+// A block released on a stream whose queued work has not run yet is not handed out again, and
+// the allocation does not wait for that work either: it gets a new block. Once the work has run,
+// the released block is reused.
+TEST_F(Gpu, PinnedPoolAllocatesAfreshRatherThanWaitForBlocksInUse) {
+  PinnedPoolMemoryResource pool(size_t{64} << 20);
+  Stream stream = Stream::create();
+  std::promise<void> go;
+  std::shared_future<void> started = go.get_future().share();
+  // The stream's work: a host function that returns once the test lets it.
+  auto* gate = new std::shared_future<void>(started);
+  ASSERT_EQ(cudaLaunchHostFunc(
+                stream.native(),
+                [](void* f) {
+                  auto* future = static_cast<std::shared_future<void>*>(f);
+                  future->wait();
+                  delete future;
+                },
+                gate),
+            cudaSuccess);
+  const size_t bytes = size_t{4} << 20;
+  void* in_use = pool.allocate(bytes, 64);
+  pool.deallocate_async(in_use, bytes, 64, stream);  // reusable once the gate has opened
+  EXPECT_EQ(pool.cached_bytes(), bytes);
+
+  auto fresh = std::async(std::launch::async, [&] { return pool.allocate(bytes, 64); });
+  const bool answered = fresh.wait_for(std::chrono::seconds(20)) == std::future_status::ready;
+  go.set_value();  // open the gate whatever happened, so that nothing stays blocked
+  ASSERT_TRUE(answered) << "the allocation waited for the stream's work";
+  void* other = fresh.get();
+  EXPECT_NE(other, in_use);
+  EXPECT_EQ(pool.cached_bytes(), bytes);  // the block in use stays cached
+
+  stream.synchronize();
+  EXPECT_EQ(pool.allocate(bytes, 64), in_use);  // its work has run: reused
+  EXPECT_EQ(pool.cached_bytes(), 0u);
+  pool.deallocate(in_use, bytes, 64);
+  pool.deallocate(other, bytes, 64);
   pool.release_cached();
   EXPECT_EQ(pool.cached_bytes(), 0u);
 }

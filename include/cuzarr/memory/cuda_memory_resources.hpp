@@ -16,12 +16,15 @@ namespace cuzarr {
 
 /// Page-locked host memory from cudaMallocHost, cached by size class (eighths of powers of two). A
 /// freed block is handed out again only once the stream work queued before its release has finished
-/// (an event is recorded at release). Thread-safe. Constructors throw UnsupportedError without
-/// CUDA.
+/// (an event is recorded at release); an allocation never waits for that work while it can
+/// allocate a new block instead, so the cache grows to what the work in flight holds.
+/// Thread-safe. Constructors throw UnsupportedError without CUDA.
 class PinnedPoolMemoryResource final : public MemoryResource {
  public:
-  /// Keeps at most `max_cached_bytes` of freed blocks for reuse; larger releases go back to CUDA.
-  /// The default holds the two staging batches in flight of a read into device memory.
+  /// Keeps at most `max_cached_bytes` of freed blocks for reuse: a release that finds more cached
+  /// gives blocks whose work is done back to CUDA (blocks still in use stay until a later release
+  /// finds them done). The default holds the staging batches in flight of a read into device
+  /// memory.
   explicit PinnedPoolMemoryResource(size_t max_cached_bytes = size_t{2} << 30);
   ~PinnedPoolMemoryResource() override;
 
