@@ -86,10 +86,11 @@ __device__ inline void warp_lz4_piece_literals(const unsigned char* in, uint64_t
   __syncwarp();  // every literal of the piece is visible to the warp
 }
 
-/// The matches of a piece, 32 tokens at a time, in order (after warp_lz4_piece_literals): each
-/// lane copies its own match when no match of the group reads an earlier match of the group and
-/// the matches are short; else the warp copies them one by one (lz4_bp_copy_match_byte: values
-/// of local bytes, marks and origins of external ones). Ends with __syncwarp.
+/// The matches of a piece, 32 tokens at a time, in order (after warp_lz4_piece_literals), in
+/// waves (warp_match_waves): each wave copies the matches whose sources are final, short ones
+/// (up to 64 bytes) by their own lane, longer ones by the warp one after the other
+/// (lz4_bp_copy_match_byte: values of local bytes, marks and origins of external ones). Ends with
+/// __syncwarp.
 __device__ inline void warp_lz4_piece_matches(const unsigned char* in, uint64_t in_size,
                                               unsigned char* out, const Lz4BpSlot& slot,
                                               uint32_t first, uint32_t end, unsigned lane) {
@@ -99,35 +100,32 @@ __device__ inline void warp_lz4_piece_matches(const unsigned char* in, uint64_t 
     const Lz4BpRecord* records = lz4_bp_records(slot, k);
     for (uint32_t base = seg.first; base < seg.end; base += kWarpSize) {
       const uint32_t i = base + lane;
-      uint64_t ll = 0, ml = 0, at = 0, dist = 1;
+      const uint32_t count = umin(kWarpSize, seg.end - base);
+      uint64_t ml = 0, at = 0, dist = 1;
       if (i < seg.end) {
         const Lz4Token tok = lz4_bp_parse_token(in, in_size, records[i].position);
-        ll = tok.literal_length;
-        at = uint64_t{records[i].value} + ll;
+        at = uint64_t{records[i].value} + tok.literal_length;
         if (tok.kind == Lz4TokenKind::sequence) {
           ml = tok.match_length;
           dist = tok.distance;
         }
       }
-      // Independent: the source ends before the group's first match, or lies in the lane's own
-      // literals (written, like every literal, before the matches).
-      const uint64_t first_match = shfl64(at, 0);
-      const uint64_t from_mine = at - dist;
-      const bool independent =
-          ml == 0 || from_mine + umin(ml, dist) <= first_match || from_mine >= at - ll;
-      if (__all_sync(kFullMask, independent && ml <= 64)) {
-        for (uint64_t b = 0; b < ml; ++b)
-          lz4_bp_copy_match_byte(slot, out, start, at + b, match_source(at, dist, b));
-      } else {
-        const uint32_t count = umin(kWarpSize, seg.end - base);
-        for (uint32_t j = 0; j < count; ++j) {
+      // Lanes without a token sit at the group's end, so match_at never decreases with the lane.
+      const uint64_t group_end = shfl64(at + ml, count - 1);
+      if (i >= seg.end) at = group_end;
+      warp_match_waves(ml > 0, at, ml, dist, lane, [&](bool ready) {
+        if (ready && ml <= 64) {
+          for (uint64_t b = 0; b < ml; ++b)
+            lz4_bp_copy_match_byte(slot, out, start, at + b, match_source(at, dist, b));
+        }
+        for (unsigned longs = __ballot_sync(kFullMask, ready && ml > 64); longs != 0;
+             longs &= longs - 1) {
+          const unsigned j = __ffs(longs) - 1;
           const uint64_t len = shfl64(ml, j), to = shfl64(at, j), d = shfl64(dist, j);
           for (uint64_t b = lane; b < len; b += kWarpSize)
             lz4_bp_copy_match_byte(slot, out, start, to + b, match_source(to, d, b));
-          __syncwarp();  // the next match may read these bytes
         }
-      }
-      __syncwarp();  // the next group may read this group's bytes
+      });
     }
   }
 }
@@ -140,19 +138,36 @@ __device__ inline void warp_lz4_execute_piece(const unsigned char* in, uint64_t 
   warp_lz4_piece_matches(in, in_size, out, slot, first, end, lane);
 }
 
-/// Pass 9 for the piece, after pass 8 of every piece of the block: the lanes scan its marks 16 at
-/// a time (the marks array is 256-byte aligned and padded to 256 bytes) and resolve its external
-/// bytes (lz4_bp_resolve_byte).
+/// Pass 9 for the piece, after pass 8 of every piece of the block: the lanes load its marks 16 at
+/// a time (the marks array is 256-byte aligned and padded to 256 bytes), then take the words with
+/// an external byte two at a time, a lane per byte (lanes 0-15 the first word, 16-31 the second),
+/// and resolve those bytes (lz4_bp_resolve_byte): neighbouring lanes on neighbouring bytes, whose
+/// origins are usually neighbours too.
 __device__ inline void warp_lz4_resolve_piece(unsigned char* out, const Lz4BpSlot& slot,
                                               uint32_t first, uint32_t end, unsigned lane) {
   const uint64_t begin = slot.segments[first].out_offset;
   const uint64_t stop =
       end < slot.plan->segments ? slot.segments[end].out_offset : slot.plan->output_size;
-  for (uint64_t w = begin / 16 * 16 + uint64_t{lane} * 16; w < stop; w += kWarpSize * 16) {
-    const uint4 word = *reinterpret_cast<const uint4*>(slot.marks + w);
-    if ((word.x | word.y | word.z | word.w) == 0) continue;
-    const uint64_t last = umin(w + 16, stop);
-    for (uint64_t q = umax(w, begin); q < last; ++q) lz4_bp_resolve_byte(slot, out, q);
+  for (uint64_t w = begin / 16 * 16; w < stop; w += kWarpSize * 16) {
+    const uint64_t mine = w + uint64_t{lane} * 16;
+    bool external = false;
+    if (mine < stop) {
+      const uint4 word = *reinterpret_cast<const uint4*>(slot.marks + mine);
+      external = (word.x | word.y | word.z | word.w) != 0;
+    }
+    unsigned words = __ballot_sync(kFullMask, external);
+    while (words != 0) {
+      const unsigned a = __ffs(words) - 1;
+      words &= words - 1;
+      unsigned b = a;
+      if (words != 0) {
+        b = __ffs(words) - 1;
+        words &= words - 1;
+      }
+      const bool second = lane >= 16;
+      const uint64_t q = w + uint64_t{second ? b : a} * 16 + (lane & 15u);
+      if ((!second || b != a) && q >= begin && q < stop) lz4_bp_resolve_byte(slot, out, q);
+    }
   }
 }
 
