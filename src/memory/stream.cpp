@@ -48,4 +48,19 @@ void Stream::synchronize() const {
 #endif
 }
 
+void Stream::wait_for(const Stream& other) const {
+  if (other.handle_ == handle_) return;
+#if CUZARR_HAVE_CUDA
+  cudaEvent_t event = nullptr;
+  CUZARR_CUDA_CHECK(cudaEventCreateWithFlags(&event, cudaEventDisableTiming));
+  cudaError_t status = cudaEventRecord(event, other.handle_);
+  if (status == cudaSuccess) status = cudaStreamWaitEvent(handle_, event, 0);
+  // Destroying an event that a queued wait refers to is allowed: the wait keeps what it needs.
+  cudaEventDestroy(event);
+  CUZARR_CUDA_CHECK(status);
+#else
+  throw UnsupportedError("Stream::wait_for: this build of cuzarr has no CUDA support");
+#endif
+}
+
 }  // namespace cuzarr

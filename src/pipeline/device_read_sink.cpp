@@ -107,12 +107,19 @@ DeviceReadSink::DeviceReadSink(NDBuffer out, std::vector<std::byte> fill_value, 
     : out_(std::move(out)),
       fill_value_(std::move(fill_value)),
       stream_(std::move(stream)),
-      placement_(std::move(placement)) {}
+      placement_(std::move(placement)) {
+#if defined(CUZARR_HAVE_CUDA)
+  copy_stream_ = Stream::create();
+#endif
+}
 
 DeviceReadSink::~DeviceReadSink() {
-  try {
-    stream_.synchronize();
-  } catch (...) {
+  // The buffers of the batches in flight (in_flight_) go only after both streams are done.
+  for (const Stream* s : {&copy_stream_, &stream_}) {
+    try {
+      s->synchronize();
+    } catch (...) {
+    }
   }
 }
 
@@ -398,9 +405,10 @@ void DeviceReadSink::submit(ChunkReadBatch& batch) {
   const size_t temp_offset = device_size;
   device_size += align_up(temp_size);
 
-  // 3. Pack on the CPU (overlapping the previous batch's GPU work).
-  Buffer pinned = Buffer::allocate(pinned_size, MemoryKind::pinned, stream_);
-  Buffer device = Buffer::allocate(device_size, MemoryKind::device, stream_);
+  // 3. Pack on the CPU (overlapping the previous batch's GPU work). The slots are allocated in
+  //    the copy stream's order, where the batch's copies run first.
+  Buffer pinned = Buffer::allocate(pinned_size, MemoryKind::pinned, copy_stream_);
+  Buffer device = Buffer::allocate(device_size, MemoryKind::device, copy_stream_);
   std::memcpy(pinned.data(), fill_value_.data(), fill_value_.size());
   parallel_for(n, [&](size_t i) {
     const StagedChunk& c = staged[i];
@@ -428,23 +436,48 @@ void DeviceReadSink::submit(ChunkReadBatch& batch) {
     }
   }
 
-  // 4. Double buffering: the previous batch's copies and kernels must be done before this batch
-  //    queues its own (this bounds the memory in flight to two batches).
-  timer.emplace("wait for the GPU");
-  stream_.synchronize();
-  check_gpu_statuses();
+  // 4. The batch's host-to-device copies, on the copy stream: they run while the GPU still
+  //    decodes the previous batch. Until the stream sync of the next batch (or finish), the
+  //    batch's buffers stay here, whichever stream uses them.
   timer.emplace("queue GPU work");
-
+  std::vector<Buffer>& held = in_flight_.emplace_back();
+  held.push_back(pinned);
+  held.push_back(device);
+  // (Host buffers need no holding: their bytes were packed into `pinned` above.)
+  for (const auto& c : staged)
+    if (c.bytes.kind() != MemoryKind::host) held.push_back(c.bytes);
+  for (const auto& b : batch.encoded)
+    if (b.kind() != MemoryKind::host) held.push_back(b);
   copy_bytes(device.data(), MemoryKind::device, pinned.data(), MemoryKind::pinned, batch_copy_size,
-             stream_);
-  for (size_t i : gpu_order) {
-    const StagedChunk& c = staged[i];
-    if (c.bytes.kind() == MemoryKind::pinned)
+             copy_stream_);
+  for (const StagedChunk& c : staged) {
+    const bool own_pinned =
+        c.gpu_steps > 0 ? c.bytes.kind() == MemoryKind::pinned : c.route == Route::pinned_staged;
+    if (own_pinned)
       copy_bytes(device_at(c.device_offset), MemoryKind::device, c.bytes.data(), MemoryKind::pinned,
-                 c.bytes.size(), stream_);
+                 c.bytes.size(), copy_stream_);
+    // Chunks that land contiguously go straight into the output (regions no other chunk writes).
+    const size_t nbytes = static_cast<size_t>(c.source.nbytes());
+    if (c.route == Route::pinned_direct) {
+      copy_bytes(c.destination.data(), MemoryKind::device, c.source.data(), MemoryKind::pinned,
+                 nbytes, copy_stream_);
+    } else if (c.route == Route::packed_direct) {
+      copy_bytes(c.destination.data(), MemoryKind::device,
+                 pinned.data() + c.pinned_offset + (c.source.data() - c.source.buffer().data()),
+                 MemoryKind::pinned, nbytes, copy_stream_);
+    }
   }
 
-  // 5. The GPU codecs, outermost first, each over every chunk that has it. (A batch holds the
+  // 5. Double buffering: the previous batch's kernels must be done before this batch queues its
+  //    own (this bounds the memory in flight to two batches); then its buffers can go.
+  timer.emplace("wait for the GPU");
+  stream_.synchronize();
+  in_flight_.erase(in_flight_.begin(), in_flight_.end() - 1);
+  check_gpu_statuses();
+  timer.emplace("queue GPU work");
+  stream_.wait_for(copy_stream_);
+
+  // 6. The GPU codecs, outermost first, each over every chunk that has it. (A batch holds the
   //    chunks of one chain, or of chains of one codec list on a rectilinear grid.)
   if (!gpu_order.empty()) {
     const ChainPlan& plan = plan_for(*batch.chains[gpu_order.front()]);
@@ -490,7 +523,7 @@ void DeviceReadSink::submit(ChunkReadBatch& batch) {
     pending_report_ = std::move(report);
   }
 
-  // 6. Copies and the scatter.
+  // 7. Copies and the scatter.
   std::vector<detail::DeviceScatterItem> plain_items, swapped_items;
   size_t swap_unit = 0;
   const auto add_item = [&](const NDBuffer& host_view_source, const std::byte* host_base,
@@ -550,18 +583,10 @@ void DeviceReadSink::submit(ChunkReadBatch& batch) {
         }
         break;
       }
-      case Route::pinned_direct:
-        copy_bytes(c.destination.data(), MemoryKind::device, c.source.data(), MemoryKind::pinned,
-                   nbytes, stream_);
-        break;
+      case Route::pinned_direct:  // copied into the output in step 4
       case Route::packed_direct:
-        copy_bytes(c.destination.data(), MemoryKind::device,
-                   pinned.data() + c.pinned_offset + (c.source.data() - base), MemoryKind::pinned,
-                   nbytes, stream_);
         break;
-      case Route::pinned_staged:
-        copy_bytes(device_at(c.device_offset), MemoryKind::device, base, MemoryKind::pinned,
-                   c.bytes.size(), stream_);
+      case Route::pinned_staged:  // copied into the device slot in step 4
         add_item(c.source, base, device_at(c.device_offset), c.destination, c.swap_unit);
         break;
       case Route::packed_staged:
@@ -571,15 +596,15 @@ void DeviceReadSink::submit(ChunkReadBatch& batch) {
   }
   detail::scatter_on_device(plain_items, dtype.size(), 0, stream_);
   detail::scatter_on_device(swapped_items, dtype.size(), swap_unit, stream_);
-  // `pinned`, `device` and the report were allocated in the stream's order: they are released
-  // once the queued work has used them. Pinned chunk buffers from the store are released in the
-  // order of the default stream, which waits for this (blocking) stream.
+  // `pinned`, `device` and the chunks' buffers are held in in_flight_ until this work is done;
+  // the report, allocated in the stream's order, is released once the queued work has used it.
 #endif
 }
 
 void DeviceReadSink::finish() {
   const StageTimer timer("wait for the GPU");
-  stream_.synchronize();
+  stream_.synchronize();  // it waited for the copy stream's copies of every batch
+  in_flight_.clear();
   check_gpu_statuses();
 }
 

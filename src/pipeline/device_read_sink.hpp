@@ -5,7 +5,8 @@
 // one kernel places every chunk (byte-swapped for big-endian "bytes", seen through "transpose")
 // into its region of the output, and the fill value into the regions of missing chunks. Chunks that
 // land contiguously in the output are copied there directly. Batches are double-buffered: the CPU
-// work of batch k+1 overlaps the copies and kernel of batch k.
+// work of batch k+1 overlaps the copies and kernels of batch k, and the host-to-device copies of
+// batch k+1 (on a stream of their own) overlap the kernels of batch k.
 #pragma once
 
 #include <cstddef>
@@ -60,8 +61,11 @@ class DeviceReadSink {
 
   NDBuffer out_;
   std::vector<std::byte> fill_value_;
-  Stream stream_;
+  Stream stream_;       // kernels, device-to-device copies, the reports
+  Stream copy_stream_;  // host-to-device copies; stream_ waits for them before a batch's kernels
   CodecPlacement placement_;
+  /// The buffers of the batches whose copies or kernels may still run (at most two batches).
+  std::vector<std::vector<Buffer>> in_flight_;
   std::map<const CodecChain*, std::shared_ptr<const ChainPlan>> plans_;
   struct GpuReport;
   std::unique_ptr<GpuReport> pending_report_;

@@ -32,6 +32,12 @@ class Stream {
   /// earlier asynchronous copy), UnsupportedError for a non-default stream without CUDA.
   void synchronize() const;
 
+  /// Makes the work queued on this stream from now on wait for the work queued on `other` so far
+  /// (an event recorded on `other`, waited for here); returns at once. A no-op when both are the
+  /// same stream. Throws CudaError on failure, UnsupportedError without CUDA (unless both are the
+  /// default stream).
+  void wait_for(const Stream& other) const;
+
   friend bool operator==(const Stream& a, const Stream& b) noexcept {
     return a.handle_ == b.handle_;
   }
