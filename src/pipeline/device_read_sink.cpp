@@ -448,6 +448,7 @@ void DeviceReadSink::submit(ChunkReadBatch& batch) {
     if (c.bytes.kind() != MemoryKind::host) held.push_back(c.bytes);
   for (const auto& b : batch.encoded)
     if (b.kind() != MemoryKind::host) held.push_back(b);
+  copy_time_.begin(copy_stream_);
   copy_bytes(device.data(), MemoryKind::device, pinned.data(), MemoryKind::pinned, batch_copy_size,
              copy_stream_);
   for (const StagedChunk& c : staged) {
@@ -468,14 +469,19 @@ void DeviceReadSink::submit(ChunkReadBatch& batch) {
     }
   }
 
+  copy_time_.end(copy_stream_);
+
   // 5. Double buffering: the previous batch's kernels must be done before this batch queues its
   //    own (this bounds the memory in flight to two batches); then its buffers can go.
   timer.emplace("wait for the GPU");
   stream_.synchronize();
   in_flight_.erase(in_flight_.begin(), in_flight_.end() - 1);
+  copy_time_.collect();
+  kernel_time_.collect();
   check_gpu_statuses();
   timer.emplace("queue GPU work");
   stream_.wait_for(copy_stream_);
+  kernel_time_.begin(stream_);
 
   // 6. The GPU codecs, outermost first, each over every chunk that has it. (A batch holds the
   //    chunks of one chain, or of chains of one codec list on a rectilinear grid.)
@@ -596,6 +602,7 @@ void DeviceReadSink::submit(ChunkReadBatch& batch) {
   }
   detail::scatter_on_device(plain_items, dtype.size(), 0, stream_);
   detail::scatter_on_device(swapped_items, dtype.size(), swap_unit, stream_);
+  kernel_time_.end(stream_);
   // `pinned`, `device` and the chunks' buffers are held in in_flight_ until this work is done;
   // the report, allocated in the stream's order, is released once the queued work has used it.
 #endif
@@ -605,6 +612,8 @@ void DeviceReadSink::finish() {
   const StageTimer timer("wait for the GPU");
   stream_.synchronize();  // it waited for the copy stream's copies of every batch
   in_flight_.clear();
+  copy_time_.collect();
+  kernel_time_.collect();
   check_gpu_statuses();
 }
 

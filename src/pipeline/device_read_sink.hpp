@@ -21,6 +21,7 @@
 #include "cuzarr/memory/ndbuffer.hpp"
 #include "cuzarr/memory/stream.hpp"
 #include "pipeline/chunk_read_batch.hpp"
+#include "pipeline/stream_stage_timer.hpp"
 
 namespace cuzarr {
 
@@ -66,6 +67,9 @@ class DeviceReadSink {
   CodecPlacement placement_;
   /// The buffers of the batches whose copies or kernels may still run (at most two batches).
   std::vector<std::vector<Buffer>> in_flight_;
+  /// With stage times on: the GPU's time for the batches' copies, and for their kernels.
+  StreamStageTimer copy_time_{"GPU: host-to-device copies"};
+  StreamStageTimer kernel_time_{"GPU: decode and scatter"};
   std::map<const CodecChain*, std::shared_ptr<const ChainPlan>> plans_;
   struct GpuReport;
   std::unique_ptr<GpuReport> pending_report_;
