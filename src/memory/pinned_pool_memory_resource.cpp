@@ -80,6 +80,15 @@ struct PinnedPoolMemoryResource::State {
     return std::nullopt;
   }
 
+  // Bytes of the cached blocks whose released work has not run yet. Called with `mutex` held.
+  size_t pending_bytes() const {
+    size_t bytes = 0;
+    for (const auto& [cls, list] : free_blocks)
+      for (const auto& b : list)
+        if (!is_done(b)) bytes += cls;
+    return bytes;
+  }
+
   // Takes the oldest block of class `cls` whatever its pending work; none when the class has no
   // cached block. Called with `mutex` held.
   std::optional<Block> take_oldest(size_t cls) {
@@ -130,11 +139,22 @@ void* PinnedPoolMemoryResource::allocate(size_t bytes, size_t alignment) {
   const size_t cls = size_class(bytes);
   // A cached block whose released work is done is reused at once. One still in use by queued
   // work (the previous batch of a read, whose kernels run while the next batch is fetched) is
-  // not waited for: a new block is allocated, so the cache grows to the blocks the work in
-  // flight needs, and fetching overlaps the GPU's work instead of waiting for it.
+  // not waited for while the cache is within its bound: a new block is allocated, so the cache
+  // grows to the blocks the work in flight needs, and fetching overlaps the GPU's work instead
+  // of waiting for it. When the blocks still in use alone fill the cache's bound (a caller far
+  // ahead of the GPU), the oldest block of the class is waited for, so pinned memory stays
+  // bounded.
+  std::optional<State::Block> in_use;
   {
     std::lock_guard lock(state_->mutex);
     if (const auto block = state_->take_done(cls)) return block->pointer;
+    if (state_->cached >= state_->max_cached && state_->pending_bytes() >= state_->max_cached)
+      in_use = state_->take_oldest(cls);
+  }
+  if (in_use) {
+    const StageTimer timer("pinned pool: wait for a released block");
+    CUZARR_CUDA_CHECK(cudaEventSynchronize(in_use->released));
+    return in_use->pointer;
   }
   void* pointer = nullptr;
   cudaError_t status = [&] {

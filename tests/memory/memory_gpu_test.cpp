@@ -262,6 +262,39 @@ TEST_F(Gpu, PinnedPoolAllocatesAfreshRatherThanWaitForBlocksInUse) {
   EXPECT_EQ(pool.cached_bytes(), 0u);
 }
 
+// With the cache at its bound (blocks released on work that has not run), an allocation waits
+// for the oldest block of its class instead of pinning more memory.
+TEST_F(Gpu, PinnedPoolAtItsBoundWaitsForABlockInUse) {
+  const size_t bytes = size_t{4} << 20;
+  PinnedPoolMemoryResource pool(bytes);
+  Stream stream = Stream::create();
+  std::promise<void> go;
+  auto* gate = new std::shared_future<void>(go.get_future().share());
+  ASSERT_EQ(cudaLaunchHostFunc(
+                stream.native(),
+                [](void* f) {
+                  auto* future = static_cast<std::shared_future<void>*>(f);
+                  future->wait();
+                  delete future;
+                },
+                gate),
+            cudaSuccess);
+  void* in_use = pool.allocate(bytes, 64);
+  pool.deallocate_async(in_use, bytes, 64, stream);
+  EXPECT_EQ(pool.cached_bytes(), bytes);  // in use: kept over nothing, at the bound
+
+  auto waiting = std::async(std::launch::async, [&] { return pool.allocate(bytes, 64); });
+  const bool answered_early =
+      waiting.wait_for(std::chrono::milliseconds(300)) == std::future_status::ready;
+  go.set_value();
+  EXPECT_FALSE(answered_early) << "the allocation pinned more memory past the bound";
+  EXPECT_EQ(waiting.get(), in_use);
+  EXPECT_EQ(pool.cached_bytes(), 0u);
+  stream.synchronize();
+  pool.deallocate(in_use, bytes, 64);
+  pool.release_cached();
+}
+
 TEST_F(Gpu, CopiesOnOneStreamRunInOrder) {
   // pinned -> device -> device -> pinned, each queued without waiting: only stream order makes
   // the last copy see the first one's data. Large buffers make a race visible.

@@ -16,8 +16,9 @@ namespace cuzarr {
 
 /// Page-locked host memory from cudaMallocHost, cached by size class (eighths of powers of two). A
 /// freed block is handed out again only once the stream work queued before its release has finished
-/// (an event is recorded at release); an allocation never waits for that work while it can
-/// allocate a new block instead, so the cache grows to what the work in flight holds.
+/// (an event is recorded at release); unless the blocks still in use alone fill the cache's
+/// bound, an allocation does not wait for that work but allocates a new block, so the cache
+/// grows to what the work in flight holds.
 /// Thread-safe. Constructors throw UnsupportedError without CUDA.
 class PinnedPoolMemoryResource final : public MemoryResource {
  public:
