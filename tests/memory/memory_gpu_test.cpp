@@ -7,6 +7,8 @@
 #include <chrono>
 #include <cstring>
 #include <future>
+#include <thread>
+#include <algorithm>
 
 #include "cuzarr/core/error.hpp"
 #include "cuzarr/memory/allocator_callbacks.hpp"
@@ -293,6 +295,38 @@ TEST_F(Gpu, PinnedPoolAtItsBoundWaitsForABlockInUse) {
   stream.synchronize();
   pool.deallocate(in_use, bytes, 64);
   pool.release_cached();
+}
+
+// Stream::wait_for: work queued on one stream after the call runs only once the other stream's
+// earlier work has run (here a host function held closed until the test opens it).
+TEST_F(Gpu, StreamWaitForOrdersWorkAcrossStreams) {
+  Stream first = Stream::create(), second = Stream::create();
+  std::promise<void> go;
+  auto* gate = new std::shared_future<void>(go.get_future().share());
+  ASSERT_EQ(cudaLaunchHostFunc(
+                first.native(),
+                [](void* f) {
+                  auto* future = static_cast<std::shared_future<void>*>(f);
+                  future->wait();
+                  delete future;
+                },
+                gate),
+            cudaSuccess);
+  second.wait_for(first);
+  Buffer source = Buffer::allocate(1 << 20, MemoryKind::pinned);
+  std::memset(source.data(), 7, source.size());
+  Buffer device = source.copy_to(MemoryKind::device, second);
+  // The copy waits behind the closed gate.
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  const cudaError_t before = cudaStreamQuery(second.native());
+  go.set_value();
+  EXPECT_EQ(before, cudaErrorNotReady);
+  cudaGetLastError();
+  second.synchronize();
+  const Buffer back = device.copy_to(MemoryKind::host);
+  EXPECT_EQ(std::count(back.data(), back.data() + back.size(), std::byte{7}),
+            static_cast<std::ptrdiff_t>(back.size()));
+  first.wait_for(first);  // the same stream: nothing to do
 }
 
 TEST_F(Gpu, CopiesOnOneStreamRunInOrder) {
