@@ -115,7 +115,8 @@ struct Timings {
 void time_run(Timings& t, const std::function<void()>& run) {
   reset_stage_times();
   const double seconds = seconds_of(run);
-  const bool best = t.seconds.empty() || seconds < *std::min_element(t.seconds.begin(), t.seconds.end());
+  const bool best =
+      t.seconds.empty() || seconds < *std::min_element(t.seconds.begin(), t.seconds.end());
   t.seconds.push_back(seconds);
   if (best && stage_times_enabled()) t.best_stages = stage_times();
 }
@@ -211,6 +212,10 @@ class BenchCommand final : public Command {
                     "system allows it)");
     read_->add_flag("--inner-chunks", inner_chunks_,
                     "With --chunk-by-chunk: one call per inner chunk of a sharded array");
+    read_->add_flag("--stages", stages_,
+                    "Also print where the best run's time went: seconds per pipeline stage "
+                    "(fetch, decode on the CPU, stage for the GPU, wait for the GPU, the GPU's "
+                    "own time, ...)");
     read_
         ->add_option("--concurrency", concurrency_,
                      "With --chunk-by-chunk: calls in flight at once (threads issuing them)")
@@ -230,9 +235,6 @@ class BenchCommand final : public Command {
       sub->add_option("--repeat", repeat_, "Timed runs; the best is reported")
           ->check(CLI::PositiveNumber);
       sub->add_flag("--json", json_, "One JSON object instead of a line of text");
-      sub->add_flag("--stages", stages_,
-                    "Also print where the best run's time went: seconds per pipeline stage "
-                    "(fetch, decode on the CPU, stage for the GPU, wait for the GPU, ...)");
       sub->add_option("--batch-mb", batch_mb_,
                       "Decoded MiB one batch of chunks may hold (default 256; at least one chunk)")
           ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 30));

@@ -5,8 +5,8 @@
 #include <map>
 #include <mutex>
 #include <optional>
-#include <vector>
 #include <unordered_map>
+#include <vector>
 
 #include "cuzarr/core/error.hpp"
 #include "cuzarr/core/stage_times.hpp"

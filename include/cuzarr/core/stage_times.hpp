@@ -1,7 +1,8 @@
-// Where the time of a read or write goes: wall-clock seconds spent in named stages of the chunk
-// pipeline (fetching chunks, decoding them on the CPU, packing them for the GPU, waiting for the
-// GPU, ...), summed over every call and thread since the last reset. `cuzarr bench read
-// --stages` prints them. Off by default; while off, a StageTimer costs one relaxed atomic load.
+// Where the time of a read goes: wall-clock seconds spent in named stages of the chunk pipeline
+// (fetching chunks, decoding them on the CPU, packing them for the GPU, waiting for the GPU, the
+// GPU's own time, ...), summed over every call and thread since the last reset. `cuzarr bench
+// read --stages` prints them. Off by default; while off, a StageTimer costs one relaxed atomic
+// load.
 #pragma once
 
 #include <chrono>
@@ -30,8 +31,9 @@ std::vector<StageTime> stage_times();
 void add_stage_time(const char* stage, double seconds);
 
 /// Times the section from its construction to its destruction as stage `stage` (a string that
-/// outlives the timer, e.g. a literal), when stage times are enabled. Sections on several threads at once each add their
-/// own wall time, so a stage run by N threads may add up to N times the elapsed time.
+/// outlives the timer, e.g. a literal), when stage times are enabled. Sections on several
+/// threads at once each add their own wall time, so a stage run by N threads may add up to N
+/// times the elapsed time.
 class StageTimer {
  public:
   explicit StageTimer(const char* stage);
