@@ -443,11 +443,9 @@ void DeviceReadSink::submit(ChunkReadBatch& batch) {
   std::vector<Buffer>& held = in_flight_.emplace_back();
   held.push_back(pinned);
   held.push_back(device);
-  // (Host buffers need no holding: their bytes were packed into `pinned` above.)
+  // The copies read the chunks' own pinned (or device) bytes; host bytes were packed above.
   for (const auto& c : staged)
     if (c.bytes.kind() != MemoryKind::host) held.push_back(c.bytes);
-  for (const auto& b : batch.encoded)
-    if (b.kind() != MemoryKind::host) held.push_back(b);
   copy_time_.begin(copy_stream_);
   copy_bytes(device.data(), MemoryKind::device, pinned.data(), MemoryKind::pinned, batch_copy_size,
              copy_stream_);

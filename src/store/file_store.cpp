@@ -19,8 +19,8 @@
 #include <vector>
 
 #include "cuzarr/core/error.hpp"
-#include "cuzarr/core/stage_times.hpp"
 #include "cuzarr/core/parallel.hpp"
+#include "cuzarr/core/stage_times.hpp"
 #include "store/cufile_library.hpp"
 
 namespace fs = std::filesystem;

@@ -4,11 +4,12 @@
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <future>
+#include <stdexcept>
 #include <thread>
-#include <algorithm>
 
 #include "cuzarr/core/error.hpp"
 #include "cuzarr/memory/allocator_callbacks.hpp"
@@ -223,25 +224,46 @@ TEST_F(Gpu, PinnedPoolReusesBlocksOfTheSameSizeClass) {
   EXPECT_EQ(pool.cached_bytes(), 0u);
 }
 
+// Holds back the work queued on a stream after it: a host function that returns once open() is
+// called (or the gate is destroyed, so that a failed assertion leaves nothing blocked).
+class StreamGate {
+ public:
+  explicit StreamGate(const Stream& stream)
+      : waiter_(new std::shared_future<void>(go_.get_future().share())) {
+    const cudaError_t status = cudaLaunchHostFunc(
+        stream.native(),
+        [](void* f) {
+          auto* future = static_cast<std::shared_future<void>*>(f);
+          future->wait();
+          delete future;
+        },
+        waiter_);
+    if (status != cudaSuccess) {
+      delete waiter_;
+      throw std::runtime_error("cudaLaunchHostFunc failed");
+    }
+  }
+  ~StreamGate() { open(); }
+  StreamGate(const StreamGate&) = delete;
+  StreamGate& operator=(const StreamGate&) = delete;
+  void open() {
+    if (!opened_) go_.set_value();
+    opened_ = true;
+  }
+
+ private:
+  std::promise<void> go_;
+  std::shared_future<void>* waiter_;  // owned by the host function once it is queued
+  bool opened_ = false;
+};
+
 // A block released on a stream whose queued work has not run yet is not handed out again, and
 // the allocation does not wait for that work either: it gets a new block. Once the work has run,
 // the released block is reused.
 TEST_F(Gpu, PinnedPoolAllocatesAfreshRatherThanWaitForBlocksInUse) {
   PinnedPoolMemoryResource pool(size_t{64} << 20);
   Stream stream = Stream::create();
-  std::promise<void> go;
-  std::shared_future<void> started = go.get_future().share();
-  // The stream's work: a host function that returns once the test lets it.
-  auto* gate = new std::shared_future<void>(started);
-  ASSERT_EQ(cudaLaunchHostFunc(
-                stream.native(),
-                [](void* f) {
-                  auto* future = static_cast<std::shared_future<void>*>(f);
-                  future->wait();
-                  delete future;
-                },
-                gate),
-            cudaSuccess);
+  StreamGate gate(stream);  // the stream's work runs once the test opens the gate
   const size_t bytes = size_t{4} << 20;
   void* in_use = pool.allocate(bytes, 64);
   pool.deallocate_async(in_use, bytes, 64, stream);  // reusable once the gate has opened
@@ -249,7 +271,7 @@ TEST_F(Gpu, PinnedPoolAllocatesAfreshRatherThanWaitForBlocksInUse) {
 
   auto fresh = std::async(std::launch::async, [&] { return pool.allocate(bytes, 64); });
   const bool answered = fresh.wait_for(std::chrono::seconds(20)) == std::future_status::ready;
-  go.set_value();  // open the gate whatever happened, so that nothing stays blocked
+  gate.open();
   ASSERT_TRUE(answered) << "the allocation waited for the stream's work";
   void* other = fresh.get();
   EXPECT_NE(other, in_use);
@@ -270,17 +292,7 @@ TEST_F(Gpu, PinnedPoolAtItsBoundWaitsForABlockInUse) {
   const size_t bytes = size_t{4} << 20;
   PinnedPoolMemoryResource pool(bytes);
   Stream stream = Stream::create();
-  std::promise<void> go;
-  auto* gate = new std::shared_future<void>(go.get_future().share());
-  ASSERT_EQ(cudaLaunchHostFunc(
-                stream.native(),
-                [](void* f) {
-                  auto* future = static_cast<std::shared_future<void>*>(f);
-                  future->wait();
-                  delete future;
-                },
-                gate),
-            cudaSuccess);
+  StreamGate gate(stream);
   void* in_use = pool.allocate(bytes, 64);
   pool.deallocate_async(in_use, bytes, 64, stream);
   EXPECT_EQ(pool.cached_bytes(), bytes);  // in use: kept over nothing, at the bound
@@ -288,7 +300,7 @@ TEST_F(Gpu, PinnedPoolAtItsBoundWaitsForABlockInUse) {
   auto waiting = std::async(std::launch::async, [&] { return pool.allocate(bytes, 64); });
   const bool answered_early =
       waiting.wait_for(std::chrono::milliseconds(300)) == std::future_status::ready;
-  go.set_value();
+  gate.open();
   EXPECT_FALSE(answered_early) << "the allocation pinned more memory past the bound";
   EXPECT_EQ(waiting.get(), in_use);
   EXPECT_EQ(pool.cached_bytes(), 0u);
@@ -301,17 +313,7 @@ TEST_F(Gpu, PinnedPoolAtItsBoundWaitsForABlockInUse) {
 // earlier work has run (here a host function held closed until the test opens it).
 TEST_F(Gpu, StreamWaitForOrdersWorkAcrossStreams) {
   Stream first = Stream::create(), second = Stream::create();
-  std::promise<void> go;
-  auto* gate = new std::shared_future<void>(go.get_future().share());
-  ASSERT_EQ(cudaLaunchHostFunc(
-                first.native(),
-                [](void* f) {
-                  auto* future = static_cast<std::shared_future<void>*>(f);
-                  future->wait();
-                  delete future;
-                },
-                gate),
-            cudaSuccess);
+  StreamGate gate(first);
   second.wait_for(first);
   Buffer source = Buffer::allocate(1 << 20, MemoryKind::pinned);
   std::memset(source.data(), 7, source.size());
@@ -319,14 +321,13 @@ TEST_F(Gpu, StreamWaitForOrdersWorkAcrossStreams) {
   // The copy waits behind the closed gate.
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
   const cudaError_t before = cudaStreamQuery(second.native());
-  go.set_value();
+  gate.open();
   EXPECT_EQ(before, cudaErrorNotReady);
   cudaGetLastError();
   second.synchronize();
   const Buffer back = device.copy_to(MemoryKind::host);
   EXPECT_EQ(std::count(back.data(), back.data() + back.size(), std::byte{7}),
             static_cast<std::ptrdiff_t>(back.size()));
-  first.wait_for(first);  // the same stream: nothing to do
 }
 
 TEST_F(Gpu, CopiesOnOneStreamRunInOrder) {
