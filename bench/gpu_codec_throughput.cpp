@@ -7,6 +7,8 @@
 // (gzip, levels 1 and 6) are decode only, compressed on the CPU by libzstd and zlib.
 //   cuzarr_gpu_codec_throughput [total MiB per batch (default 1024)] [repetitions (default 5)]
 //                               [elements | zstd | deflate (default all rows)]
+//                               [chunk sizes in KiB, e.g. 1024,4096 (default all)]
+//                               [zstd / gzip levels, e.g. 3 (default all)]
 #include <cuda_runtime_api.h>
 #include <zlib.h>
 #include <zstd.h>
@@ -44,6 +46,27 @@ struct Row {
   bool ok;
 };
 
+/// The rows a run is limited to by its fourth and fifth arguments (comma-separated lists of chunk
+/// sizes in KiB and of levels); an empty list allows all.
+struct Selection {
+  std::vector<long> chunks_kib, levels;
+
+  static std::vector<long> parse(const char* text) {
+    std::vector<long> values;
+    for (const char* p = text; p != nullptr && *p != '\0';) {
+      char* end = nullptr;
+      values.push_back(std::strtol(p, &end, 10));
+      p = *end == ',' ? end + 1 : nullptr;
+    }
+    return values;
+  }
+  static bool allows(const std::vector<long>& list, long value) {
+    return list.empty() || std::find(list.begin(), list.end(), value) != list.end();
+  }
+  bool chunk(size_t bytes) const { return allows(chunks_kib, static_cast<long>(bytes >> 10)); }
+  bool level(int value) const { return allows(levels, value); }
+};
+
 void print(const Row& r) {
   std::printf("%-26s %-8s %6zu KiB %7.2f %12.1f %12.1f   %s\n", r.codec.c_str(), r.dtype.c_str(),
               r.chunk / 1024, r.ratio, r.decode_gbs, r.encode_gbs, r.ok ? "ok" : "MISMATCH");
@@ -51,7 +74,8 @@ void print(const Row& r) {
 }
 
 // gzip decode rows: levels 1 and 6, chunks of 64 KiB .. 32 MiB.
-bool deflate_rows(size_t total_mib, int repetitions, const Stream& stream) {
+bool deflate_rows(size_t total_mib, int repetitions, const Selection& selection,
+                  const Stream& stream) {
   constexpr size_t kPoolBytes = 64u << 20, kDistinctBytes = 64u << 20;
   bool all_ok = true;
   for (bool is_float : {false, true}) {
@@ -59,6 +83,7 @@ bool deflate_rows(size_t total_mib, int repetitions, const Stream& stream) {
     const size_t typesize = is_float ? 4 : 2;
     const std::vector<unsigned char> pool = make_field(kPoolBytes + (32u << 20), is_float, 2);
     for (size_t chunk : {size_t{64} << 10, size_t{1} << 20, size_t{4} << 20, size_t{32} << 20}) {
+      if (!selection.chunk(chunk)) continue;
       const size_t count = std::max<size_t>(1, (total_mib << 20) / chunk);
       const size_t distinct = std::min(count, std::max<size_t>(1, kDistinctBytes / chunk));
       const double gb = static_cast<double>(count * chunk) / 1e9;
@@ -71,6 +96,7 @@ bool deflate_rows(size_t total_mib, int repetitions, const Stream& stream) {
                          cudaMemcpyHostToDevice));
       }
       for (int level : {1, 6}) {
+        if (!selection.level(level)) continue;
         std::vector<std::vector<unsigned char>> packed(distinct);
         size_t stride = 0;
         double packed_bytes = 0;
@@ -155,6 +181,8 @@ int main(int argc, char** argv) {
   // Third argument: which rows, "elements" (all of lz4, blosc, filters and crc32c), one of those
   // four groups, "zstd" or "deflate"; default all.
   const std::string only = argc > 3 ? argv[3] : "";
+  const Selection selection{Selection::parse(argc > 4 ? argv[4] : nullptr),
+                            Selection::parse(argc > 5 ? argv[5] : nullptr)};
   const std::vector<std::string> element_groups = {"lz4", "blosc", "filters", "crc32c"};
   const bool element_group =
       std::find(element_groups.begin(), element_groups.end(), only) != element_groups.end();
@@ -198,6 +226,7 @@ int main(int argc, char** argv) {
     const std::vector<unsigned char> pool =
         quantized ? make_quantized_field(kPoolBytes, 1) : make_field(kPoolBytes, is_float, 1);
     for (size_t chunk : {size_t{64} << 10, size_t{1} << 20, size_t{4} << 20}) {
+      if (!selection.chunk(chunk)) continue;
       const size_t count = (total_mib << 20) / chunk;
       const double gb = static_cast<double>(count * chunk) / 1e9;
       // Decoded input: chunk i is a slice of the pool (different places, so chunks differ).
@@ -309,9 +338,11 @@ int main(int argc, char** argv) {
                 delta_decode_batch(b, delta_type, delta_temp.p, stream);
               });
         }
-        if (!is_float) {  // integer decode without scratch: one thread block per chunk
+        // Decode without scratch: integers one thread block per chunk; floats the serial sum
+        // (with scratch, floats decode speculatively: delta_kernels.hpp).
+        {
           filter(
-              "delta (block per chunk)",
+              is_float ? "delta (serial sum)" : "delta (block per chunk)",
               [&](const DeviceChunkBatch& b) { delta_encode_batch(b, delta_type, stream); },
               [&](const DeviceChunkBatch& b) { delta_decode_batch(b, delta_type, stream); });
         }
@@ -344,6 +375,7 @@ int main(int argc, char** argv) {
     const uint32_t typesize = is_float ? 4 : 2;
     const std::vector<unsigned char> pool = make_field(kPoolBytes, is_float, 1);
     for (size_t chunk : {size_t{64} << 10, size_t{1} << 20, size_t{4} << 20, size_t{32} << 20}) {
+      if (!selection.chunk(chunk)) continue;
       const size_t count = std::max<size_t>((total_mib << 20) / chunk, 1);
       const double gb = static_cast<double>(count * chunk) / 1e9;
       std::vector<size_t> offsets(count);
@@ -356,6 +388,7 @@ int main(int argc, char** argv) {
       }
       Batch decoded(count, chunk, chunk);
       for (int level : {1, 3}) {
+        if (!selection.level(level)) continue;
         const size_t stride = ZSTD_compressBound(chunk);
         std::vector<unsigned char> host(count * stride);
         std::vector<uint64_t> sizes(count);
@@ -398,7 +431,7 @@ int main(int argc, char** argv) {
       }
     }
   }
-  if (wanted("deflate")) all_ok = deflate_rows(total_mib, repetitions, stream) && all_ok;
+  if (wanted("deflate")) all_ok = deflate_rows(total_mib, repetitions, selection, stream) && all_ok;
   std::printf(all_ok ? "all decoded bytes equal the input\n" : "SOME CHECKS FAILED\n");
   return all_ok ? 0 : 1;
 }

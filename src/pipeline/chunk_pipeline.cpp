@@ -268,7 +268,7 @@ void ChunkPipeline::read(const NormalizedSelection& selection, const NDBuffer& o
   DeviceReadSink device(out, metadata_->fill_value, Stream::create(),
                         options_.effective_codec_placement());
   MemoryKind fetch_kind = MemoryKind::host;
-  if (DeviceReadSink::stages_array_bytes(chunk_chain) && !metadata_->rectilinear_grid) {
+  if (device.stages_array_bytes(chunk_chain) && !metadata_->rectilinear_grid) {
     if (chunk_chain.bytes_to_bytes().empty())
       fetch_kind = store_->reads_into_device() ? MemoryKind::device : MemoryKind::pinned;
     else if (device.decodes_entirely_on_gpu(chunk_chain))

@@ -7,9 +7,11 @@
 
 #include "codec/cuda/blosc_frame_format.hpp"
 #include "codec/cuda/blosc_inner_jobs.hpp"
+#include "codec/cuda/delta_format.hpp"
 #include "codec/cuda/device_bytes_decoder.hpp"
 #include "cuzarr/codec/blosc_codec.hpp"
 #include "cuzarr/codec/bytes_codec.hpp"
+#include "cuzarr/codec/numcodecs_delta_codec.hpp"
 #include "cuzarr/codec/transpose_codec.hpp"
 #include "cuzarr/core/error.hpp"
 #include "cuzarr/core/log.hpp"
@@ -17,6 +19,7 @@
 #include "cuzarr/core/stage_times.hpp"
 #include "pipeline/planned_chunk_views.hpp"
 #if defined(CUZARR_HAVE_CUDA)
+#include "codec/cuda/delta_kernels.hpp"
 #include "pipeline/device_scatter.hpp"
 #endif
 
@@ -32,6 +35,9 @@ struct DeviceReadSink::ChainPlan {
   std::vector<std::optional<uint64_t>> forward_size;
   bool blosc_inside = false;  // a GPU step is blosc: check the chunk's inner codec on the host
   bool blosc_inner_streams = true;  // the GPU blosc steps take zstd / zlib blocks
+  /// The element type of the chain's last array -> array codec, numcodecs.delta, when the GPU
+  /// decodes it (on the array bytes, after the bytes -> bytes codecs).
+  std::optional<gpu::DeltaType> delta;
 };
 
 // Per-chunk results of a batch's GPU codecs, checked once the stream has run them.
@@ -66,7 +72,9 @@ enum class Route {
 struct StagedChunk {
   Buffer bytes;  // the bytes the GPU starts from (array bytes, or input of the GPU codecs)
   size_t gpu_steps = 0;
-  NDBuffer source;  // the selected elements, a view into the array bytes
+  bool delta = false;       // the GPU runs the delta decode on the array bytes
+  size_t delta_offset = 0;  // of the delta decode's output in the device slot
+  NDBuffer source;          // the selected elements, a view into the array bytes
   NDBuffer destination;
   size_t swap_unit = 0;
   Route route = Route::packed_staged;
@@ -77,6 +85,41 @@ struct StagedChunk {
   std::vector<uint64_t> step_capacity;
   uint64_t array_nbytes = 0;
 };
+
+// The element type in which the GPU decodes `delta` for chunks of `rep` laid out by `bytes`:
+// dtype == astype == the chunk's type, a type the delta kernels know, in the host's byte order
+// (the running sum needs the values). nullopt otherwise (the CPU decodes such chunks).
+[[maybe_unused]] std::optional<gpu::DeltaType> gpu_delta_type(const NumcodecsDeltaCodec& delta,
+                                                              const BytesCodec& bytes,
+                                                              const ChunkRepresentation& rep) {
+  const DataType& type = rep.data_type;
+  if (!(delta.dtype() == type) || !(delta.astype() == type) || bytes.needs_swap(type))
+    return std::nullopt;
+  switch (type.kind()) {
+    case DataTypeKind::int8:
+      return gpu::DeltaType::int8;
+    case DataTypeKind::int16:
+      return gpu::DeltaType::int16;
+    case DataTypeKind::int32:
+      return gpu::DeltaType::int32;
+    case DataTypeKind::int64:
+      return gpu::DeltaType::int64;
+    case DataTypeKind::uint8:
+      return gpu::DeltaType::uint8;
+    case DataTypeKind::uint16:
+      return gpu::DeltaType::uint16;
+    case DataTypeKind::uint32:
+      return gpu::DeltaType::uint32;
+    case DataTypeKind::uint64:
+      return gpu::DeltaType::uint64;
+    case DataTypeKind::float32:
+      return gpu::DeltaType::float32;
+    case DataTypeKind::float64:
+      return gpu::DeltaType::float64;
+    default:
+      return std::nullopt;
+  }
+}
 
 // The bytes of a C-contiguous host array (copied when the array is a strided view).
 Buffer contiguous_bytes(const NDBuffer& array) {
@@ -124,11 +167,7 @@ DeviceReadSink::~DeviceReadSink() {
 }
 
 bool DeviceReadSink::stages_array_bytes(const CodecChain& chain) {
-  if (!dynamic_cast<const BytesCodec*>(chain.array_to_bytes().get())) return false;
-  for (const auto& codec : chain.array_to_array()) {
-    if (!dynamic_cast<const TransposeCodec*>(codec.get())) return false;
-  }
-  return true;
+  return plan_for(chain).array_bytes;
 }
 
 bool DeviceReadSink::decodes_entirely_on_gpu(const CodecChain& chain) {
@@ -140,7 +179,19 @@ const DeviceReadSink::ChainPlan& DeviceReadSink::plan_for(const CodecChain& chai
   auto& plan = plans_[&chain];
   if (plan) return *plan;
   auto p = std::make_shared<ChainPlan>();
-  p->array_bytes = stages_array_bytes(chain);
+  // The GPU takes the array bytes of "bytes" behind transposes, and a last numcodecs.delta.
+  const auto* bytes_codec = dynamic_cast<const BytesCodec*>(chain.array_to_bytes().get());
+  const auto& a2a = chain.array_to_array();
+  p->array_bytes = bytes_codec != nullptr;
+  for (size_t k = 0; k < a2a.size() && p->array_bytes; ++k) {
+    if (dynamic_cast<const TransposeCodec*>(a2a[k].get())) continue;
+    const auto* delta = dynamic_cast<const NumcodecsDeltaCodec*>(a2a[k].get());
+#if defined(CUZARR_HAVE_CUDA)
+    if (delta && k + 1 == a2a.size() && placement_.of(delta->name()) != Placement::cpu)
+      p->delta = gpu_delta_type(*delta, *bytes_codec, chain.array_to_bytes_representation());
+#endif
+    p->array_bytes = p->delta.has_value();
+  }
   const auto& b2b = chain.bytes_to_bytes();
   if (p->array_bytes) {
     std::optional<uint64_t> size =
@@ -298,6 +349,7 @@ void DeviceReadSink::submit(ChunkReadBatch& batch) {
     const ChunkRepresentation& rep =
         decoded_whole[i] ? chain.decoded_representation() : chain.array_to_bytes_representation();
     c.array_nbytes = static_cast<uint64_t>(rep.nbytes());
+    c.delta = !decoded_whole[i] && plan_for(chain).delta.has_value();
     if (c.gpu_steps == 0 && c.bytes.size() != c.array_nbytes) {
       throw CorruptDataError(fmt::format("{}: decodes to {} bytes, expected {}", batch.labels[i],
                                          c.bytes.size(), rep.nbytes()));
@@ -310,16 +362,18 @@ void DeviceReadSink::submit(ChunkReadBatch& batch) {
                                              c.array_nbytes, MemoryKind::host, nullptr);
     NDBuffer chunk(layout_bytes, dtype, rep.shape);
     if (!decoded_whole[i]) {
+      // The transposes before a delta decoded on the GPU are views of its output.
       const auto& a2a = chain.array_to_array();
-      for (size_t k = a2a.size(); k-- > 0;)
+      for (size_t k = a2a.size() - (c.delta ? 1 : 0); k-- > 0;)
         chunk = chunk.permuted(static_cast<const TransposeCodec&>(*a2a[k]).inverse_order());
       const auto& bytes_codec = static_cast<const BytesCodec&>(*chain.array_to_bytes());
       if (bytes_codec.needs_swap(rep.data_type)) c.swap_unit = rep.data_type.endian_unit();
     }
     c.source = chunk_view(chunk, p);
     c.destination = output_view(out_, p);
-    const bool direct =
-        c.swap_unit == 0 && c.source.is_c_contiguous() && c.destination.is_c_contiguous();
+    // Delta chunks are decoded in the device slot first, so they never land directly.
+    const bool direct = !c.delta && c.swap_unit == 0 && c.source.is_c_contiguous() &&
+                        c.destination.is_c_contiguous();
     if (c.gpu_steps > 0) {
       c.route = Route::on_device;  // decoded on the device
       ++gpu_chunks;
@@ -355,6 +409,13 @@ void DeviceReadSink::submit(ChunkReadBatch& batch) {
   const size_t table_bytes = align_up(gpu_chunks * sizeof(uint64_t));
   const size_t tables_offset = pinned_size;
   pinned_size += max_gpu_steps * 4 * table_bytes;
+  // The delta decode's tables (input pointers, input sizes, output pointers, capacities).
+  std::vector<size_t> delta_order;  // the chunks whose delta the GPU decodes, in batch order
+  for (size_t i = 0; i < n; ++i)
+    if (staged[i].delta) delta_order.push_back(i);
+  const size_t delta_table_bytes = align_up(delta_order.size() * sizeof(uint64_t));
+  const size_t delta_tables_offset = pinned_size;
+  pinned_size += 4 * delta_table_bytes;
   const size_t batch_copy_size = pinned_size;
   for (auto& c : staged) {
     if (c.route != Route::packed_direct || c.gpu_steps > 0) continue;
@@ -390,6 +451,12 @@ void DeviceReadSink::submit(ChunkReadBatch& batch) {
       input_bound = capacity;
     }
   }
+  for (size_t i : delta_order) {  // the delta decode's outputs, its sizes and statuses
+    staged[i].delta_offset = device_size;
+    device_size += align_up(std::max<uint64_t>(staged[i].array_nbytes, 1));
+  }
+  const size_t delta_sizes_offset = device_size;
+  device_size += 2 * delta_table_bytes;
   const size_t sizes_offset = device_size;  // per step: output sizes (u64) of every GPU chunk
   device_size += max_gpu_steps * table_bytes;
   const size_t statuses_offset = device_size;  // per step: statuses (int32)
@@ -402,6 +469,8 @@ void DeviceReadSink::submit(ChunkReadBatch& batch) {
         temp_size = std::max(temp_size, plan.decoders[j]->temp_bytes(gpu_chunks, max_capacity));
     }
   }
+  if (!delta_order.empty())
+    temp_size = std::max(temp_size, gpu::delta_decode_temp_bytes(delta_order.size()));
   const size_t temp_offset = device_size;
   device_size += align_up(temp_size);
 
@@ -434,6 +503,22 @@ void DeviceReadSink::submit(ChunkReadBatch& batch) {
       table(j, 2)[k] = reinterpret_cast<uint64_t>(device_at(c.step_output_offset[j]));
       table(j, 3)[k] = c.step_capacity[j];
     }
+  }
+  // Where chunk c's array bytes are on the device before a delta decode.
+  const auto array_bytes_on_device = [&](const StagedChunk& c) -> const std::byte* {
+    if (c.gpu_steps > 0) return device_at(c.step_output_offset[0]);
+    return c.route == Route::on_device ? c.bytes.data() : device_at(c.device_offset);
+  };
+  for (size_t k = 0; k < delta_order.size(); ++k) {
+    const StagedChunk& c = staged[delta_order[k]];
+    const auto delta_table = [&](size_t which) {
+      return reinterpret_cast<uint64_t*>(pinned.data() + delta_tables_offset +
+                                         which * delta_table_bytes);
+    };
+    delta_table(0)[k] = reinterpret_cast<uint64_t>(array_bytes_on_device(c));
+    delta_table(1)[k] = c.array_nbytes;
+    delta_table(2)[k] = reinterpret_cast<uint64_t>(device_at(c.delta_offset));
+    delta_table(3)[k] = c.array_nbytes;
   }
 
   // 4. The batch's host-to-device copies, on the copy stream: they run while the GPU still
@@ -526,6 +611,24 @@ void DeviceReadSink::submit(ChunkReadBatch& batch) {
     }
     pending_report_ = std::move(report);
   }
+  // The delta decode of the array bytes. Its sizes are the arrays' (multiples of the element),
+  // so it reports no failure of its own; a GPU codec's wrong output size is reported above.
+  if (!delta_order.empty()) {
+    const auto delta_table = [&](size_t which) {
+      return device_at(delta_tables_offset + which * delta_table_bytes);
+    };
+    gpu::DeviceChunkBatch b;
+    b.inputs = reinterpret_cast<const std::byte* const*>(delta_table(0));
+    b.input_sizes = reinterpret_cast<const uint64_t*>(delta_table(1));
+    b.outputs = reinterpret_cast<std::byte* const*>(delta_table(2));
+    b.output_capacities = reinterpret_cast<const uint64_t*>(delta_table(3));
+    b.output_sizes = reinterpret_cast<uint64_t*>(device_at(delta_sizes_offset));
+    b.statuses = reinterpret_cast<gpu::DeviceChunkStatus*>(
+        device_at(delta_sizes_offset + delta_table_bytes));
+    b.count = delta_order.size();
+    gpu::delta_decode_batch(b, *plan_for(*batch.chains[delta_order.front()]).delta,
+                            device_at(temp_offset), stream_);
+  }
 
   // 7. Copies and the scatter.
   std::vector<detail::DeviceScatterItem> plain_items, swapped_items;
@@ -566,12 +669,13 @@ void DeviceReadSink::submit(ChunkReadBatch& batch) {
     const std::byte* base = c.source.buffer().data();  // the array bytes (or their stand-in)
     switch (c.route) {
       case Route::on_device: {
-        const std::byte* on_device =
-            c.gpu_steps > 0 ? device_at(c.step_output_offset[0]) : c.bytes.data();
+        const std::byte* on_device = c.delta           ? device_at(c.delta_offset)
+                                     : c.gpu_steps > 0 ? device_at(c.step_output_offset[0])
+                                                       : c.bytes.data();
         if (c.swap_unit == 0 && c.source.is_c_contiguous() && c.destination.is_c_contiguous()) {
           copy_bytes(c.destination.data(), MemoryKind::device, on_device + (c.source.data() - base),
                      MemoryKind::device, nbytes, stream_);
-        } else if (c.gpu_steps > 0) {
+        } else if (c.gpu_steps > 0 || c.delta) {
           add_item(c.source, base, on_device, c.destination, c.swap_unit);
         } else {
           // Read into device memory by the store: scatter straight from that buffer.
@@ -591,10 +695,9 @@ void DeviceReadSink::submit(ChunkReadBatch& batch) {
       case Route::packed_direct:
         break;
       case Route::pinned_staged:  // copied into the device slot in step 4
-        add_item(c.source, base, device_at(c.device_offset), c.destination, c.swap_unit);
-        break;
       case Route::packed_staged:
-        add_item(c.source, base, device_at(c.device_offset), c.destination, c.swap_unit);
+        add_item(c.source, base, device_at(c.delta ? c.delta_offset : c.device_offset),
+                 c.destination, c.swap_unit);
         break;
     }
   }

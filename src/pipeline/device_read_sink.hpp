@@ -1,9 +1,10 @@
 // The decode and scatter steps of a read into device memory. For each batch: the CPU runs the
 // bytes -> bytes codecs that have no GPU decoder (the outer ones of a chain, see ChainPlan) and
 // packs what remains of each chunk into one pinned staging buffer; one host-to-device copy moves
-// the batch (with the pointer tables of the GPU codecs); the GPU codecs run as batched kernels;
-// one kernel places every chunk (byte-swapped for big-endian "bytes", seen through "transpose")
-// into its region of the output, and the fill value into the regions of missing chunks. Chunks that
+// the batch (with the pointer tables of the GPU codecs); the GPU codecs run as batched kernels,
+// then numcodecs.delta on the array bytes where it is the chain's last array -> array codec; one
+// kernel places every chunk (byte-swapped for big-endian "bytes", seen through "transpose") into
+// its region of the output, and the fill value into the regions of missing chunks. Chunks that
 // land contiguously in the output are copied there directly. Batches are double-buffered: the CPU
 // work of batch k+1 overlaps the copies and kernels of batch k, and the host-to-device copies of
 // batch k+1 (on a stream of their own) overlap the kernels of batch k.
@@ -37,8 +38,10 @@ class DeviceReadSink {
   DeviceReadSink& operator=(const DeviceReadSink&) = delete;
 
   /// True when the GPU takes chunks of `chain` as their array bytes: the chain is "bytes" with
-  /// only "transpose" codecs before it. Other chains are decoded whole on the CPU.
-  static bool stages_array_bytes(const CodecChain& chain);
+  /// only "transpose" codecs before it, or with "numcodecs.delta" (dtype == astype, a numeric
+  /// type, native byte order) as the last of them when its placement allows the GPU: that delta
+  /// then decodes on the GPU. Other chains are decoded whole on the CPU.
+  bool stages_array_bytes(const CodecChain& chain);
   /// True when chunks of `chain` reach the GPU still encoded and every bytes -> bytes codec of it
   /// decodes there (per the placement): the CPU never touches their bytes, so they may be
   /// fetched straight into pinned (or device) memory.

@@ -57,6 +57,9 @@ std::vector<ChainCase> chain_cases() {
   const CodecSpec big{"bytes", {{"endian", "big"}}};
   const CodecSpec transpose{"transpose", {{"order", {1, 0, 2}}}};
   const CodecSpec zstd{"zstd", {{"level", 1}, {"checksum", false}}};
+  // numcodecs.delta in the chunk's data type (decoded on the GPU as the last array -> array
+  // codec before little-endian "bytes"; on the CPU elsewhere).
+  const CodecSpec delta{"numcodecs.delta", nlohmann::json::object()};
   return {
       {"bytes", {little}, {}},
       {"bytes_big_endian", {big}, {}},
@@ -101,7 +104,12 @@ std::vector<ChainCase> chain_cases() {
         {"blosc", {{"cname", "lz4"}, {"clevel", 5}, {"shuffle", "shuffle"}, {"blocksize", 0}}}},
        Shape{8, 12, 6},
        true},
-      {"numcodecs_delta_on_cpu", {{"numcodecs.delta", {{"dtype", "<i4"}}}, little, zstd}, {}},
+      {"numcodecs_delta_zstd_on_gpu", {delta, little, zstd}, {}},
+      {"numcodecs_delta_on_gpu", {delta, little}, {}},
+      {"transpose_numcodecs_delta_on_gpu", {transpose, delta, little, zstd}, {}},
+      {"numcodecs_delta_transpose_on_cpu", {delta, transpose, little, zstd}, {}},
+      {"numcodecs_delta_big_endian_on_cpu", {delta, big, zstd}, {}},
+      {"sharded_numcodecs_delta_zstd_on_gpu", {delta, little, zstd}, Shape{8, 12, 6}},
       {"sharded_zstd", {little, zstd}, Shape{8, 12, 6}},
       {"sharded_uncompressed", {little}, Shape{8, 12, 6}},
       {"sharded_transpose_big_endian", {transpose, big}, Shape{8, 12, 6}},
@@ -123,9 +131,11 @@ class DeviceArrayChains : public DeviceArray, public ::testing::WithParamInterfa
 TEST_P(DeviceArrayChains, ReadsIntoDeviceMemoryEqualHostReads) {
   const ChainCase& c = GetParam();
   if (c.needs_blosc && !BloscCodec::available()) GTEST_SKIP() << "blosc support was not built";
-  const bool delta = std::string(c.name).starts_with("numcodecs_delta");
+  const bool delta = std::string(c.name).find("numcodecs_delta") != std::string::npos;
   const std::vector<DataType> types =
-      delta ? std::vector<DataType>{DataType(DataTypeKind::int32)}
+      delta ? std::vector<DataType>{DataType(DataTypeKind::uint8), DataType(DataTypeKind::int16),
+                                    DataType(DataTypeKind::int32), DataType(DataTypeKind::float32),
+                                    DataType(DataTypeKind::float64)}
             : std::vector<DataType>{
                   DataType(DataTypeKind::uint8),     DataType(DataTypeKind::int16),
                   DataType(DataTypeKind::float32),   DataType(DataTypeKind::float64),

@@ -110,6 +110,35 @@ TEST_F(CodecPlacementGpu, LargeZstdChunksDecodeOnTheGpuAutomatically) {
   EXPECT_TRUE(on_gpu(message)) << message;
 }
 
+// numcodecs.delta before "bytes" decodes on the GPU after the compressor, so the chain stays
+// there: a truncated zstd chunk is rejected by the GPU decoder. Placed on the CPU, the delta
+// takes the whole chain with it.
+TEST_F(CodecPlacementGpu, DeltaKeepsTheChainOnTheGpu) {
+  const CodecSpec delta{"numcodecs.delta", nlohmann::json::object()};
+  auto store = std::make_shared<MemoryStore>();
+  Array array = make_array(store, 4096, {delta, kLittle, kZstd});
+  // Values whose differences do not compress (iota's would leave a chunk too small to cut).
+  NDBuffer scrambled = iota_int32({4 * 4096});
+  for (int64_t i = 0; i < scrambled.size(); ++i) {
+    uint32_t x = static_cast<uint32_t>(i) * 2654435761u;
+    x ^= x >> 15;
+    scrambled.data_as<int32_t>()[i] = static_cast<int32_t>(x * 2246822519u);
+  }
+  array.write({}, scrambled);
+  truncate_chunk(*store, array);
+  const auto expect = [&](const std::string& placement, bool gpu) {
+    SCOPED_TRACE(placement);
+    array.set_codec_placement(CodecPlacement::parse(placement));
+    const std::string message = device_read_error(array);
+    ASSERT_FALSE(message.empty()) << "the truncated chunk was accepted";
+    EXPECT_EQ(on_gpu(message), gpu) << message;
+  };
+  expect("auto", true);
+  expect("delta=gpu", true);
+  expect("delta=cpu", false);
+  expect("zstd=cpu", false);
+}
+
 TEST_F(CodecPlacementGpu, EveryPlacementReadsTheSameValues) {
   const std::vector<std::vector<CodecSpec>> chains = {
       {kLittle, kZstd},
@@ -119,6 +148,7 @@ TEST_F(CodecPlacementGpu, EveryPlacementReadsTheSameValues) {
        {"numcodecs.lz4", {{"acceleration", 1}}}},
       // No GPU decoder: "gpu" falls back to the CPU.
       {kLittle, {"numcodecs.bz2", {{"level", 1}}}},
+      {{"numcodecs.delta", nlohmann::json::object()}, kLittle, kZstd},
   };
   for (const auto& chain : chains) {
     SCOPED_TRACE(chain.back().name);
@@ -127,7 +157,8 @@ TEST_F(CodecPlacementGpu, EveryPlacementReadsTheSameValues) {
     const auto expected = values(iota_int32({12000}));
     for (const char* placement :
          {"auto", "gpu", "cpu", "zstd=cpu,default=gpu", "crc32c=cpu,gzip=gpu", "gzip=cpu",
-          "lz4=gpu,shuffle=cpu", "shuffle=gpu,lz4=cpu", "bz2=gpu"}) {
+          "lz4=gpu,shuffle=cpu", "shuffle=gpu,lz4=cpu", "bz2=gpu", "delta=cpu",
+          "delta=gpu,zstd=cpu"}) {
       SCOPED_TRACE(placement);
       array.set_codec_placement(CodecPlacement::parse(placement));
       EXPECT_EQ(values(array.read({}, MemoryKind::device)), expected);

@@ -1,12 +1,14 @@
 // numcodecs.delta with dtype == astype, written once for the CPU and the GPU: encode stores
 // enc[0] = x[0], enc[k] = x[k] - x[k - 1]; decode is the running sum dec[k] = dec[k - 1] + enc[k],
 // both in the element type (numpy arithmetic: integers wrap modulo 2^bits, floats round after
-// every operation, np.cumsum accumulates sequentially). Elements are little-endian.
+// every operation, np.cumsum accumulates sequentially, NaNs as on x86-64). Elements are
+// little-endian.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include "cuzarr/core/host_device.hpp"
 
@@ -79,15 +81,47 @@ CUZARR_HOST_DEVICE inline void visit_delta_type(DeltaType type, F&& f) {
   }
 }
 
-/// a + b in T (wrapping for unsigned integers; integer promotion undone).
+/// The float result `r` of a + b or a - b with the NaN that x86-64's SSE arithmetic gives, which
+/// numpy there computes: a NaN operand comes back quieted (the first when both are), and an
+/// invalid operation (inf - inf) gives the negative default NaN. A GPU gives its one canonical
+/// NaN instead, so without this the payloads of NaNs (R's NA, say) would differ between the
+/// CPU and the GPU. Other results pass through.
+template <class T>
+CUZARR_HOST_DEVICE inline T x86_nan_result(T a, T b, T r) {
+  if (r == r) return r;
+  using U = std::conditional_t<sizeof(T) == 8, uint64_t, uint32_t>;
+  constexpr U kQuiet = sizeof(T) == 8 ? U{1} << 51 : U{1} << 22;
+  constexpr U kDefault = sizeof(T) == 8 ? U{0xFFF8} << 48 : U{0xFFC0} << 16;
+  U bits = kDefault;
+  if (a != a) {
+    memcpy(&bits, &a, sizeof bits);
+    bits |= kQuiet;
+  } else if (b != b) {
+    memcpy(&bits, &b, sizeof bits);
+    bits |= kQuiet;
+  }
+  memcpy(&r, &bits, sizeof r);
+  return r;
+}
+
+/// a + b in T (wrapping for unsigned integers; integer promotion undone; floats with the NaN
+/// rule of x86_nan_result).
 template <class T>
 CUZARR_HOST_DEVICE inline T delta_add(T a, T b) {
-  return static_cast<T>(a + b);
+  if constexpr (std::is_floating_point_v<T>) {
+    return x86_nan_result(a, b, a + b);
+  } else {
+    return static_cast<T>(a + b);
+  }
 }
 /// a - b in T.
 template <class T>
 CUZARR_HOST_DEVICE inline T delta_subtract(T a, T b) {
-  return static_cast<T>(a - b);
+  if constexpr (std::is_floating_point_v<T>) {
+    return x86_nan_result(a, b, a - b);
+  } else {
+    return static_cast<T>(a - b);
+  }
 }
 
 /// The element at `p` (little-endian host and device).

@@ -1,6 +1,8 @@
 #include <algorithm>
+#include <cstddef>
 #include <type_traits>
 
+#include "codec/cuda/delta_float_sum.hpp"
 #include "codec/cuda/delta_kernels.hpp"
 #include "codec/cuda/delta_scan_parts.hpp"
 #include "codec/cuda/kernel_support.cuh"
@@ -174,6 +176,7 @@ __global__ void __launch_bounds__(kThreads)
   __shared__ T warp_sums[kThreads / kWarpSize];
   const size_t chunk = blockIdx.x / parts;
   const uint32_t part = blockIdx.x % parts;
+  if (part + 1 == parts) return;  // no part follows the last one: its sum is never used
   if (!chunk_valid(batch, chunk, sizeof(T), false)) return;
   const auto* in = reinterpret_cast<const unsigned char*>(batch.inputs[chunk]);
   const uint64_t n = batch.input_sizes[chunk] / sizeof(T);
@@ -291,23 +294,228 @@ __global__ void __launch_bounds__(kThreads)
 constexpr int kFloatWarps = 4;
 constexpr int kFloatWords = 2;  // 16-byte words per lane per tile
 
+// Speculative float decode (delta_float_sum.hpp): with scratch, the decode first takes the
+// prefix sums in FloatSum<T> by reduce-then-scan, as the integer decode does, writes them rounded
+// to T, and checks every element's step against numpy's, z[k] == rounded(z[k - 1] + enc[k]).
+// The check of a thread's first element uses the value its neighbour wrote (shuffled across),
+// and the first element of a part the value the part assumed before it (`assumed`, compared
+// with what the part before it wrote once all parts are done). If every check holds, z is
+// numpy's running sum by induction; otherwise delta_decode_float_kernel redoes the chunk
+// serially from the first element not confirmed. Smooth data (the case delta filters are for)
+// passes every check and decodes at the speed of the integer scan.
+
+// Where the speculative decode leaves its checks (device memory): per chunk the first failed
+// element (UINT64_MAX: none), per chunk and part the value assumed before the part.
 template <class T>
-__global__ void __launch_bounds__(kFloatWarps* kWarpSize)
-    delta_decode_float_kernel(DeviceChunkBatch batch) {
-  __shared__ uint4 stage[kFloatWarps][kWarpSize * kFloatWords];
+struct DeltaFloatChecks {
+  uint64_t* fail = nullptr;  // null: no speculative decode ran
+  T* assumed = nullptr;
+  uint32_t parts = 1;
+};
+
+template <class S>
+__device__ inline S shfl_up_sum(const S& v, int d) {
+  S r = S::zero();
+  if constexpr (sizeof(S) == sizeof(double)) {
+    r.value = __shfl_up_sync(kFullMask, v.value, d);
+  } else {
+    r.hi = __shfl_up_sync(kFullMask, v.hi, d);
+    r.lo = __shfl_up_sync(kFullMask, v.lo, d);
+  }
+  return r;
+}
+template <class S>
+__device__ inline S shfl_xor_sum(const S& v, int d) {
+  S r = S::zero();
+  if constexpr (sizeof(S) == sizeof(double)) {
+    r.value = __shfl_xor_sync(kFullMask, v.value, d);
+  } else {
+    r.hi = __shfl_xor_sync(kFullMask, v.hi, d);
+    r.lo = __shfl_xor_sync(kFullMask, v.lo, d);
+  }
+  return r;
+}
+
+// The sum of each part's range in FloatSum<T> (parts > 1).
+template <class T>
+__global__ void __launch_bounds__(kThreads)
+    delta_float_partials_kernel(DeviceChunkBatch batch, uint32_t parts, FloatSum<T>* partials) {
+  using S = FloatSum<T>;
+  __shared__ S warp_sums[kThreads / kWarpSize];
+  const size_t chunk = blockIdx.x / parts;
+  const uint32_t part = blockIdx.x % parts;
+  if (part + 1 == parts) return;  // no part follows the last one: its sum is never used
+  if (!chunk_valid(batch, chunk, sizeof(T), false)) return;
+  const auto* in = reinterpret_cast<const unsigned char*>(batch.inputs[chunk]);
+  const uint64_t n = batch.input_sizes[chunk] / sizeof(T);
+  const DeltaScanRange range = delta_scan_range(n, parts, part, kScanItems<T>);
+  const Access a = access_of<T>(in, in);
+  S sum = S::zero();
+  for (uint64_t first = range.begin + uint64_t{threadIdx.x} * kScanItems<T>; first < range.end;
+       first += uint64_t{kThreads} * kScanItems<T>) {
+    T items[kScanItems<T>];
+    load_items<T>(in, first, range.end, a, items);
+#pragma unroll
+    for (int q = 0; q < kScanItems<T>; ++q) sum = sum.plus(S::of(items[q]));
+  }
   const unsigned lane = threadIdx.x % kWarpSize, warp = threadIdx.x / kWarpSize;
-  const size_t chunk = blockIdx.x * size_t{kFloatWarps} + warp;
-  if (chunk >= batch.count) return;
-  if (!chunk_valid(batch, chunk, sizeof(T), lane == 0)) return;
+  for (int d = kWarpSize / 2; d > 0; d /= 2) sum = sum.plus(shfl_xor_sum(sum, d));
+  if (lane == 0) warp_sums[warp] = sum;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    S total = S::zero();
+    for (int w = 0; w < kThreads / kWarpSize; ++w) total = total.plus(warp_sums[w]);
+    partials[uint64_t{chunk} * parts + part] = total;
+  }
+}
+
+// The speculative scan of each part's range, with the checks (see above).
+template <class T>
+__global__ void __launch_bounds__(kThreads)
+    delta_float_scan_kernel(DeviceChunkBatch batch, uint32_t parts, const FloatSum<T>* partials,
+                            DeltaFloatChecks<T> checks) {
+  using S = FloatSum<T>;
+  constexpr int kItems = kScanItems<T>;
+  __shared__ S warp_sums[kThreads / kWarpSize];
+  __shared__ T warp_last[kThreads / kWarpSize];  // each warp's last value of the tile
+  __shared__ S carry_shared;
+  __shared__ T carry_value_shared;
+  __shared__ unsigned long long fail_shared;
+  const size_t chunk = blockIdx.x / parts;
+  const uint32_t part = blockIdx.x % parts;
+  if (!chunk_valid(batch, chunk, sizeof(T), part == 0 && threadIdx.x == 0)) return;
   const auto* in = reinterpret_cast<const unsigned char*>(batch.inputs[chunk]);
   auto* out = reinterpret_cast<unsigned char*>(batch.outputs[chunk]);
   const uint64_t n = batch.input_sizes[chunk] / sizeof(T);
-  T sum = -T{0};
+  const DeltaScanRange range = delta_scan_range(n, parts, part, kItems);
+  if (range.begin == range.end) return;
+  const Access a = access_of<T>(in, out);
+  const unsigned lane = threadIdx.x % kWarpSize, warp = threadIdx.x / kWarpSize;
+  if (threadIdx.x == 0) fail_shared = UINT64_MAX;
+  S carry = S::zero();
+  T carry_value = -T{0};  // the value before the range (numpy's sum starts from -0.0)
+  if (part > 0) {
+    if (warp == 0) {
+      S before = S::zero();
+      for (uint32_t p = lane; p < part; p += kWarpSize)
+        before = before.plus(partials[uint64_t{chunk} * parts + p]);
+      for (int d = kWarpSize / 2; d > 0; d /= 2) before = before.plus(shfl_xor_sum(before, d));
+      if (lane == 0) {
+        carry_shared = before;
+        carry_value_shared = before.rounded();
+        checks.assumed[uint64_t{chunk} * parts + part] = carry_value_shared;
+      }
+    }
+    __syncthreads();
+    carry = carry_shared;
+    carry_value = carry_value_shared;
+    __syncthreads();
+  } else {
+    __syncthreads();  // fail_shared is set
+  }
+  uint64_t fail = UINT64_MAX;
+  for (uint64_t base = range.begin; base < range.end; base += uint64_t{kThreads} * kItems) {
+    const uint64_t first = base + uint64_t{threadIdx.x} * kItems;
+    T items[kItems];
+    load_items<T>(in, first, range.end, a, items);
+    S sums[kItems];
+    sums[0] = S::of(items[0]);
+#pragma unroll
+    for (int q = 1; q < kItems; ++q) sums[q] = sums[q - 1].plus(S::of(items[q]));
+    // Inclusive scan of the thread totals within the warp, then across warps.
+    S scan = sums[kItems - 1];
+#pragma unroll
+    for (int d = 1; d < kWarpSize; d *= 2) {
+      const S other = shfl_up_sum(scan, d);
+      if (static_cast<int>(lane) >= d) scan = other.plus(scan);
+    }
+    S exclusive = shfl_up_sum(scan, 1);
+    if (lane == kWarpSize - 1) warp_sums[warp] = scan;
+    __syncthreads();
+    S before = carry;
+    for (unsigned w = 0; w < warp; ++w) before = before.plus(warp_sums[w]);
+    if (lane > 0) before = before.plus(exclusive);
+    T z[kItems];
+#pragma unroll
+    for (int q = 0; q < kItems; ++q) z[q] = before.plus(sums[q]).rounded();
+    // The value before this thread's first element, as its neighbour wrote it.
+    T previous = __shfl_up_sync(kFullMask, z[kItems - 1], 1);
+    if (lane == kWarpSize - 1) warp_last[warp] = z[kItems - 1];
+    __syncthreads();
+    if (lane == 0) previous = warp == 0 ? carry_value : warp_last[warp - 1];
+#pragma unroll
+    for (int q = 0; q < kItems; ++q) {
+      const bool inside = first + q < range.end;
+      if (inside && fail == UINT64_MAX &&
+          !delta_step_holds(q == 0 ? previous : z[q - 1], items[q], z[q]))
+        fail = first + q;
+    }
+    store_items<T>(out, first, range.end, a, z);
+    if (threadIdx.x == kThreads - 1) {
+      carry_shared = before.plus(sums[kItems - 1]);
+      carry_value_shared = z[kItems - 1];
+    }
+    __syncthreads();
+    carry = carry_shared;
+    carry_value = carry_value_shared;
+    __syncthreads();
+  }
+  if (fail != UINT64_MAX) atomicMin(&fail_shared, static_cast<unsigned long long>(fail));
+  __syncthreads();
+  if (threadIdx.x == 0 && fail_shared != UINT64_MAX)
+    atomicMin(reinterpret_cast<unsigned long long*>(checks.fail) + chunk, fail_shared);
+}
+
+// With a speculative decode before it (`checked`), the kernel starts each chunk at its first
+// element that the checks did not confirm (first_unconfirmed), from the confirmed sum before it,
+// and skips chunks confirmed whole.
+
+// The first element of chunk `chunk` (n elements) that the speculative decode did not confirm:
+// its first failed check, or the start of a part whose assumed previous value differs from what
+// the part before it wrote; n when every element was confirmed.
+template <class T>
+__device__ inline uint64_t first_unconfirmed(const DeviceChunkBatch& batch, size_t chunk,
+                                             uint64_t n, const DeltaFloatChecks<T>& checks) {
+  uint64_t first = checks.fail[chunk] < n ? checks.fail[chunk] : n;
+  const auto* out = reinterpret_cast<const unsigned char*>(batch.outputs[chunk]);
+  for (uint32_t p = 1; p < checks.parts; ++p) {
+    const uint64_t begin = delta_scan_range(n, checks.parts, p, kScanItems<T>).begin;
+    if (begin == 0 || begin >= first) continue;
+    const T written = delta_load<T>(out + (begin - 1) * sizeof(T));
+    if (float_bits(written) != float_bits(checks.assumed[uint64_t{chunk} * checks.parts + p]))
+      first = begin;
+  }
+  return first;
+}
+
+template <class T>
+__global__ void __launch_bounds__(kFloatWarps* kWarpSize)
+    delta_decode_float_kernel(DeviceChunkBatch batch, DeltaFloatChecks<T> checks) {
+  __shared__ uint4 stage[kFloatWarps][kWarpSize * kFloatWords];
+  __shared__ uint64_t starts[kFloatWarps];
+  const unsigned lane = threadIdx.x % kWarpSize, warp = threadIdx.x / kWarpSize;
+  const size_t chunk = blockIdx.x * size_t{kFloatWarps} + warp;
+  if (chunk >= batch.count) return;
+  const bool checked = checks.fail != nullptr;
+  if (!chunk_valid(batch, chunk, sizeof(T), lane == 0 && !checked)) return;
+  const auto* in = reinterpret_cast<const unsigned char*>(batch.inputs[chunk]);
+  auto* out = reinterpret_cast<unsigned char*>(batch.outputs[chunk]);
+  const uint64_t n = batch.input_sizes[chunk] / sizeof(T);
+  if (checked) {
+    if (lane == 0) starts[warp] = first_unconfirmed<T>(batch, chunk, n, checks);
+    __syncwarp();
+  }
+  const uint64_t start = checked ? starts[warp] : 0;
+  if (start >= n) return;
   const bool words =
       reinterpret_cast<uintptr_t>(in) % 16 == 0 && reinterpret_cast<uintptr_t>(out) % 16 == 0;
-  uint64_t done = 0;  // elements summed by the tile loop
+  constexpr uint64_t kPerWordF = 16 / sizeof(T);
+  // The sum restarts at a word boundary at or before `start` (elements before `start` are
+  // confirmed: summing them again rewrites the same values).
+  const uint64_t restart = words ? start / kPerWordF * kPerWordF : start;
+  T sum = restart == 0 ? -T{0} : delta_load<T>(out + (restart - 1) * sizeof(T));
+  uint64_t done = restart;  // elements summed by the tile loop
   if (words) {
-    constexpr uint64_t kPerWordF = 16 / sizeof(T);
     const uint64_t n_words = n / kPerWordF;
     const auto* src = reinterpret_cast<const uint4*>(in);
     auto* dst = reinterpret_cast<uint4*>(out);
@@ -321,14 +529,18 @@ __global__ void __launch_bounds__(kFloatWarps* kWarpSize)
       }
     };
     constexpr uint64_t kTileWords = uint64_t{kWarpSize} * kFloatWords;
-    load(0);
-    for (uint64_t w0 = 0; w0 < n_words; w0 += kTileWords) {
+    const uint64_t first_word = restart / kPerWordF;
+    load(first_word);
+    for (uint64_t w0 = first_word; w0 < n_words; w0 += kTileWords) {
 #pragma unroll
       for (int v = 0; v < kFloatWords; ++v) stage[warp][lane + v * kWarpSize] = next[v];
       __syncwarp();
       if (w0 + kTileWords < n_words) load(w0 + kTileWords);  // in flight during the sum
       if (lane == 0) {
         const auto count = static_cast<uint32_t>(umin(kTileWords, n_words - w0) * kPerWordF);
+        // Plain additions keep the chain short. A NaN stays in the sum once there, so a sum that
+        // ends the tile as NaN sends the tile through delta_add again, for x86's NaN.
+        const T tile_start = sum;
         constexpr uint32_t kBatch = 8;
         uint32_t e = 0;
         for (; e + kBatch <= count; e += kBatch) {
@@ -347,6 +559,16 @@ __global__ void __launch_bounds__(kFloatWarps* kWarpSize)
           sum = sum + tile[e];
           tile[e] = sum;
         }
+        if (sum != sum) {
+          // The elements are overwritten by their sums: recover each from its sum and the one
+          // before it would lose bits, so they come from the input again.
+          sum = tile_start;
+          const T* encoded = reinterpret_cast<const T*>(src + w0);
+          for (e = 0; e < count; ++e) {
+            sum = delta_add(sum, encoded[e]);
+            tile[e] = sum;
+          }
+        }
       }
       __syncwarp();
 #pragma unroll
@@ -356,22 +578,23 @@ __global__ void __launch_bounds__(kFloatWarps* kWarpSize)
       }
       __syncwarp();  // the stage is refilled by the next tile
     }
-    done = n_words * kPerWordF;
+    done = done > n_words * kPerWordF ? done : n_words * kPerWordF;
   }
   if (lane == 0) {  // the elements after the last whole word, or all of a misaligned chunk
     for (uint64_t k = done; k < n; ++k) {
-      sum = sum + delta_load<T>(in + k * sizeof(T));
+      sum = delta_add(sum, delta_load<T>(in + k * sizeof(T)));
       delta_store<T>(out + k * sizeof(T), sum);
     }
   }
 }
 
-// Thread blocks per chunk for the integer decode with scratch. Splitting a chunk costs a second
-// read of its input (the reduce pass), so chunks are split only when the batch alone does not
-// give about 2048 blocks; a batch of 1024 chunks or more runs one block per chunk in one pass.
+// Thread blocks per chunk for the decode with scratch. Splitting a chunk costs a second read of
+// all but its last part (the reduce pass), so chunks are split only when the batch alone gives
+// fewer than 256 blocks (about two per multiprocessor): on an H100, 256 chunks of 4 MiB decoded
+// at 1157 GB/s one block each and at 940 GB/s in 8 parts each (bench/RESULTS.md).
 uint32_t scan_parts(size_t count) {
-  if (count >= 1024) return 1;
-  return static_cast<uint32_t>(std::clamp<size_t>(2048 / std::max<size_t>(count, 1), 1, 256));
+  if (count >= 256) return 1;
+  return static_cast<uint32_t>(std::clamp<size_t>(512 / std::max<size_t>(count, 1), 1, 256));
 }
 
 // The host-side twin of visit_delta_type for the launchers (host lambdas).
@@ -411,23 +634,42 @@ void delta_encode_batch(const DeviceChunkBatch& batch, DeltaType type, Stream st
   CUZARR_CUDA_CHECK(cudaGetLastError());
 }
 
+// Scratch layout: partial sums (16 bytes per chunk and part: uint64_t for integers, FloatSum
+// for floats), then for float decodes the values assumed before each part (8 bytes per chunk and
+// part) and the first failed check of each chunk (8 bytes per chunk).
 size_t delta_decode_temp_bytes(size_t count) {
-  return count * scan_parts(count) * sizeof(uint64_t);
+  return count * scan_parts(count) * (16 + 8) + count * sizeof(uint64_t);
 }
 
 namespace {
 
-void decode(const DeviceChunkBatch& batch, DeltaType type, uint64_t* partials, Stream stream) {
+void decode(const DeviceChunkBatch& batch, DeltaType type, void* temp, Stream stream) {
   if (batch.count == 0) return;
   const cudaStream_t s = detail::to_cuda(stream.native());
-  const uint32_t parts = partials == nullptr ? 1 : scan_parts(batch.count);
+  const uint32_t parts = temp == nullptr ? 1 : scan_parts(batch.count);
+  const size_t part_slots = batch.count * size_t{parts};
   visit_on_host(type, [&](auto t) {
     using T = decltype(t);
+    const unsigned grid = detail::grid_for(batch.count, parts);
     if constexpr (std::is_floating_point_v<T>) {
-      const auto blocks = static_cast<unsigned>((batch.count + kFloatWarps - 1) / kFloatWarps);
-      delta_decode_float_kernel<T><<<blocks, kFloatWarps * kWarpSize, 0, s>>>(batch);
+      const auto warps = static_cast<unsigned>((batch.count + kFloatWarps - 1) / kFloatWarps);
+      DeltaFloatChecks<T> checks;
+      if (temp != nullptr) {  // speculative scan and checks, then the serial decode where needed
+        auto* partials = static_cast<FloatSum<T>*>(temp);
+        checks.assumed = reinterpret_cast<T*>(static_cast<std::byte*>(temp) + part_slots * 16);
+        checks.fail = reinterpret_cast<uint64_t*>(static_cast<std::byte*>(temp) + part_slots * 24);
+        checks.parts = parts;
+        CUZARR_CUDA_CHECK(cudaMemsetAsync(checks.fail, 0xFF, batch.count * sizeof(uint64_t), s));
+        if (parts > 1) {
+          delta_float_partials_kernel<T><<<grid, kThreads, 0, s>>>(batch, parts, partials);
+          CUZARR_CUDA_CHECK(cudaGetLastError());
+        }
+        delta_float_scan_kernel<T><<<grid, kThreads, 0, s>>>(batch, parts, partials, checks);
+        CUZARR_CUDA_CHECK(cudaGetLastError());
+      }
+      delta_decode_float_kernel<T><<<warps, kFloatWarps * kWarpSize, 0, s>>>(batch, checks);
     } else {
-      const unsigned grid = detail::grid_for(batch.count, parts);
+      auto* partials = static_cast<uint64_t*>(temp);
       if (parts > 1) {
         delta_partial_sums_kernel<T><<<grid, kThreads, 0, s>>>(batch, parts, partials);
         CUZARR_CUDA_CHECK(cudaGetLastError());
@@ -445,7 +687,7 @@ void delta_decode_batch(const DeviceChunkBatch& batch, DeltaType type, Stream st
 }
 
 void delta_decode_batch(const DeviceChunkBatch& batch, DeltaType type, void* temp, Stream stream) {
-  decode(batch, type, static_cast<uint64_t*>(temp), stream);
+  decode(batch, type, temp, stream);
 }
 
 }  // namespace cuzarr::gpu

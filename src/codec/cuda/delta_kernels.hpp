@@ -2,9 +2,11 @@
 // input_sizes[i] bytes are elements of `type`: statuses[i] is corrupt_input when the size is not a
 // multiple of the element size, output_too_small when output_capacities[i] < input_sizes[i], else
 // ok with output_sizes[i] = input_sizes[i]. Inputs and outputs must not overlap. Integer decode
-// is a parallel prefix sum per chunk; float decode adds in order (one warp per chunk, lane 0
-// summing tiles the warp loads and stores) so that it rounds exactly as numpy's cumsum. CUDA builds
-// only; throws CudaError when a launch fails.
+// is a parallel prefix sum per chunk. Float decode rounds exactly as numpy's cumsum, which adds in
+// order: without scratch it adds serially (one warp per chunk, lane 0 summing tiles the warp loads
+// and stores); with scratch it first takes a parallel prefix sum in wider precision and checks
+// every step against numpy's, then adds serially only from a chunk's first step that differs
+// (delta_float_sum.hpp). CUDA builds only; throws CudaError when a launch fails.
 #pragma once
 
 #include <cstddef>
@@ -21,8 +23,9 @@ void delta_decode_batch(const DeviceChunkBatch& batch, DeltaType type, Stream st
 
 /// Scratch bytes the decoder with scratch needs for `count` chunks.
 size_t delta_decode_temp_bytes(size_t count);
-/// Decode that spreads each integer chunk over many thread blocks (reduce, then scan; fills the
-/// GPU with few large chunks as well). `temp`: delta_decode_temp_bytes(batch.count) device bytes.
+/// Decode that spreads each chunk over many thread blocks (reduce, then scan; fills the GPU with
+/// few large chunks as well; floats speculatively, as above). `temp`:
+/// delta_decode_temp_bytes(batch.count) device bytes.
 void delta_decode_batch(const DeviceChunkBatch& batch, DeltaType type, void* temp, Stream stream);
 
 }  // namespace cuzarr::gpu
