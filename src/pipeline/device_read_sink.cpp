@@ -215,7 +215,19 @@ const DeviceReadSink::ChainPlan& DeviceReadSink::plan_for(const CodecChain& chai
     }
     p->gpu_steps = p->decoders.size();
   }
-  const size_t first_cpu = p->array_bytes ? p->gpu_steps : 0;
+  if (!p->array_bytes) {
+    // The array codecs decide: the bytes -> bytes codecs follow them to the CPU.
+    std::string names;
+    for (const auto& codec : a2a) names += (names.empty() ? "\"" : ", \"") + codec->name() + "\"";
+    names += (names.empty() ? "\"" : ", \"") + chain.array_to_bytes()->name() + "\"";
+    log_once("device-read-cpu-chain-" + names,
+             fmt::format("chunks with the codecs {} before their bytes -> bytes codecs decode "
+                         "whole on the CPU for reads into device memory (the GPU takes \"bytes\" "
+                         "behind \"transpose\" codecs and a last \"numcodecs.delta\" of dtype "
+                         "== astype, little-endian, not placed on the CPU)",
+                         names));
+  }
+  const size_t first_cpu = p->array_bytes ? p->gpu_steps : b2b.size();
   for (size_t j = first_cpu; j < b2b.size(); ++j) {
     const std::string& name = b2b[j]->name();
     const Placement placement = placement_.of(name);
