@@ -9,7 +9,10 @@
 // the segment its source resolves in). Printed per segment size: the share of external bytes, the
 // segments that have any, and how many segments back a byte's value comes from at most and on
 // average (the chain a round-based second pass would follow).
-// usage: cuzarr_segment_dependence [lz4 | zstd LEVEL] [chunk KiB] [quantized|field]   (CPU only)
+// Data: the quantized uint16 field, the uint16 field, or "delta": the float32 field delta-encoded
+// as numcodecs.delta does (runs of small, repeated byte patterns).
+// usage: cuzarr_segment_dependence [lz4 | zstd LEVEL] [chunk KiB] [quantized|field|delta]
+//        (CPU only)
 #include <lz4.h>
 #include <zstd.h>
 
@@ -22,6 +25,7 @@
 #include <vector>
 
 #include "bench_data.hpp"
+#include "codec/cuda/delta_format.hpp"
 #include "codec/cuda/lz4_block_format.hpp"
 #include "codec/cuda/zstd_frame_format.hpp"
 
@@ -142,13 +146,23 @@ int main(int argc, char** argv) {
   const size_t chunk = (argc > arg ? std::strtoull(argv[arg++], nullptr, 10) : 4096) * 1024;
   const std::string kind = argc > arg ? argv[arg++] : "quantized";
   if ((codec != "lz4" && codec != "zstd") || chunk == 0 || chunk > (size_t{1} << 30) ||
-      (kind != "quantized" && kind != "field")) {
-    std::fprintf(stderr, "usage: %s [lz4 | zstd LEVEL] [chunk KiB, 1..1048576] [quantized|field]\n",
+      (kind != "quantized" && kind != "field" && kind != "delta")) {
+    std::fprintf(stderr,
+                 "usage: %s [lz4 | zstd LEVEL] [chunk KiB, 1..1048576] [quantized|field|delta]\n",
                  argv[0]);
     return 2;
   }
-  const auto data = kind == "quantized" ? cuzarr::bench::make_quantized_field(chunk, 2)
-                                        : cuzarr::bench::make_field(chunk, false, 1);
+  std::vector<unsigned char> data;
+  if (kind == "quantized") {
+    data = cuzarr::bench::make_quantized_field(chunk, 2);
+  } else if (kind == "field") {
+    data = cuzarr::bench::make_field(chunk, false, 1);
+  } else {
+    const auto field = cuzarr::bench::make_field(chunk, true, 1);
+    data.resize(field.size());
+    cuzarr::gpu::delta_encode_serial(field.data(), data.data(), field.size() / 4,
+                                     cuzarr::gpu::DeltaType::float32);
+  }
   std::vector<char> compressed;
   std::vector<uint64_t> sequence_starts;
   std::vector<int64_t> source;
