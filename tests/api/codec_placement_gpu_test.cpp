@@ -110,13 +110,12 @@ TEST_F(CodecPlacementGpu, LargeZstdChunksDecodeOnTheGpuAutomatically) {
   EXPECT_TRUE(on_gpu(message)) << message;
 }
 
-// numcodecs.delta before "bytes" decodes on the GPU after the compressor, so the chain stays
-// there: a truncated zstd chunk is rejected by the GPU decoder. Placed on the CPU, the delta
-// takes the whole chain with it.
-TEST_F(CodecPlacementGpu, DeltaKeepsTheChainOnTheGpu) {
+// numcodecs.delta before "bytes" decodes on the GPU after the bytes -> bytes codecs, so the chain
+// stays there: a truncated gzip chunk is rejected by the GPU decoder. zstd, automatically placed,
+// decodes delta output on the CPU (its GPU matches kernel is slow on delta-encoded data), unless
+// placed on the GPU. Placed on the CPU, the delta takes the whole chain with it.
+TEST_F(CodecPlacementGpu, DeltaChainsPlaceTheirCodecs) {
   const CodecSpec delta{"numcodecs.delta", nlohmann::json::object()};
-  auto store = std::make_shared<MemoryStore>();
-  Array array = make_array(store, 4096, {delta, kLittle, kZstd});
   // Values whose differences do not compress (iota's would leave a chunk too small to cut).
   NDBuffer scrambled = iota_int32({4 * 4096});
   for (int64_t i = 0; i < scrambled.size(); ++i) {
@@ -124,19 +123,28 @@ TEST_F(CodecPlacementGpu, DeltaKeepsTheChainOnTheGpu) {
     x ^= x >> 15;
     scrambled.data_as<int32_t>()[i] = static_cast<int32_t>(x * 2246822519u);
   }
-  array.write({}, scrambled);
-  truncate_chunk(*store, array);
-  const auto expect = [&](const std::string& placement, bool gpu) {
-    SCOPED_TRACE(placement);
-    array.set_codec_placement(CodecPlacement::parse(placement));
-    const std::string message = device_read_error(array);
-    ASSERT_FALSE(message.empty()) << "the truncated chunk was accepted";
-    EXPECT_EQ(on_gpu(message), gpu) << message;
-  };
-  expect("auto", true);
-  expect("delta=gpu", true);
-  expect("delta=cpu", false);
-  expect("zstd=cpu", false);
+  for (const CodecSpec& codec : {kZstd, kGzip}) {
+    SCOPED_TRACE(codec.name);
+    auto store = std::make_shared<MemoryStore>();
+    Array array = make_array(store, 4096, {delta, kLittle, codec});
+    array.write({}, scrambled);
+    truncate_chunk(*store, array);
+    const auto expect = [&](const std::string& placement, bool gpu) {
+      SCOPED_TRACE(placement);
+      array.set_codec_placement(CodecPlacement::parse(placement));
+      const std::string message = device_read_error(array);
+      ASSERT_FALSE(message.empty()) << "the truncated chunk was accepted";
+      EXPECT_EQ(on_gpu(message), gpu) << message;
+    };
+    const bool zstd = codec.name == "zstd";
+    expect("auto", !zstd);
+    expect("delta=gpu", !zstd);
+    expect(codec.name + "=gpu", true);
+    expect("gpu", true);
+    expect("delta=cpu", false);
+    expect(codec.name + "=gpu,delta=cpu", false);
+    expect(codec.name + "=cpu", false);
+  }
 }
 
 TEST_F(CodecPlacementGpu, EveryPlacementReadsTheSameValues) {
