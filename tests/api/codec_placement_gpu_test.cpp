@@ -58,6 +58,17 @@ bool on_gpu(const std::string& message) {
   return message.find("decoded on the GPU") != std::string::npos;
 }
 
+// Reads `array` (chunk 1 truncated) into device memory with `placement`: the read must fail naming
+// chunk 1, rejected by a GPU decoder when `gpu`, by a CPU codec otherwise.
+void expect_rejected(Array& array, const std::string& placement, bool gpu) {
+  SCOPED_TRACE(placement);
+  array.set_codec_placement(CodecPlacement::parse(placement));
+  const std::string message = device_read_error(array);
+  ASSERT_FALSE(message.empty()) << "the truncated chunk was accepted";
+  EXPECT_NE(message.find(array.chunk_key(std::vector<int64_t>{1})), std::string::npos) << message;
+  EXPECT_EQ(on_gpu(message), gpu) << message;
+}
+
 TEST_F(CodecPlacementGpu, PerCodecPlacementPicksTheDecoder) {
   for (const CodecSpec& codec : {kZstd, kGzip}) {
     SCOPED_TRACE(codec.name);
@@ -65,13 +76,7 @@ TEST_F(CodecPlacementGpu, PerCodecPlacementPicksTheDecoder) {
     Array array = make_array(store, 4096, {kLittle, codec});  // 16 KiB chunks
     truncate_chunk(*store, array);
     const auto expect = [&](const std::string& placement, bool gpu) {
-      SCOPED_TRACE(placement);
-      array.set_codec_placement(CodecPlacement::parse(placement));
-      const std::string message = device_read_error(array);
-      ASSERT_FALSE(message.empty()) << "the truncated chunk was accepted";
-      EXPECT_NE(message.find(array.chunk_key(std::vector<int64_t>{1})), std::string::npos)
-          << message;
-      EXPECT_EQ(on_gpu(message), gpu) << message;
+      expect_rejected(array, placement, gpu);
     };
     expect("auto", true);  // small chunks: the GPU where a decoder exists
     expect("gpu", true);
@@ -130,11 +135,7 @@ TEST_F(CodecPlacementGpu, DeltaChainsPlaceTheirCodecs) {
     array.write({}, scrambled);
     truncate_chunk(*store, array);
     const auto expect = [&](const std::string& placement, bool gpu) {
-      SCOPED_TRACE(placement);
-      array.set_codec_placement(CodecPlacement::parse(placement));
-      const std::string message = device_read_error(array);
-      ASSERT_FALSE(message.empty()) << "the truncated chunk was accepted";
-      EXPECT_EQ(on_gpu(message), gpu) << message;
+      expect_rejected(array, placement, gpu);
     };
     const bool zstd = codec.name == "zstd";
     expect("auto", !zstd);

@@ -313,27 +313,25 @@ struct DeltaFloatChecks {
   uint32_t parts = 1;
 };
 
-template <class S>
-__device__ inline S shfl_up_sum(const S& v, int d) {
+// A FloatSum moved between lanes by `shuffle` (a warp shuffle of one double), field by field.
+template <class S, class Shuffle>
+__device__ inline S shuffle_sum(const S& v, Shuffle shuffle) {
   S r = S::zero();
   if constexpr (sizeof(S) == sizeof(double)) {
-    r.value = __shfl_up_sync(kFullMask, v.value, d);
+    r.value = shuffle(v.value);
   } else {
-    r.hi = __shfl_up_sync(kFullMask, v.hi, d);
-    r.lo = __shfl_up_sync(kFullMask, v.lo, d);
+    r.hi = shuffle(v.hi);
+    r.lo = shuffle(v.lo);
   }
   return r;
 }
 template <class S>
+__device__ inline S shfl_up_sum(const S& v, int d) {
+  return shuffle_sum(v, [d](double x) { return __shfl_up_sync(kFullMask, x, d); });
+}
+template <class S>
 __device__ inline S shfl_xor_sum(const S& v, int d) {
-  S r = S::zero();
-  if constexpr (sizeof(S) == sizeof(double)) {
-    r.value = __shfl_xor_sync(kFullMask, v.value, d);
-  } else {
-    r.hi = __shfl_xor_sync(kFullMask, v.hi, d);
-    r.lo = __shfl_xor_sync(kFullMask, v.lo, d);
-  }
-  return r;
+  return shuffle_sum(v, [d](double x) { return __shfl_xor_sync(kFullMask, x, d); });
 }
 
 // The sum of each part's range in FloatSum<T> (parts > 1).
