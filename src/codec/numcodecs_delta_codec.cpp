@@ -144,4 +144,35 @@ void NumcodecsDeltaCodec::decode(std::span<const NDBuffer> in, std::span<NDBuffe
   });
 }
 
+void NumcodecsDeltaCodec::decode_in_place(std::span<const std::span<std::byte>> runs) const {
+  if (dtype_ != astype_) {
+    throw UnsupportedError(
+        fmt::format("{}: decoding in place needs \"astype\" {} to equal "
+                    "\"dtype\" {}",
+                    kWhere, astype_.name(), dtype_.name()));
+  }
+  visit_real_type(dtype_, kWhere, [&](auto t) {
+    using T = decltype(t);
+    if constexpr (!std::is_same_v<T, bool>) {
+      // The same additions as decode(): np.cumsum in dtype.
+      T sum{};
+      bool first = true;
+      for (const std::span<std::byte> run : runs) {
+        std::byte* p = run.data();
+        const size_t n = run.size() / sizeof(T);
+        size_t k = 0;
+        if (first && n > 0) {  // dec[0] = enc[0]: it stays as it is
+          sum = load_element<T>(p);
+          first = false;
+          k = 1;
+        }
+        for (; k < n; ++k) {
+          sum = add(sum, load_element<T>(p + k * sizeof(T)));
+          store_element<T>(p + k * sizeof(T), sum);
+        }
+      }
+    }
+  });
+}
+
 }  // namespace cuzarr

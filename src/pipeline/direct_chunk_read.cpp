@@ -6,27 +6,42 @@
 
 #include "codec/strided_byte_writer.hpp"
 #include "cuzarr/codec/bytes_codec.hpp"
+#include "cuzarr/codec/numcodecs_delta_codec.hpp"
 #include "cuzarr/core/error.hpp"
 #include "pipeline/raw_chunk_reads.hpp"
 
 namespace cuzarr {
 namespace {
 
-// The one compressor of a [bytes (no byte swap), compressor] chain, else null.
-const BytesToBytesCodec* single_compressor(const CodecChain& chain) {
-  if (chain.bytes_to_bytes().size() != 1 || !chain.array_to_array().empty()) return nullptr;
+// The codecs of a chain read_chunk_into_place takes: an optional numcodecs.delta with dtype ==
+// astype (its running sum is then taken in place), "bytes" with no byte swap, and at most one
+// compressor.
+struct DirectChain {
+  bool readable = false;
+  const NumcodecsDeltaCodec* delta = nullptr;
+  const BytesToBytesCodec* compressor = nullptr;
+};
+
+DirectChain direct_chain(const CodecChain& chain) {
+  DirectChain d;
   const auto& rep = chain.decoded_representation();
+  const auto& a2a = chain.array_to_array();
+  if (a2a.size() > 1 || chain.bytes_to_bytes().size() > 1 || rep.data_type.is_variable_length())
+    return d;
+  if (a2a.size() == 1) {
+    d.delta = dynamic_cast<const NumcodecsDeltaCodec*>(a2a[0].get());
+    if (!d.delta || d.delta->dtype() != d.delta->astype()) return d;
+  }
   const auto* bytes = dynamic_cast<const BytesCodec*>(chain.array_to_bytes().get());
-  if (!bytes || bytes->needs_swap(rep.data_type) || rep.data_type.is_variable_length())
-    return nullptr;
-  return chain.bytes_to_bytes()[0].get();
+  if (!bytes || bytes->needs_swap(rep.data_type)) return d;
+  if (!chain.bytes_to_bytes().empty()) d.compressor = chain.bytes_to_bytes()[0].get();
+  d.readable = true;
+  return d;
 }
 
 }  // namespace
 
-bool reads_chunks_into_place(const CodecChain& chain) {
-  return stores_raw_elements(chain) || single_compressor(chain) != nullptr;
-}
+bool reads_chunks_into_place(const CodecChain& chain) { return direct_chain(chain).readable; }
 
 DirectChunkRead read_chunk_into_place(const Store& store, const std::string& key,
                                       const CodecChain& chain, const NDBuffer& place,
@@ -42,10 +57,17 @@ DirectChunkRead read_chunk_into_place(const Store& store, const std::string& key
            : r == ReadIntoResult::absent ? DirectChunkRead::absent
                                          : DirectChunkRead::declined;
   };
-  if (stores_raw_elements(chain)) return found(store.read_into(key, c_order_byte_runs(place)));
+  const DirectChain direct = direct_chain(chain);
+  if (!direct.readable) return DirectChunkRead::declined;
+  // The elements in place, then the delta's running sum over them where the chain has one.
+  const auto in_place = [&](DirectChunkRead read) {
+    if (read == DirectChunkRead::done && direct.delta)
+      direct.delta->decode_in_place(c_order_byte_runs(place));
+    return read;
+  };
+  if (!direct.compressor) return in_place(found(store.read_into(key, c_order_byte_runs(place))));
 
-  const BytesToBytesCodec* codec = single_compressor(chain);
-  if (!codec) return DirectChunkRead::declined;
+  const BytesToBytesCodec* codec = direct.compressor;
   const auto size = store.size(key);
   if (!size) return DirectChunkRead::absent;
   // A chunk whose encoded size is out of all proportion goes the usual way (which bounds it).
@@ -65,7 +87,7 @@ DirectChunkRead read_chunk_into_place(const Store& store, const std::string& key
     if (codec->decode_stream_to_sink(
             static_cast<size_t>(*size), source, nbytes,
             [&](std::span<const std::byte> piece) { writer.write(piece); }))
-      return DirectChunkRead::done;
+      return in_place(DirectChunkRead::done);
   } catch (const Error& e) {
     throw_error(e.code(), fmt::format("chunk \"{}\": {}", key, e.what()));
   }
@@ -87,7 +109,7 @@ DirectChunkRead read_chunk_into_place(const Store& store, const std::string& key
       decoded = codec->decode_to_sink(
           encoded, nbytes, [&](std::span<const std::byte> piece) { writer.write(piece); });
     }
-    return decoded ? DirectChunkRead::done : DirectChunkRead::declined;
+    return in_place(decoded ? DirectChunkRead::done : DirectChunkRead::declined);
   } catch (const Error& e) {
     throw_error(e.code(), fmt::format("chunk \"{}\": {}", key, e.what()));
   }

@@ -3,7 +3,8 @@
 // decoded buffer: a raw chunk ([bytes], no byte swap) is read into the output's rows themselves;
 // a chunk of [bytes (no byte swap), one compressor] is read into a reused scratch buffer and
 // decoded piece by piece into its place (BytesToBytesCodec::decode_to_sink; decode_into when the
-// place is contiguous).
+// place is contiguous). Before "bytes" the chain may have a numcodecs.delta of dtype == astype: its
+// running sum is then taken in place (NumcodecsDeltaCodec::decode_in_place).
 #pragma once
 
 #include <string>

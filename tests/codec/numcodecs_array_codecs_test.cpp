@@ -6,6 +6,8 @@
 
 #include "codec/element_cast.hpp"
 #include "codec/numcodecs_test_support.hpp"
+#include "cuzarr/codec/numcodecs_delta_codec.hpp"
+#include "cuzarr/core/error.hpp"
 
 namespace cuzarr {
 namespace {
@@ -68,6 +70,38 @@ TEST(NumcodecsArrayCodecs, DeltaRoundTripsEveryTypeAndFollowsCOrderOfStridedInpu
   ASSERT_TRUE(encode_one(*codec, base.permuted(order), enc, r).ok);
   EXPECT_EQ(to_hex(enc),
             to_hex(array_of<int32_t>(kI4, {1, 2, -1, 2})));  // [1, 3, 2, 4] differenced
+}
+
+// decode_in_place (the full-read path that decodes chunks into their place in the output) gives
+// decode()'s bytes, the running sum carried across runs of any length; astype != dtype is refused.
+TEST(NumcodecsArrayCodecs, DeltaDecodesInPlaceAcrossRuns) {
+  for (const char* name : {"uint8", "int32", "float32", "float64", "float16"}) {
+    const DataType type = DataType::from_name(name);
+    const auto r = rep(type, {40});
+    const auto delta = std::dynamic_pointer_cast<NumcodecsDeltaCodec>(
+        make<ArrayToArrayCodec>("numcodecs.delta", json::object(), r));
+    ASSERT_TRUE(delta) << name;
+    std::vector<double> values(40);
+    for (size_t k = 0; k < values.size(); ++k)
+      values[k] = 0.37 * static_cast<double>((k * 29 + 3) % 41) - 5.0;
+    NDBuffer enc = NDBuffer::allocate(type, {40});
+    cast_elements(reinterpret_cast<const std::byte*>(values.data()), kF8, enc.data(), type,
+                  values.size(), "test");
+    NDBuffer dec;
+    ASSERT_TRUE(decode_one(*delta, enc, dec, r).ok) << name;
+    const size_t size = type.size();
+    std::span<std::byte> all(enc.data(), static_cast<size_t>(enc.nbytes()));
+    const std::span<std::byte> runs[] = {all.first(0), all.subspan(0, 7 * size),
+                                         all.subspan(7 * size, size),
+                                         all.subspan(8 * size, 32 * size)};
+    delta->decode_in_place(runs);
+    EXPECT_EQ(to_hex(enc), to_hex(dec)) << name;
+  }
+  const auto r = rep(kI4, {4});
+  const auto narrowing = std::dynamic_pointer_cast<NumcodecsDeltaCodec>(
+      make<ArrayToArrayCodec>("numcodecs.delta", {{"dtype", "<i4"}, {"astype", "<i2"}}, r));
+  ASSERT_TRUE(narrowing);
+  EXPECT_THROW(narrowing->decode_in_place({}), UnsupportedError);
 }
 
 TEST(NumcodecsArrayCodecs, FixedScaleOffsetMatchesNumcodecs) {

@@ -32,6 +32,8 @@ using json = nlohmann::json;
 
 const json kBytes = {{"name", "bytes"}, {"configuration", {{"endian", "little"}}}};
 const json kBytesBig = {{"name", "bytes"}, {"configuration", {{"endian", "big"}}}};
+// numcodecs.delta in the chunk's data type: decoded in place (its running sum over the place).
+const json kDelta = {{"name", "numcodecs.delta"}, {"configuration", json::object()}};
 
 json zstd(bool checksum) {
   return {{"name", "zstd"}, {"configuration", {{"level", 1}, {"checksum", checksum}}}};
@@ -399,7 +401,10 @@ INSTANTIATE_TEST_SUITE_P(
         ReadCase{"raw", "float64", {70, 128, 200}, {32, 64, 96}, {kBytes}},
         ReadCase{"zstd", "float64", {70, 128, 200}, {32, 64, 96}, {kBytes, zstd(true)}},
         ReadCase{
-            "blosc", "float64", {70, 128, 200}, {32, 64, 96}, {kBytes, blosc("shuffle", 5, 8, 0)}}),
+            "blosc", "float64", {70, 128, 200}, {32, 64, 96}, {kBytes, blosc("shuffle", 5, 8, 0)}},
+        ReadCase{"delta_raw", "float64", {70, 128, 200}, {32, 64, 96}, {kDelta, kBytes}},
+        ReadCase{
+            "delta_zstd", "float64", {70, 128, 200}, {32, 64, 96}, {kDelta, kBytes, zstd(true)}}),
     [](const ::testing::TestParamInfo<ReadCase>& info) { return info.param.name; });
 
 const ReadCase kCases[] = {
@@ -447,6 +452,35 @@ const ReadCase kCases[] = {
      {70, 128, 200},
      {32, 64, 96},
      {kBytes, blosc("shuffle", 0, 2, 0)}},
+    {"delta_raw_uint16_2d", "uint16", {600, 2000}, {256, 768}, {kDelta, kBytes}},
+    {"delta_zstd_float32_3d",
+     "float32",
+     {70, 128, 200},
+     {32, 64, 96},
+     {kDelta, kBytes, zstd(false)},
+     false,
+     true},
+    {"delta_blosc_float64_3d",
+     "float64",
+     {70, 128, 200},
+     {32, 64, 96},
+     {kDelta, kBytes, blosc("shuffle", 5, 8, 0)},
+     false,
+     true},
+    // astype differs from dtype: not in place (decoded chunk by chunk).
+    {"delta_astype_zstd_uint16_2d",
+     "uint16",
+     {600, 2000},
+     {256, 768},
+     {{{"name", "numcodecs.delta"}, {"configuration", {{"dtype", "<u2"}, {"astype", "<i4"}}}},
+      kBytes,
+      zstd(false)}},
+    {"sharded_delta_zstd_uint16_2d",
+     "uint16",
+     {600, 2000},
+     {128, 384},
+     {kDelta, kBytes, zstd(false)},
+     true},
     {"sharded_zstd_uint16_2d",
      "uint16",
      {600, 2000},

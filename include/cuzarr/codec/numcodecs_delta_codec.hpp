@@ -3,7 +3,9 @@
 // (integers wrap) and cast to astype. Decoding is the running sum, accumulated in dtype.
 #pragma once
 
+#include <cstddef>
 #include <memory>
+#include <span>
 
 #include "cuzarr/codec/codec.hpp"
 
@@ -29,6 +31,12 @@ class NumcodecsDeltaCodec final : public ArrayToArrayCodec {
 
   DataType dtype() const { return dtype_; }
   DataType astype() const { return astype_; }
+
+  /// Decodes one chunk in place when dtype == astype: the running sum of decode() over `runs`,
+  /// the chunk's elements in C order (whole elements of dtype in host byte order) spread over
+  /// consecutive runs, the sum carried from run to run. Throws UnsupportedError when dtype
+  /// differs from astype.
+  void decode_in_place(std::span<const std::span<std::byte>> runs) const;
 
  private:
   DataType dtype_;
