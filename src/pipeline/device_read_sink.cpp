@@ -185,8 +185,8 @@ const DeviceReadSink::ChainPlan& DeviceReadSink::plan_for(const CodecChain& chai
   p->array_bytes = bytes_codec != nullptr;
   for (size_t k = 0; k < a2a.size() && p->array_bytes; ++k) {
     if (dynamic_cast<const TransposeCodec*>(a2a[k].get())) continue;
-    const auto* delta = dynamic_cast<const NumcodecsDeltaCodec*>(a2a[k].get());
 #if defined(CUZARR_HAVE_CUDA)
+    const auto* delta = dynamic_cast<const NumcodecsDeltaCodec*>(a2a[k].get());
     if (delta && k + 1 == a2a.size() && placement_.of(delta->name()) != Placement::cpu)
       p->delta = gpu_delta_type(*delta, *bytes_codec, chain.array_to_bytes_representation());
 #endif
