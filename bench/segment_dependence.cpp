@@ -9,9 +9,10 @@
 // the segment its source resolves in). Printed per segment size: the share of external bytes, the
 // segments that have any, and how many segments back a byte's value comes from at most and on
 // average (the chain a round-based second pass would follow).
-// Data: the quantized uint16 field, the uint16 field, or "delta": the float32 field delta-encoded
-// as numcodecs.delta does (runs of small, repeated byte patterns).
-// usage: cuzarr_segment_dependence [lz4 | zstd LEVEL] [chunk KiB] [quantized|field|delta]
+// Data: the quantized uint16 field, the uint16 field, "delta": the float32 field delta-encoded
+// as numcodecs.delta does (runs of small, repeated byte patterns), or "labels": a uint32 label
+// volume (ids constant over blobs).
+// usage: cuzarr_segment_dependence [lz4 | zstd LEVEL] [chunk KiB] [quantized|field|delta|labels]
 //        (CPU only)
 #include <lz4.h>
 #include <zstd.h>
@@ -146,10 +147,11 @@ int main(int argc, char** argv) {
   const size_t chunk = (argc > arg ? std::strtoull(argv[arg++], nullptr, 10) : 4096) * 1024;
   const std::string kind = argc > arg ? argv[arg++] : "quantized";
   if ((codec != "lz4" && codec != "zstd") || chunk == 0 || chunk > (size_t{1} << 30) ||
-      (kind != "quantized" && kind != "field" && kind != "delta")) {
-    std::fprintf(stderr,
-                 "usage: %s [lz4 | zstd LEVEL] [chunk KiB, 1..1048576] [quantized|field|delta]\n",
-                 argv[0]);
+      (kind != "quantized" && kind != "field" && kind != "delta" && kind != "labels")) {
+    std::fprintf(
+        stderr,
+        "usage: %s [lz4 | zstd LEVEL] [chunk KiB, 1..1048576] [quantized|field|delta|labels]\n",
+        argv[0]);
     return 2;
   }
   std::vector<unsigned char> data;
@@ -157,6 +159,14 @@ int main(int argc, char** argv) {
     data = cuzarr::bench::make_quantized_field(chunk, 2);
   } else if (kind == "field") {
     data = cuzarr::bench::make_field(chunk, false, 1);
+  } else if (kind == "labels") {
+    // A label volume: uint32 ids, constant over blobs of a few hundred elements per row.
+    data.resize(chunk);
+    for (size_t i = 0; i < chunk / 4; ++i) {
+      const size_t x = i % 512, y = (i / 512) % 512;
+      const uint32_t id = static_cast<uint32_t>((x / 37) * 131 + (y / 29) * 7919 + (i / 262144));
+      std::memcpy(data.data() + 4 * i, &id, 4);
+    }
   } else {
     const auto field = cuzarr::bench::make_field(chunk, true, 1);
     data.resize(field.size());
