@@ -47,6 +47,24 @@ T add(T a, T b) {
   }
 }
 
+// The running sum of decode: dst[k] = src[0] + ... + src[k], np.cumsum in T (elements of A
+// converted to T), continuing `sum` across calls (`first`: nothing summed yet). src and dst may
+// be the same bytes when A is T: each element is read before its sum is written there.
+template <class T, class A>
+void running_sum(const std::byte* src, std::byte* dst, size_t n, T& sum, bool& first) {
+  size_t k = 0;
+  if (first && n > 0) {  // dec[0] = enc[0]
+    sum = convert<T>(load_element<A>(src));
+    store_element<T>(dst, sum);
+    first = false;
+    k = 1;
+  }
+  for (; k < n; ++k) {
+    sum = add(sum, convert<T>(load_element<A>(src + k * sizeof(A))));
+    store_element<T>(dst + k * sizeof(T), sum);
+  }
+}
+
 }  // namespace
 
 NumcodecsDeltaCodec::NumcodecsDeltaCodec(DataType dtype, DataType astype)
@@ -132,11 +150,8 @@ void NumcodecsDeltaCodec::decode(std::span<const NDBuffer> in, std::span<NDBuffe
         if constexpr (!std::is_same_v<T, bool>) {
           // np.cumsum(enc, out=dec) accumulates in the output's type, dtype.
           T sum{};
-          for (size_t k = 0; k < n; ++k) {
-            const T value = convert<T>(load_element<A>(src.data() + k * sizeof(A)));
-            sum = k == 0 ? value : add(sum, value);
-            store_element<T>(dst.data() + k * sizeof(T), sum);
-          }
+          bool first = true;
+          running_sum<T, A>(src.data(), dst.data(), n, sum, first);
         }
       });
     });
@@ -154,23 +169,10 @@ void NumcodecsDeltaCodec::decode_in_place(std::span<const std::span<std::byte>> 
   visit_real_type(dtype_, kWhere, [&](auto t) {
     using T = decltype(t);
     if constexpr (!std::is_same_v<T, bool>) {
-      // The same additions as decode(): np.cumsum in dtype.
       T sum{};
       bool first = true;
-      for (const std::span<std::byte> run : runs) {
-        std::byte* p = run.data();
-        const size_t n = run.size() / sizeof(T);
-        size_t k = 0;
-        if (first && n > 0) {  // dec[0] = enc[0]: it stays as it is
-          sum = load_element<T>(p);
-          first = false;
-          k = 1;
-        }
-        for (; k < n; ++k) {
-          sum = add(sum, load_element<T>(p + k * sizeof(T)));
-          store_element<T>(p + k * sizeof(T), sum);
-        }
-      }
+      for (const std::span<std::byte> run : runs)
+        running_sum<T, T>(run.data(), run.data(), run.size() / sizeof(T), sum, first);
     }
   });
 }

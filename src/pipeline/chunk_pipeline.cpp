@@ -333,7 +333,8 @@ void ChunkPipeline::read_regular(const NormalizedSelection& selection, const NDB
   const auto& rep = chain_->decoded_representation();
   const size_t per_batch = bounded_batch_size(options_.batch_bytes, rep.nbytes(), plan.size(), out);
   // Chunks that fill their place in a host output whole are read and decoded straight into it,
-  // each by one task, when the chain allows (raw, or one compressor): no batch of fetched chunks.
+  // each by one task, when the chain allows (raw, or one compressor, each optionally behind a
+  // numcodecs.delta): no batch of fetched chunks.
   const bool into_place = fetch_kind == MemoryKind::host && is_host_accessible(out.kind()) &&
                           !metadata_->rectilinear_grid && reads_chunks_into_place(*chain_);
   ScratchPool<Buffer> encoded_scratch;
