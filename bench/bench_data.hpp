@@ -1,5 +1,6 @@
 // The benchmarks' data, for CPU and GPU programs: smooth 2-D fields plus noise (uint16 or float32),
-// a quantized uint16 field, and zlib's deflate streams of them.
+// a quantized uint16 field, a uint32 label volume, a delta-encoded float32 field, and zlib's
+// deflate streams of them.
 #pragma once
 
 #include <zlib.h>
@@ -11,6 +12,8 @@
 #include <cstring>
 #include <random>
 #include <vector>
+
+#include "codec/cuda/delta_format.hpp"
 
 namespace cuzarr::bench {
 
@@ -49,6 +52,28 @@ inline std::vector<unsigned char> make_quantized_field(size_t bytes, uint32_t se
     const auto value = static_cast<uint16_t>(std::lround(smooth / 32) * 32 + jitter);
     std::memcpy(v.data() + 2 * i, &value, 2);
   }
+  return v;
+}
+
+/// `bytes` of a uint32 label volume (planes of 512 x 512): ids constant over blobs of 37 x 29
+/// elements, a new set of ids in every plane.
+inline std::vector<unsigned char> make_label_volume(size_t bytes) {
+  std::vector<unsigned char> v(bytes);
+  for (size_t i = 0; i < bytes / 4; ++i) {
+    const size_t x = i % 512, y = (i / 512) % 512;
+    const auto id = static_cast<uint32_t>((x / 37) * 131 + (y / 29) * 7919 + (i / 262144));
+    std::memcpy(v.data() + 4 * i, &id, 4);
+  }
+  return v;
+}
+
+/// The float32 field of make_field delta-encoded as numcodecs.delta stores it (little-endian
+/// differences of neighbours: runs of small, repeated byte patterns).
+inline std::vector<unsigned char> make_delta_field(size_t bytes, uint32_t seed) {
+  const std::vector<unsigned char> field = make_field(bytes, true, seed);
+  std::vector<unsigned char> v(bytes);
+  cuzarr::gpu::delta_encode_serial(field.data(), v.data(), bytes / 4,
+                                   cuzarr::gpu::DeltaType::float32);
   return v;
 }
 

@@ -6,9 +6,13 @@
 // encoders, so neither c-blosc nor Google Benchmark is needed; zstd (levels 1 and 3) and deflate
 // (gzip, levels 1 and 6) are decode only, compressed on the CPU by libzstd and zlib.
 //   cuzarr_gpu_codec_throughput [total MiB per batch (default 1024)] [repetitions (default 5)]
-//                               [elements | zstd | deflate (default all rows)]
+//                               [elements | lz4 | blosc | filters | crc32c | zstd | zstd-chains
+//                                | deflate (default all rows but zstd-chains)]
 //                               [chunk sizes in KiB, e.g. 1024,4096 (default all)]
-//                               [zstd / gzip levels, e.g. 3 (default all)]
+//                               [zstd / gzip levels, e.g. 3 (default: zstd 1 and 3, gzip 1
+//                                and 6)]
+// "zstd-chains": zstd rows of data whose matches mostly read earlier blocks (docs/gpu_zstd.md,
+// "Frames whose matches read earlier blocks"), each schedule of the matches pass.
 #include <cuda_runtime_api.h>
 #include <zlib.h>
 #include <zstd.h>
@@ -30,6 +34,7 @@
 #include "codec/cuda/delta_kernels.hpp"
 #include "codec/cuda/lz4_kernels.hpp"
 #include "codec/cuda/shuffle_kernels.hpp"
+#include "codec/cuda/zstd_block_parallel_host.hpp"
 #include "codec/cuda/zstd_kernels.hpp"
 #include "gpu_bench_batch.hpp"
 
@@ -186,11 +191,11 @@ int main(int argc, char** argv) {
   const std::vector<std::string> element_groups = {"lz4", "blosc", "filters", "crc32c"};
   const bool element_group =
       std::find(element_groups.begin(), element_groups.end(), only) != element_groups.end();
-  if (!only.empty() && only != "elements" && only != "zstd" && only != "deflate" &&
-      !element_group) {
+  if (!only.empty() && only != "elements" && only != "zstd" && only != "zstd-chains" &&
+      only != "deflate" && !element_group) {
     std::fprintf(stderr,
-                 "third argument: elements, lz4, blosc, filters, crc32c, zstd or deflate, not "
-                 "\"%s\"\n",
+                 "third argument: elements, lz4, blosc, filters, crc32c, zstd, zstd-chains or "
+                 "deflate, not \"%s\"\n",
                  only.c_str());
     return 2;
   }
@@ -368,12 +373,32 @@ int main(int argc, char** argv) {
       }
     }
   }
-  // zstd decode: chunks compressed by libzstd on the CPU (all cores), decoded on the GPU.
-  for (bool is_float : {false, true}) {
-    if (!wanted("zstd")) break;
-    const std::string dtype = is_float ? "float32" : "uint16";
-    const uint32_t typesize = is_float ? 4 : 2;
-    const std::vector<unsigned char> pool = make_field(kPoolBytes, is_float, 1);
+  // zstd decode: chunks compressed by libzstd on the CPU (all cores), decoded on the GPU. "zstd":
+  // the uint16 and float32 fields; "zstd-chains": data whose matches mostly read earlier blocks
+  // (a delta-encoded float32 field, a uint32 label volume, the quantized uint16 field) and the
+  // uint16 field, each large chunk size also with its frames' matches forced in order and forced
+  // a warp per block.
+  struct ZstdData {
+    std::string dtype;
+    uint32_t typesize;
+    std::vector<unsigned char> pool;
+  };
+  std::vector<ZstdData> zstd_data;
+  if (wanted("zstd")) {
+    zstd_data.push_back({"uint16", 2, make_field(kPoolBytes, false, 1)});
+    zstd_data.push_back({"float32", 4, make_field(kPoolBytes, true, 1)});
+  } else if (only == "zstd-chains") {
+    zstd_data.push_back({"delta-f32", 4, make_delta_field(kPoolBytes, 1)});
+    zstd_data.push_back({"labels32", 4, make_label_volume(kPoolBytes)});
+    zstd_data.push_back({"q-uint16", 2, make_quantized_field(kPoolBytes, 1)});
+    zstd_data.push_back({"uint16", 2, make_field(kPoolBytes, false, 1)});
+  }
+  const std::vector<long> zstd_levels =
+      selection.levels.empty() ? std::vector<long>{1, 3} : selection.levels;
+  for (const ZstdData& data : zstd_data) {
+    const std::string& dtype = data.dtype;
+    const uint32_t typesize = data.typesize;
+    const std::vector<unsigned char>& pool = data.pool;
     for (size_t chunk : {size_t{64} << 10, size_t{1} << 20, size_t{4} << 20, size_t{32} << 20}) {
       if (!selection.chunk(chunk)) continue;
       const size_t count = std::max<size_t>((total_mib << 20) / chunk, 1);
@@ -387,8 +412,8 @@ int main(int argc, char** argv) {
                          cudaMemcpyHostToDevice));
       }
       Batch decoded(count, chunk, chunk);
-      for (int level : {1, 3}) {
-        if (!selection.level(level)) continue;
+      for (const long level_value : zstd_levels) {
+        const int level = static_cast<int>(level_value);
         const size_t stride = ZSTD_compressBound(chunk);
         std::vector<unsigned char> host(count * stride);
         std::vector<uint64_t> sizes(count);
@@ -412,21 +437,54 @@ int main(int argc, char** argv) {
         upload(encoded.sizes, sizes);
         double bytes = 0;
         for (auto x : sizes) bytes += static_cast<double>(x);
+        const bool chains = chunk > kZstdMaxBlockSize;
+        if (chains) {
+          std::vector<unsigned char> out(chunk);
+          const ZstdSlotLayout layout = zstd_bp_slot_layout(chunk);
+          std::vector<uint64_t> storage((layout.bytes + 7) / 8);
+          const ZstdSlot slot = zstd_bp_slot(storage.data(), layout);
+          zstd_bp_plan(host.data(), sizes[0], chunk, slot);
+          uint64_t external = 0;
+          if (slot.plan->block_parallel != 0 &&
+              zstd_bp_run_passes_host(host.data(), out.data(), chunk, slot).status ==
+                  DeviceChunkStatus::ok) {
+            for (uint32_t b = 0; b < slot.plan->block_count; ++b)
+              external += slot.blocks[b].external_bytes;
+          }
+          std::printf("  %s level %d, %zu KiB: %.1f %% of chunk 0's bytes are matches of earlier "
+                      "blocks (in order from %.1f %%)\n",
+                      dtype.c_str(), level, chunk >> 10,
+                      100.0 * static_cast<double>(external) / static_cast<double>(chunk),
+                      kZstdInOrderMatchesPermille / 10.0);
+        }
         // The launcher's choice (max_output = the chunk size: chunks above 128 KiB, and every
         // chunk of batches of at least kZstdBlockParallelBatch, decode block-parallel); 64 KiB
-        // chunks also one warp per chunk, to compare.
-        for (bool warp_per_chunk : {false, true}) {
+        // chunks also one warp per chunk, to compare; for "zstd-chains" large chunks also with
+        // every frame's matches in order (permille 0) and none (1001).
+        struct Variant {
+          const char* name;
+          uint64_t from;
+          uint32_t in_order_permille;
+        };
+        for (const Variant& v :
+             {Variant{" (CPU enc)", kZstdBlockParallelAuto, kZstdInOrderMatchesPermille},
+              Variant{" (CPU enc, warp per chunk)", UINT64_MAX, kZstdInOrderMatchesPermille},
+              Variant{" (matches in order)", kZstdBlockParallelAuto, 0},
+              Variant{" (matches by block)", kZstdBlockParallelAuto, 1001}}) {
+          const bool warp_per_chunk = v.from == UINT64_MAX;
           if (warp_per_chunk && chunk > (size_t{128} << 10)) continue;
-          const uint64_t from = warp_per_chunk ? UINT64_MAX : kZstdBlockParallelAuto;
-          Device temp(zstd_decode_temp_bytes(count, chunk, from));
+          if (!warp_per_chunk && v.in_order_permille != kZstdInOrderMatchesPermille && !chains)
+            continue;
+          Device temp(zstd_decode_temp_bytes(count, chunk, v.from));
+          CHECK(cudaMemset(decoded.data.p, 0, count * chunk));
           const double dec = best_seconds(repetitions, [&] {
-            zstd_decode_batch(encoded.to(decoded), true, chunk, temp.p, stream, from);
+            zstd_decode_batch(encoded.to(decoded), true, chunk, temp.p, stream, v.from,
+                              v.in_order_permille);
           });
           const bool ok = decoded.all_ok() && same_bytes(input, decoded);
           all_ok = all_ok && ok;
-          print({"zstd level " + std::to_string(level) +
-                     (warp_per_chunk ? " (CPU enc, warp per chunk)" : " (CPU enc)"),
-                 dtype, chunk, gb * 1e9 / bytes, gb / dec, 0.0, ok});
+          print({"zstd level " + std::to_string(level) + v.name, dtype, chunk, gb * 1e9 / bytes,
+                 gb / dec, 0.0, ok});
         }
       }
     }

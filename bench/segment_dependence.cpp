@@ -26,7 +26,6 @@
 #include <vector>
 
 #include "bench_data.hpp"
-#include "codec/cuda/delta_format.hpp"
 #include "codec/cuda/lz4_block_format.hpp"
 #include "codec/cuda/zstd_frame_format.hpp"
 
@@ -137,6 +136,117 @@ void report(const std::vector<int64_t>& source, const std::vector<uint64_t>& seq
       external_bytes ? static_cast<double>(hop_sum) / static_cast<double>(external_bytes) : 0.0);
 }
 
+/// How long the matches pass would take if each segment of S bytes were a block run by its own
+/// warp, 32 sequences (a group) per step, when a group whose match reads a match byte of an
+/// earlier block waits (a) until the group of that block that writes the byte is done (blocks
+/// publish their progress), or (b) until that whole block is done. Printed: the longest chain of
+/// steps under each rule, against one block's steps (no waiting at all) and the frame's steps
+/// (one warp, in order).
+void report_schedule(const std::vector<int64_t>& source,
+                     const std::vector<uint64_t>& sequence_starts, size_t segment_bytes) {
+  constexpr size_t kGroup = 32;
+  const size_t n = source.size();
+  // written_at[p]: the step after which match byte p is final (0: a literal, final from the
+  // start), under each rule.
+  std::vector<uint64_t> by_progress(n, 0), by_block(n, 0), by_chase(n, 0);
+  // Match steps from each byte to a literal (chase_match_run's steps).
+  std::vector<uint32_t> chain(n, 0);
+  for (uint64_t p = 0; p < n; ++p) {
+    if (source[p] >= 0) chain[p] = 1 + chain[static_cast<size_t>(source[p])];
+  }
+  constexpr uint32_t kSteps = 16;
+  std::vector<uint64_t> block_end_step;  // rule (b): when each block is done
+  std::vector<uint64_t> block_first;     // each block's first output position
+  uint64_t longest_progress = 0, longest_block = 0, longest_chase = 0, widest = 0, groups = 0;
+  size_t s = 0;
+  while (s < sequence_starts.size()) {
+    const uint64_t start = sequence_starts[s];
+    size_t e = s;
+    while (e < sequence_starts.size() && sequence_starts[e] < start + segment_bytes) ++e;
+    uint64_t progress_step = 0, block_step = 0, chase_step = 0, steps = 0;
+    for (size_t g = s; g < e; g += kGroup) {
+      const uint64_t gs = sequence_starts[g];
+      const uint64_t ge = g + kGroup < e ? sequence_starts[g + kGroup]
+                          : e < sequence_starts.size() ? sequence_starts[e]
+                                                        : n;
+      uint64_t ready_progress = progress_step, ready_block = block_step, ready_chase = chase_step;
+      for (uint64_t p = gs; p < ge; ++p) {
+        const int64_t from = source[p];
+        if (from < 0 || static_cast<uint64_t>(from) >= start) continue;
+        ready_progress = std::max(ready_progress, by_progress[from]);
+        const size_t k = static_cast<size_t>(
+            std::upper_bound(block_first.begin(), block_first.end(), static_cast<uint64_t>(from)) -
+            block_first.begin() - 1);
+        if (source[from] >= 0) ready_block = std::max(ready_block, block_end_step[k]);
+        if (chain[from] >= kSteps) {  // chased kSteps back, then wait for that byte
+          uint64_t q = static_cast<uint64_t>(from);
+          for (uint32_t i = 0; i < kSteps; ++i) q = static_cast<uint64_t>(source[q]);
+          ready_chase = std::max(ready_chase, by_chase[q]);
+        }
+      }
+      chase_step = ready_chase + 1;
+      progress_step = ready_progress + 1;
+      block_step = ready_block + 1;
+      for (uint64_t p = gs; p < ge; ++p) {
+        if (source[p] < 0) continue;
+        by_progress[p] = progress_step;
+        by_block[p] = block_step;
+        by_chase[p] = chase_step;
+      }
+      ++steps;
+    }
+    block_first.push_back(start);
+    block_end_step.push_back(block_step);
+    longest_progress = std::max(longest_progress, progress_step);
+    longest_block = std::max(longest_block, block_step);
+    longest_chase = std::max(longest_chase, chase_step);
+    widest = std::max(widest, steps);
+    groups += steps;
+    s = e;
+  }
+  uint64_t external = 0, over16 = 0, step_sum = 0;
+  uint32_t step_max = 0;
+  for (size_t k = 0; k < block_first.size(); ++k) {
+    const uint64_t end = k + 1 < block_first.size() ? block_first[k + 1] : n;
+    for (uint64_t p = block_first[k]; p < end; ++p) {
+      const int64_t from = source[p];
+      if (from < 0 || static_cast<uint64_t>(from) >= block_first[k]) continue;
+      ++external;
+      const uint32_t c = chain[static_cast<size_t>(from)];
+      step_sum += c + 1;
+      step_max = std::max(step_max, c + 1);
+      over16 += c + 1 > 16 ? 1 : 0;
+    }
+  }
+  // Matches whose source starts before their block, and those of them whose source is a match
+  // byte there (a chase of two steps or more): as shares of all matches.
+  uint64_t matches = 0, external_matches = 0, chained = 0;
+  for (size_t k = 0; k < block_first.size(); ++k) {
+    const uint64_t end = k + 1 < block_first.size() ? block_first[k + 1] : n;
+    for (uint64_t p = block_first[k]; p < end; ++p) {
+      if (source[p] < 0 || (p > block_first[k] && source[p - 1] >= 0 &&
+                            source[p - 1] + 1 == source[p])) {
+        continue;  // a literal, or not a match's first byte (approximately)
+      }
+      ++matches;
+      if (static_cast<uint64_t>(source[p]) >= block_first[k]) continue;
+      ++external_matches;
+      chained += source[static_cast<size_t>(source[p])] >= 0 ? 1 : 0;
+    }
+  }
+  std::printf("  matches from earlier blocks: %.1f %%, of them from match bytes there: %.1f %%\n",
+              matches ? 100.0 * double(external_matches) / double(matches) : 0.0,
+              matches ? 100.0 * double(chained) / double(matches) : 0.0);
+  std::printf("  chase steps of directly external bytes: max %u avg %.1f, over 16: %.1f %%\n",
+              step_max, external ? double(step_sum) / double(external) : 0.0,
+              external ? 100.0 * double(over16) / double(external) : 0.0);
+  std::printf("%8zu %12llu %12llu %14llu %14llu %14llu\n", segment_bytes,
+              static_cast<unsigned long long>(widest), static_cast<unsigned long long>(groups),
+              static_cast<unsigned long long>(longest_progress),
+              static_cast<unsigned long long>(longest_block),
+              static_cast<unsigned long long>(longest_chase));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -160,18 +270,9 @@ int main(int argc, char** argv) {
   } else if (kind == "field") {
     data = cuzarr::bench::make_field(chunk, false, 1);
   } else if (kind == "labels") {
-    // A label volume: uint32 ids, constant over blobs of a few hundred elements per row.
-    data.resize(chunk);
-    for (size_t i = 0; i < chunk / 4; ++i) {
-      const size_t x = i % 512, y = (i / 512) % 512;
-      const uint32_t id = static_cast<uint32_t>((x / 37) * 131 + (y / 29) * 7919 + (i / 262144));
-      std::memcpy(data.data() + 4 * i, &id, 4);
-    }
+    data = cuzarr::bench::make_label_volume(chunk);
   } else {
-    const auto field = cuzarr::bench::make_field(chunk, true, 1);
-    data.resize(field.size());
-    cuzarr::gpu::delta_encode_serial(field.data(), data.data(), field.size() / 4,
-                                     cuzarr::gpu::DeltaType::float32);
+    data = cuzarr::bench::make_delta_field(chunk, 1);
   }
   std::vector<char> compressed;
   std::vector<uint64_t> sequence_starts;
@@ -202,5 +303,8 @@ int main(int argc, char** argv) {
               "hops max", "hops avg");
   for (size_t segment : {2048, 8192, 16384, 32768, 65536, 131072})
     report(source, sequence_starts, segment);
+  std::printf("\nsteps of 32 sequences, a warp per segment (block)\n%8s %12s %12s %14s %14s %14s\n",
+              "segment", "one block", "whole frame", "wait progress", "wait block", "chase, block");
+  for (size_t segment : {32768, 131072}) report_schedule(source, sequence_starts, segment);
   return 0;
 }

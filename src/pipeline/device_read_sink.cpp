@@ -198,11 +198,7 @@ const DeviceReadSink::ChainPlan& DeviceReadSink::plan_for(const CodecChain& chai
         static_cast<uint64_t>(chain.array_to_bytes_representation().nbytes());
     for (size_t j = 0; j < b2b.size(); ++j) {
       auto decoder = gpu::make_device_decoder(*b2b[j]);
-      // Step 0 decodes to the array bytes: numcodecs.delta output when the chain has one.
-      const bool delta_output = j == 0 && p->delta.has_value();
-      if (!decoder ||
-          !gpu::decodes_on_gpu(*decoder, placement_.of(b2b[j]->name()), size, delta_output))
-        break;
+      if (!decoder || !gpu::decodes_on_gpu(*decoder, placement_.of(b2b[j]->name()), size)) break;
       // Step j's output capacity must be known: from the codecs before it, or from its input.
       if (j > 0 && !size && !decoder->decoded_size_from(4)) break;
       p->forward_size.push_back(size);
@@ -246,12 +242,6 @@ const DeviceReadSink::ChainPlan& DeviceReadSink::plan_for(const CodecChain& chai
                fmt::format("codec \"{}\" decodes on the CPU for reads into device memory, as its "
                            "placement (cpu) asks",
                            name));
-    } else if (j == 0 && p->delta && !decoder->automatic_for_delta_output()) {
-      log_once("device-read-cpu-delta-output-" + name,
-               fmt::format("codec \"{}\" decodes on the CPU for reads into device memory where "
-                           "its output is numcodecs.delta's input, faster there (placement "
-                           "\"{}=gpu\" forces the GPU); the delta decodes on the GPU",
-                           name, name));
     } else if (decoder->automatic_chunk_limit() == UINT64_MAX) {
       log_once("device-read-cpu-codec-" + name,
                fmt::format("codec \"{}\" decodes on the CPU for reads into device memory: it "

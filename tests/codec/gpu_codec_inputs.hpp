@@ -1,6 +1,7 @@
 // Input families for the GPU codec tests (CPU-run format tests and GPU differential tests alike):
 // incompressible random bytes, runs, smooth fields with noise (uint16 / float32), zeros, over
-// sizes from 0 bytes to 16 MiB; text-like words.
+// sizes from 0 bytes to 16 MiB; text-like words; a delta-encoded float32 field and a uint32
+// label volume (zstd matches that read earlier blocks).
 #pragma once
 
 #include <cmath>
@@ -9,6 +10,8 @@
 #include <random>
 #include <string>
 #include <vector>
+
+#include "codec/cuda/delta_format.hpp"
 
 namespace cuzarr::test {
 
@@ -66,6 +69,26 @@ inline std::vector<unsigned char> smooth_float32_input(size_t n, uint32_t seed) 
     std::memcpy(v.data() + 4 * i, &value, 4);
   }
   for (size_t k = count * 4; k < n; ++k) v[k] = static_cast<unsigned char>(rng());
+  return v;
+}
+
+/// smooth_float32_input delta-encoded as numcodecs.delta stores it (differences of neighbours).
+inline std::vector<unsigned char> delta_float32_input(size_t n, uint32_t seed) {
+  const std::vector<unsigned char> field = smooth_float32_input(n, seed);
+  std::vector<unsigned char> v(field);
+  gpu::delta_encode_serial(field.data(), v.data(), n / 4, gpu::DeltaType::float32);
+  return v;
+}
+
+/// A uint32 label volume (planes of 512 x 512): ids constant over blobs of 37 x 29 elements
+/// (trailing bytes zero).
+inline std::vector<unsigned char> label_volume_input(size_t n) {
+  std::vector<unsigned char> v(n, 0);
+  for (size_t i = 0; i < n / 4; ++i) {
+    const size_t x = i % 512, y = (i / 512) % 512;
+    const auto id = static_cast<uint32_t>((x / 37) * 131 + (y / 29) * 7919 + i / 262144);
+    std::memcpy(v.data() + 4 * i, &id, 4);
+  }
   return v;
 }
 

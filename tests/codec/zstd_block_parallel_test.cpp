@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <zstd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <random>
@@ -425,6 +426,107 @@ TEST(ZstdBlockParallel, RandomBytesNeverOverrun) {
     if (HasFatalFailure()) return;
   }
   EXPECT_GT(failures, 1000);
+}
+
+TEST(ZstdBlockParallel, ExternalMatchBytesCountTheFirstPeriodBeforeTheBlock) {
+  // A block from 1000; matches at 1010.
+  EXPECT_EQ(gpu::zstd_bp_external_match_bytes(1010, 20, 5, 1000), 0u);     // source 1005
+  EXPECT_EQ(gpu::zstd_bp_external_match_bytes(1010, 20, 10, 1000), 0u);    // source 1000
+  EXPECT_EQ(gpu::zstd_bp_external_match_bytes(1010, 20, 30, 1000), 20u);  // wholly before
+  EXPECT_EQ(gpu::zstd_bp_external_match_bytes(1010, 20, 15, 1000), 5u);   // 995..999
+  EXPECT_EQ(gpu::zstd_bp_external_match_bytes(1010, 20, 25, 1000), 15u);  // 985..999
+  // Overlapping its own output: a period of 12 bytes, 2 of them before the block, repeated.
+  EXPECT_EQ(gpu::zstd_bp_external_match_bytes(1010, 100, 12, 1000), 2u);
+  EXPECT_EQ(gpu::zstd_bp_external_match_bytes(1010, 100, 60, 1000), 50u);
+  EXPECT_EQ(gpu::zstd_bp_external_match_bytes(1010, 100, 200, 1000), 100u);
+}
+
+TEST(ZstdBlockParallel, InOrderTakesLargeRoundsAndFramesWithManyExternalBytes) {
+  const uint64_t small = gpu::kZstdInOrderMinChunks - 1, large = gpu::kZstdInOrderMinChunks;
+  EXPECT_TRUE(gpu::zstd_bp_in_order(400, 1000, small, 400));
+  EXPECT_FALSE(gpu::zstd_bp_in_order(399, 1000, small, 400));
+  EXPECT_TRUE(gpu::zstd_bp_in_order(0, 1000, large, 400));  // a large round: every frame
+  EXPECT_TRUE(gpu::zstd_bp_in_order(0, 1000, 1, 0));        // 0: every frame
+  EXPECT_TRUE(gpu::zstd_bp_in_order(1000, 1000, small, 1000));
+  EXPECT_FALSE(gpu::zstd_bp_in_order(1000, 1000, large, 1001));  // above 1000: none
+  EXPECT_FALSE(gpu::zstd_bp_in_order(uint64_t{1} << 40, uint64_t{1} << 40, 1 << 20, UINT32_MAX));
+}
+
+/// Per block of `slot` (its output offsets), the match bytes of the serial decoder's steps on
+/// `frame` whose source lies before the block, counted byte by byte over each match's first
+/// period.
+std::vector<uint64_t> external_bytes_by_steps(const Bytes& frame, size_t size,
+                                              const gpu::ZstdSlot& slot) {
+  std::vector<uint64_t> starts;
+  for (uint32_t b = 0; b < slot.plan->executed_blocks; ++b)
+    starts.push_back(slot.blocks[b].output_offset);
+  std::vector<uint64_t> external(starts.size(), 0);
+  Bytes out(size);
+  auto workspace = std::make_unique<gpu::ZstdWorkspace>();
+  gpu::ZstdFrameDecoder decoder;
+  decoder.init(frame.data(), frame.size(), out.data(), size, workspace.get(), false);
+  for (;;) {
+    gpu::ZstdStep step;
+    bool done = false;
+    const DeviceChunkStatus status = decoder.next(step, done);
+    EXPECT_EQ(status, DeviceChunkStatus::ok);
+    if (done || status != DeviceChunkStatus::ok) break;
+    for (unsigned k = 0; k < step.huffman_streams; ++k)
+      EXPECT_EQ(gpu::zstd_decode_literal_stream(workspace->literals, k), DeviceChunkStatus::ok);
+    if (step.huffman_streams > 0) continue;
+    const uint64_t at = step.op + step.literal_length;
+    if (step.match_length > 0) {
+      const size_t b = static_cast<size_t>(
+          std::upper_bound(starts.begin(), starts.end(), at) - starts.begin() - 1);
+      const uint64_t period = std::min<uint64_t>(step.match_length, step.match_distance);
+      for (uint64_t t = 0; t < period; ++t)
+        external[b] += gpu::match_source(at, step.match_distance, t) < starts[b] ? 1 : 0;
+    }
+    gpu::zstd_execute_step_serial(step, out.data());
+  }
+  return external;
+}
+
+TEST(ZstdBlockParallel, LiteralsPassCountsEachBlocksExternalMatchBytes) {
+  // A delta-encoded float32 field: libzstd's matches read earlier blocks for about a quarter of
+  // the output, so its frames run their matches in order even in small rounds; the smooth uint16
+  // field's hardly do; a label volume's only for the first bytes of long runs (its chains are
+  // long instead: counted only).
+  const size_t size = size_t{2} << 20;
+  struct Case {
+    const char* name;
+    Bytes input;
+    int in_order;  // -1: either
+  };
+  for (const Case& c : {Case{"delta float32", test::delta_float32_input(size, 4), 1},
+                        Case{"smooth uint16", test::smooth_uint16_input(size, 4), 0},
+                        Case{"label volume", test::label_volume_input(size), -1}}) {
+    SCOPED_TRACE(c.name);
+    Params p;
+    p.level = 3;
+    const Bytes frame = zstd_compress(c.input, p);
+    const gpu::ZstdSlotLayout layout = gpu::zstd_bp_slot_layout(size);
+    std::vector<uint64_t> storage((layout.bytes + 7) / 8);
+    const gpu::ZstdSlot slot = gpu::zstd_bp_slot(storage.data(), layout);
+    gpu::zstd_bp_plan(frame.data(), frame.size(), size, slot);
+    ASSERT_EQ(slot.plan->block_parallel, 1u);
+    Bytes out(size);
+    const gpu::DecodeResult r = gpu::zstd_bp_run_passes_host(frame.data(), out.data(), size, slot);
+    ASSERT_EQ(r.status, DeviceChunkStatus::ok);
+    ASSERT_TRUE(out == c.input);
+    const std::vector<uint64_t> expected = external_bytes_by_steps(frame, size, slot);
+    ASSERT_EQ(expected.size(), slot.plan->block_count);
+    uint64_t external = 0;
+    for (uint32_t b = 0; b < slot.plan->block_count; ++b) {
+      EXPECT_EQ(slot.blocks[b].external_bytes, expected[b]) << "block " << b;
+      external += expected[b];
+    }
+    if (c.in_order >= 0) {
+      EXPECT_EQ(gpu::zstd_bp_in_order(external, size, 1, gpu::kZstdInOrderMatchesPermille),
+                c.in_order == 1)
+          << external << " of " << size << " bytes";
+    }
+  }
 }
 
 }  // namespace

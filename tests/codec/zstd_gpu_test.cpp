@@ -4,7 +4,8 @@
 // must give the serial decoder's status and never fault (run under compute-sanitizer to check
 // the bounds). With the batch's largest capacity given, chunks above 128 KiB take the
 // block-parallel path: large chunks and batches mixing small and large chunks must match
-// libzstd, and hostile large chunks the statuses of zstd_decode_block_parallel_host.
+// libzstd, and hostile large chunks the statuses of zstd_decode_block_parallel_host, whether a
+// frame's matches run a warp per block or in order by one warp.
 #include <gtest/gtest.h>
 #include <zstd.h>
 
@@ -64,11 +65,13 @@ Decoded gpu_decode(const Chunks& frames, const std::vector<uint64_t>& capacities
 /// The block-parallel path: the batch's largest capacity is passed as max_output.
 Decoded gpu_decode_block_parallel(const Chunks& frames, const std::vector<uint64_t>& capacities,
                                   size_t misalign = 0, bool verify = true,
-                                  uint64_t from = gpu::kZstdBlockParallelMinCapacity) {
+                                  uint64_t from = gpu::kZstdBlockParallelMinCapacity,
+                                  uint32_t in_order_permille = gpu::kZstdInOrderMatchesPermille) {
   DeviceBatch batch(frames, capacities, misalign);
   const uint64_t max_output = *std::max_element(capacities.begin(), capacities.end());
   test::DeviceMemory temp(gpu::zstd_decode_temp_bytes(frames.size(), max_output, from));
-  gpu::zstd_decode_batch(batch.batch(), verify, max_output, temp.get(), Stream(), from);
+  gpu::zstd_decode_batch(batch.batch(), verify, max_output, temp.get(), Stream(), from,
+                         in_order_permille);
   test::cuda_ok(cudaDeviceSynchronize());
   Decoded d{batch.statuses(), batch.output_sizes(), {}};
   for (size_t i = 0; i < frames.size(); ++i) d.outputs.push_back(batch.output(i));
@@ -127,6 +130,33 @@ TEST_F(GpuZstd, BlockParallelFollowsLongMatchChainsAndWaits) {
     }
   }
   expect_decoded(gpu_decode_block_parallel(frames, test::sizes_of(inputs)), inputs);
+}
+
+TEST_F(GpuZstd, MatchesRunInOrderOrByBlockAlike) {
+  // Frames whose matches mostly read earlier blocks (a delta-encoded float32 field, a label
+  // volume, a short repeated pattern) beside ordinary ones, their matches run in order by one
+  // warp per frame (permille 0), a warp per block (1001), and as the default share picks.
+  Chunks inputs, frames;
+  int k = 0;
+  for (size_t size : {size_t{1} << 20, size_t{4} << 20}) {
+    std::vector<Bytes> data = {test::delta_float32_input(size, 1), test::label_volume_input(size),
+                               test::smooth_uint16_input(size, 2)};
+    for (auto& family : test::input_families({size_t{300000}})) data.push_back(family.bytes);
+    for (const Bytes& input : data) {
+      for (int level : {1, 3, 19}) {
+        if (size > (1 << 20) && level == 19) continue;
+        frames.push_back(zstd_compress(input, level, k % 2 == 0, k % 3 != 0));
+        inputs.push_back(input);
+        ++k;
+      }
+    }
+  }
+  for (uint32_t permille : {0u, 1001u, gpu::kZstdInOrderMatchesPermille}) {
+    SCOPED_TRACE("in order from " + std::to_string(permille) + " per mille");
+    expect_decoded(gpu_decode_block_parallel(frames, test::sizes_of(inputs), 0, true,
+                                             gpu::kZstdBlockParallelMinCapacity, permille),
+                   inputs);
+  }
 }
 
 TEST_F(GpuZstd, BlockParallelMixesSmallAndLargeChunksAndSmallWindows) {
@@ -277,7 +307,7 @@ TEST_F(GpuZstd, BlockParallelHostileChunksGetTheHostDriversStatus) {
   frames.push_back({});
   capacities.push_back(200000);
   // Once as it is (a round of fewer than 4096 blocks: sequences a warp per block), once three
-  // times over (sequences a thread per block).
+  // times over (sequences a thread per block, matches in order).
   for (size_t copies : {size_t{1}, size_t{3}}) {
     SCOPED_TRACE("copies " + std::to_string(copies));
     Chunks batch;
@@ -286,7 +316,10 @@ TEST_F(GpuZstd, BlockParallelHostileChunksGetTheHostDriversStatus) {
       batch.insert(batch.end(), frames.begin(), frames.end());
       batch_capacities.insert(batch_capacities.end(), capacities.begin(), capacities.end());
     }
-    const Decoded d = gpu_decode_block_parallel(batch, batch_capacities);
+    // The second time with every frame's matches in order.
+    const Decoded d = gpu_decode_block_parallel(batch, batch_capacities, 0, true,
+                                                gpu::kZstdBlockParallelMinCapacity,
+                                                copies == 1 ? gpu::kZstdInOrderMatchesPermille : 0);
     for (size_t i = 0; i < batch.size(); ++i) {
       Bytes expected(batch_capacities[i]);
       const auto r = gpu::zstd_decode_block_parallel_host(batch[i].data(), batch[i].size(),

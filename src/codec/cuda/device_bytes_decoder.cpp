@@ -22,10 +22,9 @@
 namespace cuzarr::gpu {
 
 bool decodes_on_gpu(const DeviceBytesDecoder& decoder, Placement placement,
-                    std::optional<uint64_t> decoded_bytes, bool delta_output) {
+                    std::optional<uint64_t> decoded_bytes) {
   if (placement == Placement::cpu) return false;
   if (placement == Placement::gpu) return true;
-  if (delta_output && !decoder.automatic_for_delta_output()) return false;
   return !decoded_bytes || *decoded_bytes <= decoder.automatic_chunk_limit();
 }
 
@@ -79,7 +78,6 @@ class NumcodecsLz4DeviceDecoder final : public DeviceBytesDecoder {
 class ZstdDeviceDecoder final : public DeviceBytesDecoder {
  public:
   std::optional<uint64_t> decoded_size_from(uint64_t) const override { return std::nullopt; }
-  bool automatic_for_delta_output() const override { return false; }
   size_t temp_bytes(size_t count, uint64_t max_output) const override {
     return zstd_decode_temp_bytes(count, max_output);
   }

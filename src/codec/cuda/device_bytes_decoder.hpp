@@ -36,11 +36,6 @@ class DeviceBytesDecoder {
   /// chunks of a few MiB and more block-parallel, several times faster than zlib and libzstd on
   /// 16 cores (bench/RESULTS.md).
   virtual uint64_t automatic_chunk_limit() const { return UINT64_MAX; }
-  /// Whether automatic placement decodes on the GPU chunks whose decoded bytes are
-  /// numcodecs.delta output. zstd does not: on delta-encoded data half of a frame's match bytes
-  /// come from earlier blocks, which its matches kernel copies byte by byte (an H100 read a
-  /// delta + zstd array 2.8x slower than with libzstd on the CPU: bench/RESULTS.md).
-  virtual bool automatic_for_delta_output() const { return true; }
   /// Queues the decode of `batch` on `stream` (statuses and output sizes land in the batch).
   virtual void decode(const DeviceChunkBatch& batch, void* temp, uint64_t max_output,
                       Stream stream) const = 0;
@@ -56,9 +51,8 @@ std::unique_ptr<DeviceBytesDecoder> make_device_decoder(const BytesToBytesCodec&
 
 /// Whether a chunk of `decoded_bytes` (nullopt: unknown) decodes on the GPU with `decoder` when
 /// its codec's placement is `placement` (see CodecPlacement): cpu never, gpu always, automatic
-/// when the chunk is within decoder.automatic_chunk_limit() (or its size is unknown) and, for
-/// chunks that decode to numcodecs.delta output (`delta_output`), the decoder takes those.
+/// when the chunk is within decoder.automatic_chunk_limit() (or its size is unknown).
 bool decodes_on_gpu(const DeviceBytesDecoder& decoder, Placement placement,
-                    std::optional<uint64_t> decoded_bytes, bool delta_output = false);
+                    std::optional<uint64_t> decoded_bytes);
 
 }  // namespace cuzarr::gpu

@@ -87,6 +87,7 @@ struct ZstdBlockRecord {
   int64_t start_reps[3];
   // Execute.
   DeviceChunkStatus execute_status;
+  uint32_t external_bytes;  ///< match bytes whose source lies before the block (set by 4a)
   uint32_t done;
 };
 
@@ -711,6 +712,41 @@ CUZARR_HOST_DEVICE inline DeviceChunkStatus zstd_bp_resolve_offset(const ZstdSeq
   return DeviceChunkStatus::ok;
 }
 
+/// The bytes of a match at output position `at` (`length` bytes from `offset` back) in a block
+/// that starts at `block_start` whose source lies before the block: the bytes of its first
+/// period (a match that overlaps its own output repeats them). The matches pass weighs a frame's
+/// sum of these against its size to choose how to run it (zstd_bp_frame_in_order).
+CUZARR_HOST_DEVICE inline uint64_t zstd_bp_external_match_bytes(uint64_t at, uint64_t length,
+                                                                uint64_t offset,
+                                                                uint64_t block_start) {
+  const uint64_t source = at - offset;
+  if (source >= block_start) return 0;
+  const uint64_t before = block_start - source;
+  const uint64_t period = offset < length ? offset : length;
+  return before < period ? before : period;
+}
+
+/// How the matches pass runs a frame: a warp per block (chasing or waiting for bytes of earlier
+/// blocks), or in order, one warp per frame, block after block (every source final when read).
+/// In order is as fast or faster wherever a round has enough frames to fill the GPU, and several
+/// times faster on frames whose matches read earlier blocks, whose chases run long
+/// (docs/gpu_zstd.md, "Matches in order"; bench/RESULTS.md). Every frame of a round of at least
+/// this many chunks runs in order by default...
+inline constexpr uint32_t kZstdInOrderMinChunks = 64;
+/// ... and in smaller rounds, frames whose external match bytes (zstd_bp_external_match_bytes)
+/// make up at least this share of their output, in per mille.
+inline constexpr uint32_t kZstdInOrderMatchesPermille = 100;
+
+/// Whether a frame whose executed blocks hold `bytes` bytes, `external` of them match bytes read
+/// from an earlier block, in a round of `chunks` chunks, runs its matches in order: when the
+/// round has kZstdInOrderMinChunks chunks or more, or external >= permille / 1000 of bytes
+/// (permille 0: every frame; above 1000: none, whatever the round).
+CUZARR_HOST_DEVICE inline bool zstd_bp_in_order(uint64_t external, uint64_t bytes,
+                                               uint64_t chunks, uint32_t permille) {
+  if (permille > 1000) return false;
+  return chunks >= kZstdInOrderMinChunks || external * 1000 >= bytes * permille;
+}
+
 /// Phase 4a for block b, serially: its literals (raw / RLE blocks whole) and its offset checks.
 CUZARR_HOST_DEVICE inline DeviceChunkStatus zstd_bp_execute_literals_serial(const unsigned char* in,
                                                                             const ZstdSlot& slot,
@@ -729,7 +765,7 @@ CUZARR_HOST_DEVICE inline DeviceChunkStatus zstd_bp_execute_literals_serial(cons
   const uint64_t frame_start = slot.frames[rec.frame].output_offset;
   const unsigned char* literals = slot.literals + rec.literal_offset;
   const ZstdSeqRecord* seqs = slot.sequences + rec.sequence_offset;
-  uint64_t lp = 0;
+  uint64_t lp = 0, external = 0;
   const uint32_t count = rec.sequence_tables ? rec.sequence_count : 0;
   for (uint32_t i = 0; i < count; ++i) {
     const ZstdSeqRecord seq = seqs[i];
@@ -740,7 +776,10 @@ CUZARR_HOST_DEVICE inline DeviceChunkStatus zstd_bp_execute_literals_serial(cons
     const DeviceChunkStatus s =
         zstd_bp_resolve_offset(seq, rec.start_reps, at, frame_start, offset);
     if (s != DeviceChunkStatus::ok) return s;
+    external +=
+        zstd_bp_external_match_bytes(at, seq.match_length & kZstdSeqLengthMask, offset, start);
   }
+  slot.blocks[b].external_bytes = static_cast<uint32_t>(external);
   const uint64_t rest = rec.literal_size - lp;
   const uint64_t tail = start + rec.decoded_size - rest;
   for (uint64_t t = 0; t < rest; ++t) out[tail + t] = literals[lp + t];

@@ -10,23 +10,11 @@
 
 namespace cuzarr::gpu {
 
-/// Decodes a Zstandard chunk like zstd_decode_serial, through the block-parallel passes when the
-/// chunk qualifies (capacity at least `min_capacity`, within the budgets), else serially.
-/// `block_parallel` (optional) tells which way it went. Never reads past in[in_size) nor writes
-/// past out[capacity).
-inline DecodeResult zstd_decode_block_parallel_host(
-    const unsigned char* in, uint64_t in_size, unsigned char* out, uint64_t capacity,
-    bool verify_checksum = true, bool* block_parallel = nullptr,
-    uint64_t min_capacity = kZstdBlockParallelMinCapacity) {
-  const ZstdSlotLayout layout = zstd_bp_slot_layout(capacity);
-  std::vector<uint64_t> storage((layout.bytes + 7) / 8);
-  const ZstdSlot slot = zstd_bp_slot(storage.data(), layout);
-  zstd_bp_plan(in, in_size, capacity, slot, min_capacity);
-  if (block_parallel) *block_parallel = slot.plan->block_parallel != 0;
-  if (!slot.plan->block_parallel) {
-    auto workspace = std::make_unique<ZstdWorkspace>();
-    return zstd_decode_serial(in, in_size, out, capacity, *workspace, verify_checksum);
-  }
+/// The passes after the plan, over `slot` (zstd_bp_plan has run and set block_parallel):
+/// entropy, scan, literals, matches, hash, finish. The slot's records stay for the caller.
+inline DecodeResult zstd_bp_run_passes_host(const unsigned char* in, unsigned char* out,
+                                            uint64_t capacity, const ZstdSlot& slot,
+                                            bool verify_checksum = true) {
   auto literal_tables = std::make_unique<ZstdLiteralTables>();
   auto sequence_tables = std::make_unique<ZstdSequenceTables>();
   for (uint32_t b = 0; b < slot.plan->block_count; ++b) {
@@ -61,6 +49,26 @@ inline DecodeResult zstd_decode_block_parallel_host(
     frame.hash = zstd_bp_xxh64_combine(lanes, out + frame.output_offset, frame.output_size);
   }
   return zstd_bp_finish(in, slot, verify_checksum);
+}
+
+/// Decodes a Zstandard chunk like zstd_decode_serial, through the block-parallel passes when the
+/// chunk qualifies (capacity at least `min_capacity`, within the budgets), else serially.
+/// `block_parallel` (optional) tells which way it went. Never reads past in[in_size) nor writes
+/// past out[capacity).
+inline DecodeResult zstd_decode_block_parallel_host(
+    const unsigned char* in, uint64_t in_size, unsigned char* out, uint64_t capacity,
+    bool verify_checksum = true, bool* block_parallel = nullptr,
+    uint64_t min_capacity = kZstdBlockParallelMinCapacity) {
+  const ZstdSlotLayout layout = zstd_bp_slot_layout(capacity);
+  std::vector<uint64_t> storage((layout.bytes + 7) / 8);
+  const ZstdSlot slot = zstd_bp_slot(storage.data(), layout);
+  zstd_bp_plan(in, in_size, capacity, slot, min_capacity);
+  if (block_parallel) *block_parallel = slot.plan->block_parallel != 0;
+  if (!slot.plan->block_parallel) {
+    auto workspace = std::make_unique<ZstdWorkspace>();
+    return zstd_decode_serial(in, in_size, out, capacity, *workspace, verify_checksum);
+  }
+  return zstd_bp_run_passes_host(in, out, capacity, slot, verify_checksum);
 }
 
 }  // namespace cuzarr::gpu

@@ -140,6 +140,7 @@ struct BpRound {
   ZstdSlotLayout layout;
   uint64_t max_output;
   uint64_t min_capacity;  // block-parallel from this capacity on
+  uint32_t in_order_permille;  // frames with this share of external match bytes: in order
 };
 
 __device__ inline ZstdSlot bp_slot(const BpRound& r, uint32_t s) {
@@ -357,7 +358,7 @@ __device__ inline void bp_literals_block(const unsigned char* in, const ZstdSlot
     const unsigned char* literals = slot.literals + rec.literal_offset;
     const ZstdSeqRecord* seqs = slot.sequences + rec.sequence_offset;
     const uint32_t count = rec.sequence_tables ? rec.sequence_count : 0;
-    uint64_t lp = 0;
+    uint64_t lp = 0, external = 0;
     for (uint32_t g = 0; g < count; g += kWarpSize) {
       const uint32_t i = g + lane;
       ZstdSeqRecord seq{0, 0, 0, 0};
@@ -367,8 +368,13 @@ __device__ inline void bp_literals_block(const unsigned char* in, const ZstdSlot
       const uint64_t my_lp = lp + ll_end - ll;
       uint64_t offset = 0;
       if (i < count) {
-        bad = bad || zstd_bp_resolve_offset(seq, rec.start_reps, at, frame_start, offset) !=
-                         DeviceChunkStatus::ok;
+        if (zstd_bp_resolve_offset(seq, rec.start_reps, at, frame_start, offset) ==
+            DeviceChunkStatus::ok) {
+          external += zstd_bp_external_match_bytes(at, seq.match_length & kZstdSeqLengthMask,
+                                                   offset, start);
+        } else {
+          bad = true;
+        }
       }
       // Sequence after sequence, by the whole warp: literal runs are short, and lanes copying
       // their own runs store to 32 places at once (1.14x slower, bench/RESULTS.md).
@@ -383,6 +389,8 @@ __device__ inline void bp_literals_block(const unsigned char* in, const ZstdSlot
     const uint64_t rest = rec.literal_size - lp;  // the literals after the last sequence
     const uint64_t tail = start + rec.decoded_size - rest;
     for (uint64_t t = lane; t < rest; t += kWarpSize) out[tail + t] = literals[lp + t];
+    external = detail::shfl64(detail::warp_inclusive_sum64(external, lane), kWarpSize - 1);
+    if (lane == 0) rec.external_bytes = static_cast<uint32_t>(external);
   }
   bad = __any_sync(kFullMask, bad);
   if (lane == 0)
@@ -466,17 +474,19 @@ __device__ inline void bp_copy_earlier(const ZstdSlot& slot, uint32_t b, uint64_
 }
 
 /// Phase 4b for block b (zstd_bp_execute_matches_serial, by a warp), after 4a for every block:
-/// 32 sequences at a time. A group whose matches read only this block's bytes is copied in waves
-/// (warp_copy_matches). Otherwise each lane copies its own match when no match of the group reads
-/// an earlier match of the group (its source ends before the group's first match, or lies in its
-/// own literals and output) and the matches are short, else the warp copies them one by one;
-/// bytes before the block are chased. Ends by publishing the block's `done`.
+/// 32 sequences at a time. Every byte from `ordered_from` (the block's start, or its frame's when
+/// the warp runs the frame's blocks in order) up to the block is final. A group whose matches
+/// read only bytes from there on is copied in waves (warp_copy_matches). Otherwise each lane
+/// copies its own match when no match of the group reads an earlier match of the group (its
+/// source ends before the group's first match, or lies in its own literals and output) and the
+/// matches are short, else the warp copies them one by one; bytes before `ordered_from` are
+/// chased. Ends by publishing the block's `done`.
 __device__ inline void bp_matches_block(const ZstdSlot& slot, uint32_t b, unsigned char* out,
-                                        unsigned lane) {
+                                        unsigned lane, uint64_t ordered_from) {
   ZstdBlockRecord& rec = slot.blocks[b];
   if (rec.type == 2 && rec.execute_status == DeviceChunkStatus::ok) {
-    const uint64_t start = rec.output_offset;
-    const uint64_t block_end = start + rec.decoded_size;
+    const uint64_t start = ordered_from;
+    const uint64_t block_end = rec.output_offset + rec.decoded_size;
     const uint64_t frame_start = slot.frames[rec.frame].output_offset;
     const ZstdSeqRecord* seqs = slot.sequences + rec.sequence_offset;
     const uint32_t count = rec.sequence_tables ? rec.sequence_count : 0;
@@ -485,7 +495,7 @@ __device__ inline void bp_matches_block(const ZstdSlot& slot, uint32_t b, unsign
       ZstdSeqRecord seq{0, 0, 0, 0};
       if (i < count) seq = seqs[i];
       const uint64_t ll = seq.literal_length, ml = seq.match_length & kZstdSeqLengthMask;
-      const uint64_t at = start + seq.match_at;
+      const uint64_t at = rec.output_offset + seq.match_at;
       uint64_t offset = 1;
       if (i < count) zstd_bp_resolve_offset(seq, rec.start_reps, at, frame_start, offset);
       const uint64_t from_mine = at - offset;
@@ -533,13 +543,43 @@ __device__ inline void bp_matches_block(const ZstdSlot& slot, uint32_t b, unsign
   if (lane == 0) *reinterpret_cast<volatile uint32_t*>(&rec.done) = 1;
 }
 
+/// Whether frame f runs its matches in order (zstd_bp_in_order over its executed blocks, by the
+/// warp; every lane gets the answer).
+__device__ inline bool bp_frame_in_order(const BpRound& r, const ZstdSlot& slot, uint32_t f,
+                                         unsigned lane) {
+  const ZstdFrameRecord& frame = slot.frames[f];
+  const uint32_t end = min(frame.first_block + frame.block_count, slot.plan->executed_blocks);
+  uint64_t external = 0, bytes = 0;
+  for (uint32_t k = frame.first_block + lane; k < end; k += kWarpSize) {
+    external += slot.blocks[k].external_bytes;
+    bytes += slot.blocks[k].decoded_size;
+  }
+  external = detail::shfl64(detail::warp_inclusive_sum64(external, lane), kWarpSize - 1);
+  bytes = detail::shfl64(detail::warp_inclusive_sum64(bytes, lane), kWarpSize - 1);
+  return zstd_bp_in_order(external, bytes, r.n, r.in_order_permille);
+}
+
 /// Warps take blocks in list order (a ticket), so a block waits only for blocks that running
-/// warps hold: the earliest unfinished block never waits, and every wait ends.
+/// warps hold: the earliest unfinished block never waits, and every wait ends. A frame that runs
+/// its matches in order goes to the warp that takes its first block, which runs them block after
+/// block (every source final when read: no chase, no wait); the warps that take its other blocks
+/// move on.
 __global__ void __launch_bounds__(kBpWarps* kWarpSize)
     zstd_bp_matches_kernel(BpRound r, const uint32_t* prefix, uint32_t* ticket) {
   const unsigned lane = threadIdx.x % kWarpSize;
   bp_for_each_claimed_item<true>(r, prefix, ticket, [&](const BpListItem& item) {
-    bp_matches_block(item.slot, item.block, item.out, lane);
+    const ZstdSlot& slot = item.slot;
+    const uint32_t f = slot.blocks[item.block].frame;
+    if (!bp_frame_in_order(r, slot, f, lane)) {
+      bp_matches_block(slot, item.block, item.out, lane, slot.blocks[item.block].output_offset);
+      return;
+    }
+    const ZstdFrameRecord& frame = slot.frames[f];
+    if (item.block != frame.first_block) return;
+    const uint32_t end = min(frame.first_block + frame.block_count, slot.plan->executed_blocks);
+    for (uint32_t k = frame.first_block; k < end; ++k) {
+      bp_matches_block(slot, k, item.out, lane, frame.output_offset);
+    }
   });
 }
 
@@ -610,7 +650,8 @@ size_t zstd_decode_temp_bytes(size_t count, uint64_t max_output, uint64_t block_
 }
 
 void zstd_decode_batch(const DeviceChunkBatch& batch, bool verify_checksum, uint64_t max_output,
-                       void* temp, Stream stream, uint64_t block_parallel_from) {
+                       void* temp, Stream stream, uint64_t block_parallel_from,
+                       uint32_t in_order_permille) {
   if (batch.count == 0) return;
   block_parallel_from = zstd_block_parallel_from(batch.count, block_parallel_from);
   const cudaStream_t s = detail::to_cuda(stream.native());
@@ -628,6 +669,7 @@ void zstd_decode_batch(const DeviceChunkBatch& batch, bool verify_checksum, uint
     r.slot_bytes = r.layout.bytes;
     r.max_output = max_output;
     r.min_capacity = block_parallel_from;
+    r.in_order_permille = in_order_permille;
     const unsigned sequence_blocks = bp_sequence_threads(slots, max_output) / kBpSequenceThreads;
     for (size_t first = 0; first < batch.count; first += slots) {
       r.first = first;
