@@ -8,7 +8,10 @@
 // bytes to a second pass, segment after segment (or in rounds that follow each external byte to
 // the segment its source resolves in). Printed per segment size: the share of external bytes, the
 // segments that have any, and how many segments back a byte's value comes from at most and on
-// average (the chain a round-based second pass would follow).
+// average (the chain a round-based second pass would follow). Then, for segments of 32 and 128
+// KiB taken as zstd blocks run a warp each: the matches that read earlier blocks (and those
+// whose source there is a match byte), the chase steps of the bytes they read, and a model of
+// the matches pass counted in steps of 32 sequences (docs/gpu_zstd.md, "Matches in order").
 // Data: the quantized uint16 field, the uint16 field, "delta": the float32 field delta-encoded
 // as numcodecs.delta does (runs of small, repeated byte patterns), or "labels": a uint32 label
 // volume (ids constant over blobs).
@@ -139,15 +142,17 @@ void report(const std::vector<int64_t>& source, const std::vector<uint64_t>& seq
 /// How long the matches pass would take if each segment of S bytes were a block run by its own
 /// warp, 32 sequences (a group) per step, when a group whose match reads a match byte of an
 /// earlier block waits (a) until the group of that block that writes the byte is done (blocks
-/// publish their progress), or (b) until that whole block is done. Printed: the longest chain of
-/// steps under each rule, against one block's steps (no waiting at all) and the frame's steps
-/// (one warp, in order).
+/// publish their progress), (b) until that whole block is done, or (c) chases the byte up to 16
+/// steps back (free in this model) and waits as in (a) for the byte it reaches after 16.
+/// Printed: the longest chain of steps under each rule, against one block's steps (no waiting
+/// at all) and the frame's steps (one warp, in order); before them, the share of matches that
+/// read earlier blocks and the chase steps of the bytes they read.
 void report_schedule(const std::vector<int64_t>& source,
                      const std::vector<uint64_t>& sequence_starts, size_t segment_bytes) {
   constexpr size_t kGroup = 32;
   const size_t n = source.size();
-  // written_at[p]: the step after which match byte p is final (0: a literal, final from the
-  // start), under each rule.
+  // by_*[p]: the step after which match byte p is final (0: a literal, final from the start),
+  // under rules (a), (b) and (c).
   std::vector<uint64_t> by_progress(n, 0), by_block(n, 0), by_chase(n, 0);
   // Match steps from each byte to a literal (chase_match_run's steps).
   std::vector<uint32_t> chain(n, 0);
@@ -234,7 +239,7 @@ void report_schedule(const std::vector<int64_t>& source,
       chained += source[static_cast<size_t>(source[p])] >= 0 ? 1 : 0;
     }
   }
-  std::printf("  matches from earlier blocks: %.1f %%, of them from match bytes there: %.1f %%\n",
+  std::printf("  of all matches: %.1f %% read earlier blocks, %.1f %% a match byte there\n",
               matches ? 100.0 * double(external_matches) / double(matches) : 0.0,
               matches ? 100.0 * double(chained) / double(matches) : 0.0);
   std::printf("  chase steps of directly external bytes: max %u avg %.1f, over 16: %.1f %%\n",
@@ -304,7 +309,7 @@ int main(int argc, char** argv) {
   for (size_t segment : {2048, 8192, 16384, 32768, 65536, 131072})
     report(source, sequence_starts, segment);
   std::printf("\nsteps of 32 sequences, a warp per segment (block)\n%8s %12s %12s %14s %14s %14s\n",
-              "segment", "one block", "whole frame", "wait progress", "wait block", "chase, block");
+              "segment", "one block", "whole frame", "wait progress", "wait block", "chase, progress");
   for (size_t segment : {32768, 131072}) report_schedule(source, sequence_starts, segment);
   return 0;
 }
