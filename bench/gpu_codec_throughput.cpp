@@ -376,8 +376,8 @@ int main(int argc, char** argv) {
   // zstd decode: chunks compressed by libzstd on the CPU (all cores), decoded on the GPU. "zstd":
   // the uint16 and float32 fields; "zstd-chains": data whose matches mostly read earlier blocks
   // (a delta-encoded float32 field, a uint32 label volume, the quantized uint16 field) and the
-  // uint16 field, each large chunk size also with its frames' matches forced in order and forced
-  // a warp per block.
+  // uint16 field. Chunks above one block also decode with every frame's matches forced in order
+  // and forced a warp per block, after a line with chunk 0's share of external match bytes.
   struct ZstdData {
     std::string dtype;
     uint32_t typesize;
@@ -437,8 +437,8 @@ int main(int argc, char** argv) {
         upload(encoded.sizes, sizes);
         double bytes = 0;
         for (auto x : sizes) bytes += static_cast<double>(x);
-        const bool chains = chunk > kZstdMaxBlockSize;
-        if (chains) {
+        const bool schedules = chunk > kZstdMaxBlockSize;
+        if (schedules) {
           std::vector<unsigned char> out(chunk);
           const ZstdSlotLayout layout = zstd_bp_slot_layout(chunk);
           std::vector<uint64_t> storage((layout.bytes + 7) / 8);
@@ -451,16 +451,17 @@ int main(int argc, char** argv) {
             for (uint32_t b = 0; b < slot.plan->block_count; ++b)
               external += slot.blocks[b].external_bytes;
           }
-          std::printf("  %s level %d, %zu KiB: %.1f %% of chunk 0's bytes are matches of earlier "
-                      "blocks (in order from %.1f %%)\n",
-                      dtype.c_str(), level, chunk >> 10,
-                      100.0 * static_cast<double>(external) / static_cast<double>(chunk),
-                      kZstdInOrderMatchesPermille / 10.0);
+          std::printf(
+              "  %s level %d, %zu KiB: %.1f %% of chunk 0's bytes are matches of earlier "
+              "blocks (in order from %.1f %%)\n",
+              dtype.c_str(), level, chunk >> 10,
+              100.0 * static_cast<double>(external) / static_cast<double>(chunk),
+              kZstdInOrderMatchesPermille / 10.0);
         }
         // The launcher's choice (max_output = the chunk size: chunks above 128 KiB, and every
         // chunk of batches of at least kZstdBlockParallelBatch, decode block-parallel); 64 KiB
-        // chunks also one warp per chunk, to compare; for "zstd-chains" large chunks also with
-        // every frame's matches in order (permille 0) and none (1001).
+        // chunks also one warp per chunk, to compare; larger chunks also with every frame's
+        // matches in order (permille 0) and none (1001).
         struct Variant {
           const char* name;
           uint64_t from;
@@ -473,7 +474,7 @@ int main(int argc, char** argv) {
               Variant{" (matches by block)", kZstdBlockParallelAuto, 1001}}) {
           const bool warp_per_chunk = v.from == UINT64_MAX;
           if (warp_per_chunk && chunk > (size_t{128} << 10)) continue;
-          if (!warp_per_chunk && v.in_order_permille != kZstdInOrderMatchesPermille && !chains)
+          if (!warp_per_chunk && v.in_order_permille != kZstdInOrderMatchesPermille && !schedules)
             continue;
           Device temp(zstd_decode_temp_bytes(count, chunk, v.from));
           CHECK(cudaMemset(decoded.data.p, 0, count * chunk));

@@ -171,9 +171,9 @@ void report_schedule(const std::vector<int64_t>& source,
     uint64_t progress_step = 0, block_step = 0, chase_step = 0, steps = 0;
     for (size_t g = s; g < e; g += kGroup) {
       const uint64_t gs = sequence_starts[g];
-      const uint64_t ge = g + kGroup < e ? sequence_starts[g + kGroup]
+      const uint64_t ge = g + kGroup < e               ? sequence_starts[g + kGroup]
                           : e < sequence_starts.size() ? sequence_starts[e]
-                                                        : n;
+                                                       : n;
       uint64_t ready_progress = progress_step, ready_block = block_step, ready_chase = chase_step;
       for (uint64_t p = gs; p < ge; ++p) {
         const int64_t from = source[p];
@@ -229,8 +229,8 @@ void report_schedule(const std::vector<int64_t>& source,
   for (size_t k = 0; k < block_first.size(); ++k) {
     const uint64_t end = k + 1 < block_first.size() ? block_first[k + 1] : n;
     for (uint64_t p = block_first[k]; p < end; ++p) {
-      if (source[p] < 0 || (p > block_first[k] && source[p - 1] >= 0 &&
-                            source[p - 1] + 1 == source[p])) {
+      if (source[p] < 0 ||
+          (p > block_first[k] && source[p - 1] >= 0 && source[p - 1] + 1 == source[p])) {
         continue;  // a literal, or not a match's first byte (approximately)
       }
       ++matches;
@@ -309,7 +309,8 @@ int main(int argc, char** argv) {
   for (size_t segment : {2048, 8192, 16384, 32768, 65536, 131072})
     report(source, sequence_starts, segment);
   std::printf("\nsteps of 32 sequences, a warp per segment (block)\n%8s %12s %12s %14s %14s %14s\n",
-              "segment", "one block", "whole frame", "wait progress", "wait block", "chase, progress");
+              "segment", "one block", "whole frame", "wait progress", "wait block",
+              "chase, progress");
   for (size_t segment : {32768, 131072}) report_schedule(source, sequence_starts, segment);
   return 0;
 }

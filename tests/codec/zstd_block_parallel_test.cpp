@@ -430,8 +430,8 @@ TEST(ZstdBlockParallel, RandomBytesNeverOverrun) {
 
 TEST(ZstdBlockParallel, ExternalMatchBytesCountTheFirstPeriodBeforeTheBlock) {
   // A block from 1000; matches at 1010.
-  EXPECT_EQ(gpu::zstd_bp_external_match_bytes(1010, 20, 5, 1000), 0u);     // source 1005
-  EXPECT_EQ(gpu::zstd_bp_external_match_bytes(1010, 20, 10, 1000), 0u);    // source 1000
+  EXPECT_EQ(gpu::zstd_bp_external_match_bytes(1010, 20, 5, 1000), 0u);    // source 1005
+  EXPECT_EQ(gpu::zstd_bp_external_match_bytes(1010, 20, 10, 1000), 0u);   // source 1000
   EXPECT_EQ(gpu::zstd_bp_external_match_bytes(1010, 20, 30, 1000), 20u);  // wholly before
   EXPECT_EQ(gpu::zstd_bp_external_match_bytes(1010, 20, 15, 1000), 5u);   // 995..999
   EXPECT_EQ(gpu::zstd_bp_external_match_bytes(1010, 20, 25, 1000), 15u);  // 985..999
@@ -476,8 +476,8 @@ std::vector<uint64_t> external_bytes_by_steps(const Bytes& frame, size_t size,
     if (step.huffman_streams > 0) continue;
     const uint64_t at = step.op + step.literal_length;
     if (step.match_length > 0) {
-      const size_t b = static_cast<size_t>(
-          std::upper_bound(starts.begin(), starts.end(), at) - starts.begin() - 1);
+      const size_t b = static_cast<size_t>(std::upper_bound(starts.begin(), starts.end(), at) -
+                                           starts.begin() - 1);
       const uint64_t period = std::min<uint64_t>(step.match_length, step.match_distance);
       for (uint64_t t = 0; t < period; ++t)
         external[b] += gpu::match_source(at, step.match_distance, t) < starts[b] ? 1 : 0;

@@ -9,8 +9,9 @@
 //      repeat offsets the block starts with);
 //   3. scan (serial per chunk, one step per block): output offsets and starting repeat offsets
 //      of every block, frame content sizes, capacity;
-//   4. execute (per block; a block whose matches reach into earlier blocks waits for them):
-//      literal and match copies;
+//   4. execute (per block; a block whose matches reach into earlier blocks waits for them;
+//      or, for the matches, per frame in block order: zstd_bp_in_order): literal and match
+//      copies;
 //   5. hash (four threads per frame with a checksum): XXH64 of the frame's content;
 //   6. finish (serial per chunk): the first failure in stream order, content checksums.
 // Everything is CUZARR_HOST_DEVICE, allocation-free and exception-free; state lives in a slot of
@@ -715,7 +716,7 @@ CUZARR_HOST_DEVICE inline DeviceChunkStatus zstd_bp_resolve_offset(const ZstdSeq
 /// The bytes of a match at output position `at` (`length` bytes from `offset` back) in a block
 /// that starts at `block_start` whose source lies before the block: the bytes of its first
 /// period (a match that overlaps its own output repeats them). The matches pass weighs a frame's
-/// sum of these against its size to choose how to run it (zstd_bp_frame_in_order).
+/// sum of these against its size to choose how to run it (zstd_bp_in_order).
 CUZARR_HOST_DEVICE inline uint64_t zstd_bp_external_match_bytes(uint64_t at, uint64_t length,
                                                                 uint64_t offset,
                                                                 uint64_t block_start) {
@@ -741,8 +742,8 @@ inline constexpr uint32_t kZstdInOrderMatchesPermille = 100;
 /// from an earlier block, in a round of `chunks` chunks, runs its matches in order: when the
 /// round has kZstdInOrderMinChunks chunks or more, or external >= permille / 1000 of bytes
 /// (permille 0: every frame; above 1000: none, whatever the round).
-CUZARR_HOST_DEVICE inline bool zstd_bp_in_order(uint64_t external, uint64_t bytes,
-                                               uint64_t chunks, uint32_t permille) {
+CUZARR_HOST_DEVICE inline bool zstd_bp_in_order(uint64_t external, uint64_t bytes, uint64_t chunks,
+                                                uint32_t permille) {
   if (permille > 1000) return false;
   return chunks >= kZstdInOrderMinChunks || external * 1000 >= bytes * permille;
 }

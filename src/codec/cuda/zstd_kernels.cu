@@ -62,7 +62,8 @@ __global__ void __launch_bounds__(kDecodeWarps* kWarpSize, kDecodeBlocksPerSm)
 // in rounds of at most `slots` chunks, one scratch slot each; per round: plan (a thread per
 // chunk), block list, entropy (literals: a warp per block; sequences: a thread per block, in
 // small rounds a warp per block), scan (a thread per chunk), block list,
-// literals (a warp per block), matches (a warp per block, in ticket order), frame list and hash
+// literals (a warp per block), matches (a warp per block, in ticket order, or a warp per frame in
+// order: zstd_bp_in_order), frame list and hash
 // (four lanes per frame), finish (a thread per chunk). Chunks the plan leaves to the
 // serial decoder are marked in `handled` (0) and decoded by zstd_decode_kernel afterwards.
 
@@ -139,7 +140,7 @@ struct BpRound {
   uint64_t slot_bytes;
   ZstdSlotLayout layout;
   uint64_t max_output;
-  uint64_t min_capacity;  // block-parallel from this capacity on
+  uint64_t min_capacity;       // block-parallel from this capacity on
   uint32_t in_order_permille;  // frames with this share of external match bytes: in order
 };
 
@@ -485,7 +486,6 @@ __device__ inline void bp_matches_block(const ZstdSlot& slot, uint32_t b, unsign
                                         unsigned lane, uint64_t ordered_from) {
   ZstdBlockRecord& rec = slot.blocks[b];
   if (rec.type == 2 && rec.execute_status == DeviceChunkStatus::ok) {
-    const uint64_t start = ordered_from;
     const uint64_t block_end = rec.output_offset + rec.decoded_size;
     const uint64_t frame_start = slot.frames[rec.frame].output_offset;
     const ZstdSeqRecord* seqs = slot.sequences + rec.sequence_offset;
@@ -502,7 +502,7 @@ __device__ inline void bp_matches_block(const ZstdSlot& slot, uint32_t b, unsign
       // A group whose sources all lie in this block (literals, and matches of earlier groups or
       // of this group, which the waves order) goes through the lane copies of the warp decoders.
       const bool has_match = i < count && ml > 0;
-      if (!__any_sync(kFullMask, has_match && from_mine < start)) {
+      if (!__any_sync(kFullMask, has_match && from_mine < ordered_from)) {
         detail::warp_copy_matches(has_match, i < count ? at : block_end, ml, offset, out, lane);
         continue;
       }
@@ -513,8 +513,8 @@ __device__ inline void bp_matches_block(const ZstdSlot& slot, uint32_t b, unsign
       if (__all_sync(kFullMask, independent && ml <= 64)) {
         for (uint64_t t = 0; t < ml;) {
           const uint64_t q = at + t - offset;
-          if (q < start) {  // consecutive bytes before the block, by runs
-            const uint64_t n = detail::umin(ml - t, start - q);
+          if (q < ordered_from) {  // consecutive bytes before the block, by runs
+            const uint64_t n = detail::umin(ml - t, ordered_from - q);
             bp_copy_earlier(slot, b, at + t, q, n, out, hint);
             t += n;
           } else {
@@ -531,7 +531,7 @@ __device__ inline void bp_matches_block(const ZstdSlot& slot, uint32_t b, unsign
           if (to - dist + len > first_match) __syncwarp();  // it may read earlier matches
           for (uint64_t t = lane; t < len; t += kWarpSize) {
             const uint64_t q = match_source(to, dist, t);
-            out[to + t] = q < start ? bp_earlier_byte(slot, b, q, out, hint) : out[q];
+            out[to + t] = q < ordered_from ? bp_earlier_byte(slot, b, q, out, hint) : out[q];
           }
         }
       }
