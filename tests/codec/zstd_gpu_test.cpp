@@ -134,8 +134,9 @@ TEST_F(GpuZstd, BlockParallelFollowsLongMatchChainsAndWaits) {
 
 TEST_F(GpuZstd, MatchesRunInOrderOrByBlockAlike) {
   // Frames whose matches mostly read earlier blocks (a delta-encoded float32 field, a label
-  // volume, a short repeated pattern) beside ordinary ones, their matches run in order by one
-  // warp per frame (permille 0), a warp per block (1001), and as the default share picks.
+  // volume) beside ordinary ones (the uint16 field, every input family), their matches run in
+  // order by one warp per frame (permille 0), a warp per block (1001), and as the default picks
+  // (a round of fewer than kZstdInOrderMinChunks chunks: by each frame's external share).
   Chunks inputs, frames;
   int k = 0;
   for (size_t size : {size_t{1} << 20, size_t{4} << 20}) {
