@@ -34,6 +34,32 @@ __device__ inline bool chunk_valid(const DeviceChunkBatch& batch, size_t chunk, 
   return status == DeviceChunkStatus::ok;
 }
 
+// The range of its chunk that a thread block of a reduce-then-scan kernel takes (chunk blockIdx.x
+// / parts, part blockIdx.x % parts: delta_scan_range, in tiles of `items` elements of `element`
+// bytes). `valid` is false when the chunk's sizes are bad; the first thread of part 0 records the
+// chunk's status when `record_status`.
+struct ScanPart {
+  size_t chunk;
+  uint32_t part;
+  const unsigned char* in;
+  unsigned char* out;
+  DeltaScanRange range;
+  bool valid;
+};
+
+__device__ inline ScanPart scan_part(const DeviceChunkBatch& batch, uint32_t parts,
+                                     uint32_t element, uint32_t items, bool record_status) {
+  ScanPart p{};
+  p.chunk = blockIdx.x / parts;
+  p.part = blockIdx.x % parts;
+  p.valid = chunk_valid(batch, p.chunk, element, record_status && p.part == 0 && threadIdx.x == 0);
+  if (!p.valid) return p;
+  p.in = reinterpret_cast<const unsigned char*>(batch.inputs[p.chunk]);
+  p.out = reinterpret_cast<unsigned char*>(batch.outputs[p.chunk]);
+  p.range = delta_scan_range(batch.input_sizes[p.chunk] / element, parts, p.part, items);
+  return p;
+}
+
 // Integer decode ----------------------------------------------------------------------------------
 // Reduce-then-scan (delta_scan_parts.hpp): with parts > 1, delta_partial_sums_kernel adds up each
 // block's range into `partials`; delta_decode_scan_kernel then scans each range from the sum of the
@@ -174,24 +200,20 @@ template <class T>
 __global__ void __launch_bounds__(kThreads)
     delta_partial_sums_kernel(DeviceChunkBatch batch, uint32_t parts, uint64_t* partials) {
   __shared__ T warp_sums[kThreads / kWarpSize];
-  const size_t chunk = blockIdx.x / parts;
-  const uint32_t part = blockIdx.x % parts;
-  if (part + 1 == parts) return;  // no part follows the last one: its sum is never used
-  if (!chunk_valid(batch, chunk, sizeof(T), false)) return;
-  const auto* in = reinterpret_cast<const unsigned char*>(batch.inputs[chunk]);
-  const uint64_t n = batch.input_sizes[chunk] / sizeof(T);
-  const DeltaScanRange range = delta_scan_range(n, parts, part, kScanItems<T>);
-  const Access a = access_of<T>(in, in);
+  if (blockIdx.x % parts + 1 == parts) return;  // the last part's sum is never used
+  const ScanPart p = scan_part(batch, parts, sizeof(T), kScanItems<T>, false);
+  if (!p.valid) return;
+  const Access a = access_of<T>(p.in, p.in);
   T sum = 0;
-  for (uint64_t first = range.begin + uint64_t{threadIdx.x} * kScanItems<T>; first < range.end;
+  for (uint64_t first = p.range.begin + uint64_t{threadIdx.x} * kScanItems<T>; first < p.range.end;
        first += uint64_t{kThreads} * kScanItems<T>) {
     T items[kScanItems<T>];
-    load_items<T>(in, first, range.end, a, items);
+    load_items<T>(p.in, first, p.range.end, a, items);
 #pragma unroll
     for (int q = 0; q < kScanItems<T>; ++q) sum = delta_add(sum, items[q]);
   }
   const T total = block_sum(sum, warp_sums);
-  if (threadIdx.x == 0) partials[uint64_t{chunk} * parts + part] = total;
+  if (threadIdx.x == 0) partials[uint64_t{p.chunk} * parts + p.part] = total;
 }
 
 template <class T>
@@ -200,14 +222,13 @@ __global__ void __launch_bounds__(kThreads)
   constexpr int kItems = kScanItems<T>;
   __shared__ T warp_sums[kThreads / kWarpSize];
   __shared__ T carry_shared;
-  const size_t chunk = blockIdx.x / parts;
-  const uint32_t part = blockIdx.x % parts;
-  if (!chunk_valid(batch, chunk, sizeof(T), part == 0 && threadIdx.x == 0)) return;
-  const auto* in = reinterpret_cast<const unsigned char*>(batch.inputs[chunk]);
-  auto* out = reinterpret_cast<unsigned char*>(batch.outputs[chunk]);
-  const uint64_t n = batch.input_sizes[chunk] / sizeof(T);
-  const DeltaScanRange range = delta_scan_range(n, parts, part, kItems);
-  if (range.begin == range.end) return;
+  const ScanPart p = scan_part(batch, parts, sizeof(T), kItems, true);
+  if (!p.valid || p.range.begin == p.range.end) return;
+  const size_t chunk = p.chunk;
+  const uint32_t part = p.part;
+  const unsigned char* in = p.in;
+  unsigned char* out = p.out;
+  const DeltaScanRange range = p.range;
   const Access a = access_of<T>(in, out);
   const unsigned lane = threadIdx.x % kWarpSize, warp = threadIdx.x / kWarpSize;
   T carry = 0;
@@ -340,19 +361,15 @@ __global__ void __launch_bounds__(kThreads)
     delta_float_partials_kernel(DeviceChunkBatch batch, uint32_t parts, FloatSum<T>* partials) {
   using S = FloatSum<T>;
   __shared__ S warp_sums[kThreads / kWarpSize];
-  const size_t chunk = blockIdx.x / parts;
-  const uint32_t part = blockIdx.x % parts;
-  if (part + 1 == parts) return;  // no part follows the last one: its sum is never used
-  if (!chunk_valid(batch, chunk, sizeof(T), false)) return;
-  const auto* in = reinterpret_cast<const unsigned char*>(batch.inputs[chunk]);
-  const uint64_t n = batch.input_sizes[chunk] / sizeof(T);
-  const DeltaScanRange range = delta_scan_range(n, parts, part, kScanItems<T>);
-  const Access a = access_of<T>(in, in);
+  if (blockIdx.x % parts + 1 == parts) return;  // the last part's sum is never used
+  const ScanPart p = scan_part(batch, parts, sizeof(T), kScanItems<T>, false);
+  if (!p.valid) return;
+  const Access a = access_of<T>(p.in, p.in);
   S sum = S::zero();
-  for (uint64_t first = range.begin + uint64_t{threadIdx.x} * kScanItems<T>; first < range.end;
+  for (uint64_t first = p.range.begin + uint64_t{threadIdx.x} * kScanItems<T>; first < p.range.end;
        first += uint64_t{kThreads} * kScanItems<T>) {
     T items[kScanItems<T>];
-    load_items<T>(in, first, range.end, a, items);
+    load_items<T>(p.in, first, p.range.end, a, items);
 #pragma unroll
     for (int q = 0; q < kScanItems<T>; ++q) sum = sum.plus(S::of(items[q]));
   }
@@ -363,7 +380,7 @@ __global__ void __launch_bounds__(kThreads)
   if (threadIdx.x == 0) {
     S total = S::zero();
     for (int w = 0; w < kThreads / kWarpSize; ++w) total = total.plus(warp_sums[w]);
-    partials[uint64_t{chunk} * parts + part] = total;
+    partials[uint64_t{p.chunk} * parts + p.part] = total;
   }
 }
 
@@ -379,14 +396,13 @@ __global__ void __launch_bounds__(kThreads)
   __shared__ S carry_shared;
   __shared__ T carry_value_shared;
   __shared__ unsigned long long fail_shared;
-  const size_t chunk = blockIdx.x / parts;
-  const uint32_t part = blockIdx.x % parts;
-  if (!chunk_valid(batch, chunk, sizeof(T), part == 0 && threadIdx.x == 0)) return;
-  const auto* in = reinterpret_cast<const unsigned char*>(batch.inputs[chunk]);
-  auto* out = reinterpret_cast<unsigned char*>(batch.outputs[chunk]);
-  const uint64_t n = batch.input_sizes[chunk] / sizeof(T);
-  const DeltaScanRange range = delta_scan_range(n, parts, part, kItems);
-  if (range.begin == range.end) return;
+  const ScanPart p = scan_part(batch, parts, sizeof(T), kItems, true);
+  if (!p.valid || p.range.begin == p.range.end) return;
+  const size_t chunk = p.chunk;
+  const uint32_t part = p.part;
+  const unsigned char* in = p.in;
+  unsigned char* out = p.out;
+  const DeltaScanRange range = p.range;
   const Access a = access_of<T>(in, out);
   const unsigned lane = threadIdx.x % kWarpSize, warp = threadIdx.x / kWarpSize;
   if (threadIdx.x == 0) fail_shared = UINT64_MAX;
