@@ -468,9 +468,11 @@ void DeviceReadSink::submit(ChunkReadBatch& batch) {
       input_bound = capacity;
     }
   }
+  uint64_t delta_max_bytes = 0;  // sizes the delta decode's split of its chunks
   for (size_t i : delta_order) {  // the delta decode's outputs, its sizes and statuses
     staged[i].delta_offset = device_size;
     device_size += align_up(std::max<uint64_t>(staged[i].array_nbytes, 1));
+    delta_max_bytes = std::max(delta_max_bytes, staged[i].array_nbytes);
   }
   const size_t delta_sizes_offset = device_size;
   device_size += 2 * delta_table_bytes;
@@ -487,7 +489,7 @@ void DeviceReadSink::submit(ChunkReadBatch& batch) {
     }
   }
   if (!delta_order.empty())
-    temp_size = std::max(temp_size, gpu::delta_decode_temp_bytes(delta_order.size()));
+    temp_size = std::max(temp_size, gpu::delta_decode_temp_bytes(delta_order.size(), delta_max_bytes));
   const size_t temp_offset = device_size;
   device_size += align_up(temp_size);
 
@@ -644,7 +646,7 @@ void DeviceReadSink::submit(ChunkReadBatch& batch) {
         device_at(delta_sizes_offset + delta_table_bytes));
     b.count = delta_order.size();
     gpu::delta_decode_batch(b, *plan_for(*batch.chains[delta_order.front()]).delta,
-                            device_at(temp_offset), stream_);
+                            delta_max_bytes, device_at(temp_offset), stream_);
   }
 
   // 7. Copies and the scatter.

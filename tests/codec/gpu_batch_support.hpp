@@ -6,6 +6,7 @@
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <utility>
@@ -136,6 +137,13 @@ inline std::vector<uint64_t> sizes_of(const std::vector<std::vector<unsigned cha
   for (const auto& x : v)
     s.push_back(static_cast<uint64_t>(static_cast<int64_t>(x.size()) + extra));
   return s;
+}
+
+/// The size of the largest of `v` (0 when empty).
+inline uint64_t largest_size(const std::vector<std::vector<unsigned char>>& v) {
+  uint64_t m = 0;
+  for (const auto& x : v) m = std::max<uint64_t>(m, x.size());
+  return m;
 }
 
 }  // namespace cuzarr::test

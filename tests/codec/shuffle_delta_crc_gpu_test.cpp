@@ -125,15 +125,16 @@ TEST_F(GpuDelta, EncodeAndDecodeMatchTheReferenceForEveryType) {
       chunks.push_back(std::move(c));
     }
     // Aligned, 4-aligned and byte-misaligned buffers; decode without scratch (one block per
-    // integer chunk) and with it (reduce-then-scan over many blocks per chunk).
+    // integer chunk) and with it (8 KiB tiles that look back over the tiles before them).
     for (size_t misalign : {size_t{0}, size_t{4}, size_t{3}}) {
       DeviceBatch encode(chunks, test::sizes_of(chunks), misalign);
       gpu::delta_encode_batch(encode.batch(), type, Stream());
       DeviceBatch decode(chunks, test::sizes_of(chunks), misalign);
       gpu::delta_decode_batch(decode.batch(), type, Stream());
       DeviceBatch decode_parts(chunks, test::sizes_of(chunks), misalign);
-      test::DeviceMemory temp(gpu::delta_decode_temp_bytes(chunks.size()));
-      gpu::delta_decode_batch(decode_parts.batch(), type, temp.get(), Stream());
+      const uint64_t largest = test::largest_size(chunks);
+      test::DeviceMemory temp(gpu::delta_decode_temp_bytes(chunks.size(), largest));
+      gpu::delta_decode_batch(decode_parts.batch(), type, largest, temp.get(), Stream());
       test::cuda_ok(cudaDeviceSynchronize());
       for (size_t i = 0; i < chunks.size(); ++i) {
         const uint64_t n = chunks[i].size() / size;
@@ -151,21 +152,58 @@ TEST_F(GpuDelta, EncodeAndDecodeMatchTheReferenceForEveryType) {
   }
 }
 
-// A batch of one 24 MiB chunk: the scan runs over 256 blocks, each starting from the sum of the
-// ones before it (integer types); the float sum runs through thousands of tiles.
+// A batch of one 24 MiB chunk, split as the decode with scratch splits it: into 3072 tiles of
+// 8 KiB that look back over the ones before them (the chunk's size given), into 192 blocks of 16
+// tiles each (a sixteenth of it given: each block adds up its range, looks back, then scans it),
+// and into one block (no size given). Integer types are exact in any split; floats go through
+// the speculative scan.
 TEST_F(GpuDelta, OneHugeChunkDecodesLikeTheSerialSum) {
+  const Chunks chunks = {test::smooth_uint16_input((size_t{24} << 20) + 8, 5)};
+  const uint64_t size = chunks[0].size();
   for (auto type : {gpu::DeltaType::uint8, gpu::DeltaType::int16, gpu::DeltaType::uint32,
                     gpu::DeltaType::int64, gpu::DeltaType::float32, gpu::DeltaType::float64}) {
-    const Chunks chunks = {test::smooth_uint16_input((size_t{24} << 20) + 8, 5)};
-    DeviceBatch decode(chunks, test::sizes_of(chunks));
-    test::DeviceMemory temp(gpu::delta_decode_temp_bytes(1));
-    gpu::delta_decode_batch(decode.batch(), type, temp.get(), Stream());
+    std::vector<unsigned char> expected(size);
+    gpu::delta_decode_serial(chunks[0].data(), expected.data(), size / gpu::delta_type_size(type),
+                             type);
+    for (uint64_t split_for : {size, size / 16, uint64_t{0}}) {
+      DeviceBatch decode(chunks, test::sizes_of(chunks));
+      test::DeviceMemory temp(gpu::delta_decode_temp_bytes(1, split_for));
+      gpu::delta_decode_batch(decode.batch(), type, split_for, temp.get(), Stream());
+      test::cuda_ok(cudaDeviceSynchronize());
+      ASSERT_EQ(decode.statuses()[0], DeviceChunkStatus::ok);
+      ASSERT_EQ(decode.output(0), expected)
+          << "type " << static_cast<int>(type) << " split for " << split_for << " bytes";
+    }
+  }
+}
+
+// Batches of chunks of many sizes under one split (the largest chunk's): chunks shorter than the
+// largest leave their later tiles empty, and invalid chunks (a size not a multiple of the element,
+// an output too small) report their status while the others decode.
+TEST_F(GpuDelta, MixedSizesAndInvalidChunksShareOneSplit) {
+  for (auto type : {gpu::DeltaType::int32, gpu::DeltaType::float32}) {
+    Chunks chunks;
+    for (size_t size : {size_t{4} << 20, size_t{12}, size_t{8192}, size_t{8196}, size_t{1} << 20,
+                        size_t{0}, size_t{3} << 20}) {
+      chunks.push_back(test::smooth_uint16_input(size, static_cast<uint32_t>(size)));
+    }
+    chunks.push_back(test::random_input(4098, 7));  // not a multiple of 4
+    chunks.push_back(test::random_input(65536, 8));  // its output capacity is 4 bytes short
+    std::vector<uint64_t> capacities = test::sizes_of(chunks);
+    capacities.back() -= 4;
+    DeviceBatch decode(chunks, capacities);
+    const uint64_t largest = test::largest_size(chunks);
+    test::DeviceMemory temp(gpu::delta_decode_temp_bytes(chunks.size(), largest));
+    gpu::delta_decode_batch(decode.batch(), type, largest, temp.get(), Stream());
     test::cuda_ok(cudaDeviceSynchronize());
-    ASSERT_EQ(decode.statuses()[0], DeviceChunkStatus::ok);
-    std::vector<unsigned char> expected(chunks[0].size());
-    gpu::delta_decode_serial(chunks[0].data(), expected.data(),
-                             chunks[0].size() / gpu::delta_type_size(type), type);
-    ASSERT_EQ(decode.output(0), expected) << static_cast<int>(type);
+    for (size_t i = 0; i + 2 < chunks.size(); ++i) {
+      ASSERT_EQ(decode.statuses()[i], DeviceChunkStatus::ok) << i;
+      std::vector<unsigned char> expected(chunks[i].size());
+      gpu::delta_decode_serial(chunks[i].data(), expected.data(), chunks[i].size() / 4, type);
+      ASSERT_EQ(decode.output(i), expected) << "type " << static_cast<int>(type) << " chunk " << i;
+    }
+    EXPECT_EQ(decode.statuses()[chunks.size() - 2], DeviceChunkStatus::corrupt_input);
+    EXPECT_EQ(decode.statuses()[chunks.size() - 1], DeviceChunkStatus::output_too_small);
   }
 }
 
@@ -193,18 +231,20 @@ std::vector<unsigned char> float_field(size_t count, bool is_double, uint32_t se
 
 // The speculative float decode (a wide parallel scan checked against numpy's steps) gives the
 // serial running sum bit for bit: on smooth fields, where every check holds; on fields whose
-// differences round at a few places (before, at and after the boundaries of the thread blocks
-// that split a chunk), where the serial decode takes over from there; in batches of one chunk
-// (split into 256 blocks) and of many.
+// differences round at a few places (before, at and after the boundaries of the 8 KiB tiles that
+// split a chunk), where the serial decode takes over from there; in batches of one chunk (split
+// into 512 tiles, or into 32 ranges of 16 tiles) and of many.
 TEST_F(GpuDelta, SpeculativeFloatDecodeEqualsTheSerialSum) {
   for (bool is_double : {false, true}) {
     SCOPED_TRACE(is_double ? "float64" : "float32");
     const auto type = is_double ? gpu::DeltaType::float64 : gpu::DeltaType::float32;
     const size_t size = is_double ? 8 : 4;
     const size_t big = (size_t{4} << 20) / size;  // a 4 MiB chunk
+    const size_t tile = 8192 / size;             // the elements of a tile
     std::vector<Chunks> batches;
     batches.push_back({float_field(big, is_double, 1)});
-    batches.push_back({float_field(big, is_double, 2, {5, big / 256 - 1, big / 256, big / 2 + 7})});
+    batches.push_back(
+        {float_field(big, is_double, 2, {5, tile - 1, tile, 16 * tile - 2, big / 2 + 7})});
     batches.push_back({float_field(big + 3, is_double, 3, {big - 2})});
     Chunks many;
     for (uint32_t i = 0; i < 40; ++i) {
@@ -222,17 +262,21 @@ TEST_F(GpuDelta, SpeculativeFloatDecodeEqualsTheSerialSum) {
         gpu::delta_encode_serial(field.data(), e.data(), field.size() / size, type);
         encoded.push_back(std::move(e));
       }
+      const uint64_t largest = test::largest_size(encoded);
       for (size_t misalign : {size_t{0}, size_t{4}}) {
-        DeviceBatch decode(encoded, test::sizes_of(encoded), misalign);
-        test::DeviceMemory temp(gpu::delta_decode_temp_bytes(encoded.size()));
-        gpu::delta_decode_batch(decode.batch(), type, temp.get(), Stream());
-        test::cuda_ok(cudaDeviceSynchronize());
-        for (size_t i = 0; i < encoded.size(); ++i) {
-          ASSERT_EQ(decode.statuses()[i], DeviceChunkStatus::ok);
-          std::vector<unsigned char> expected(encoded[i].size());
-          gpu::delta_decode_serial(encoded[i].data(), expected.data(), encoded[i].size() / size,
-                                   type);
-          ASSERT_EQ(decode.output(i), expected) << "chunk " << i << " misalign " << misalign;
+        for (uint64_t split_for : {largest, largest / 16}) {
+          DeviceBatch decode(encoded, test::sizes_of(encoded), misalign);
+          test::DeviceMemory temp(gpu::delta_decode_temp_bytes(encoded.size(), split_for));
+          gpu::delta_decode_batch(decode.batch(), type, split_for, temp.get(), Stream());
+          test::cuda_ok(cudaDeviceSynchronize());
+          for (size_t i = 0; i < encoded.size(); ++i) {
+            ASSERT_EQ(decode.statuses()[i], DeviceChunkStatus::ok);
+            std::vector<unsigned char> expected(encoded[i].size());
+            gpu::delta_decode_serial(encoded[i].data(), expected.data(),
+                                     encoded[i].size() / size, type);
+            ASSERT_EQ(decode.output(i), expected)
+                << "chunk " << i << " misalign " << misalign << " split for " << split_for;
+          }
         }
       }
     }

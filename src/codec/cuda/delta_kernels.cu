@@ -34,8 +34,8 @@ __device__ inline bool chunk_valid(const DeviceChunkBatch& batch, size_t chunk, 
   return status == DeviceChunkStatus::ok;
 }
 
-// The range of its chunk that a thread block of a reduce-then-scan kernel takes (chunk blockIdx.x
-// / parts, part blockIdx.x % parts: delta_scan_range, in tiles of `items` elements of `element`
+// The range of its chunk that the thread block taking tile `tile` of a scan covers (chunk tile /
+// parts, part tile % parts: delta_scan_range, in multiples of `items` elements of `element`
 // bytes). `valid` is false when the chunk's sizes are bad; the first thread of part 0 records the
 // chunk's status when `record_status`.
 struct ScanPart {
@@ -47,11 +47,11 @@ struct ScanPart {
   bool valid;
 };
 
-__device__ inline ScanPart scan_part(const DeviceChunkBatch& batch, uint32_t parts,
+__device__ inline ScanPart scan_part(const DeviceChunkBatch& batch, uint32_t parts, uint32_t tile,
                                      uint32_t element, uint32_t items, bool record_status) {
   ScanPart p{};
-  p.chunk = blockIdx.x / parts;
-  p.part = blockIdx.x % parts;
+  p.chunk = tile / parts;
+  p.part = tile % parts;
   p.valid = chunk_valid(batch, p.chunk, element, record_status && p.part == 0 && threadIdx.x == 0);
   if (!p.valid) return p;
   p.in = reinterpret_cast<const unsigned char*>(batch.inputs[p.chunk]);
@@ -60,13 +60,7 @@ __device__ inline ScanPart scan_part(const DeviceChunkBatch& batch, uint32_t par
   return p;
 }
 
-// Integer decode ----------------------------------------------------------------------------------
-// Reduce-then-scan (delta_scan_parts.hpp): with parts > 1, delta_partial_sums_kernel adds up each
-// block's range into `partials`; delta_decode_scan_kernel then scans each range from the sum of the
-// ranges before it, in tiles of kThreads * kScanItems elements: every thread holds kScanItems
-// consecutive elements (two 16-byte words), scans them in registers, and warp shuffles plus one
-// word per warp in shared memory give each thread the sum before it. Wrap-around addition is
-// associative, so any grouping gives numpy's bits.
+// Elements in registers --------------------------------------------------------------------------
 
 template <class T>
 constexpr int kScanItems = 32 / sizeof(T);  // two 16-byte words per thread
@@ -172,105 +166,357 @@ __device__ inline void store_items(unsigned char* out, uint64_t first, uint64_t 
   }
 }
 
-template <class T>
-__device__ inline T shfl_up(T v, int d) {
-  return static_cast<T>(__shfl_up_sync(kFullMask, static_cast<unsigned long long>(v), d));
-}
-template <class T>
-__device__ inline T shfl_xor(T v, int d) {
-  return static_cast<T>(__shfl_xor_sync(kFullMask, static_cast<unsigned long long>(v), d));
-}
+// Decode with scratch: a single-pass scan with decoupled look-back ----------------------------
+// A chunk is split into `parts` consecutive ranges (delta_scan_parts.hpp), one thread block each,
+// sized from the batch's largest chunk so that a range is kStageTiles tiles of kThreads *
+// kScanItems elements (8 KiB a tile): every thread holds kScanItems consecutive elements (two
+// 16-byte words) of a tile and scans them in registers; warp shuffles plus one sum per warp in
+// shared memory give each thread the sum before it. Block b takes range b (the hardware starts
+// blocks in index order, so a block only ever waits for blocks already running) and reads its
+// input once:
+//   1. the block adds up its range, keeping it in shared memory, and publishes that aggregate in
+//      the range's tile state;
+//   2. one warp looks back over the states of the ranges before it, 32 at a time, adding
+//      aggregates until it reaches one whose inclusive prefix is published (part 0 publishes
+//      its aggregate as one at once), and publishes its own inclusive prefix;
+//   3. the block scans its range from that exclusive prefix and stores it.
+// A range longer than the stage (a chunk larger than the size the split assumed) is read again
+// for the scan. This is Merrill and Garland's single-pass scan ("Single-pass Parallel Prefix Scan
+// with Decoupled Look-back", NVIDIA 2016); the reduce-then-scan it replaces read every input
+// twice from memory. Without scratch, parts = 1: no look-back, one read.
+//
+// Integer sums wrap around, which is associative: any grouping gives numpy's bits. Float sums run
+// in FloatSum<T> and are checked (below).
 
-// The sum of the block's values `v` (every thread of the block calls it; the result is valid in
-// thread 0).
+// Float decode, speculatively (delta_float_sum.hpp): the scan runs in FloatSum<T>, writes the
+// prefix sums rounded to T, and checks every element's step against numpy's, z[k] ==
+// rounded(z[k - 1] + enc[k]). A thread's first element is checked against the value its
+// neighbour wrote (shuffled across), a tile's first element against the value the tile assumed
+// before it (`assumed`, compared with what the tile before it wrote once all tiles are done). If
+// every check holds, z is numpy's running sum by induction; otherwise delta_decode_float_kernel
+// redoes the chunk serially from the first element not confirmed. Smooth data (the case delta
+// filters are for) passes every check and decodes at the speed of the integer scan.
+
+// Wrap-around sums of an integer type, with FloatSum's interface.
 template <class T>
-__device__ inline T block_sum(T v, T* warp_sums) {
-  const unsigned lane = threadIdx.x % kWarpSize, warp = threadIdx.x / kWarpSize;
-  for (int d = kWarpSize / 2; d > 0; d /= 2) v = delta_add(v, shfl_xor(v, d));
-  if (lane == 0) warp_sums[warp] = v;
-  __syncthreads();
-  T total = 0;
-  if (threadIdx.x == 0) {
-    for (int w = 0; w < kThreads / kWarpSize; ++w) total = delta_add(total, warp_sums[w]);
+struct WrapSum {
+  T value;
+
+  __device__ static WrapSum zero() { return {T{0}}; }
+  __device__ static WrapSum of(T x) { return {x}; }
+  __device__ WrapSum plus(const WrapSum& o) const { return {delta_add(value, o.value)}; }
+  __device__ T rounded() const { return value; }
+};
+
+// The sums a scan of T runs in.
+template <class T>
+using ScanSum = std::conditional_t<std::is_floating_point_v<T>, FloatSum<T>, WrapSum<T>>;
+
+// A sum moved between lanes by `shuffle` (of one 64-bit integer or double), field by field.
+template <class S, class Shuffle>
+__device__ inline S shuffle_sum(const S& v, Shuffle shuffle) {
+  S r = S::zero();
+  if constexpr (sizeof(S) == sizeof(FloatSum<double>)) {
+    r.hi = shuffle(v.hi);
+    r.lo = shuffle(v.lo);
+  } else if constexpr (std::is_same_v<S, FloatSum<float>>) {
+    r.value = shuffle(v.value);
+  } else {
+    using T = decltype(v.value);
+    r.value = static_cast<T>(shuffle(static_cast<unsigned long long>(v.value)));
   }
-  return total;
+  return r;
+}
+template <class S>
+__device__ inline S shfl_up_sum(const S& v, int d) {
+  return shuffle_sum(v, [d](auto x) { return __shfl_up_sync(kFullMask, x, d); });
+}
+template <class S>
+__device__ inline S shfl_xor_sum(const S& v, int d) {
+  return shuffle_sum(v, [d](auto x) { return __shfl_xor_sync(kFullMask, x, d); });
 }
 
-template <class T>
-__global__ void __launch_bounds__(kThreads)
-    delta_partial_sums_kernel(DeviceChunkBatch batch, uint32_t parts, uint64_t* partials) {
-  __shared__ T warp_sums[kThreads / kWarpSize];
-  if (blockIdx.x % parts + 1 == parts) return;  // the last part's sum is never used
-  const ScanPart p = scan_part(batch, parts, sizeof(T), kScanItems<T>, false);
-  if (!p.valid) return;
-  const Access a = access_of<T>(p.in, p.in);
-  T sum = 0;
-  for (uint64_t first = p.range.begin + uint64_t{threadIdx.x} * kScanItems<T>; first < p.range.end;
-       first += uint64_t{kThreads} * kScanItems<T>) {
-    T items[kScanItems<T>];
-    load_items<T>(p.in, first, p.range.end, a, items);
-#pragma unroll
-    for (int q = 0; q < kScanItems<T>; ++q) sum = delta_add(sum, items[q]);
+// The sum of the warp's values (valid in every lane).
+template <class S>
+__device__ inline S warp_sum(S v) {
+  for (int d = kWarpSize / 2; d > 0; d /= 2) v = v.plus(shfl_xor_sum(v, d));
+  return v;
+}
+
+// The tile states of a scan split into parts (device memory, zeroed before the launch): per tile
+// (chunk * parts + part) its state and the sum it announces: the tile's aggregate, then its
+// inclusive prefix (the sum of its chunk's elements up to the tile's end). A sum of up to 8 bytes
+// shares one 16-byte word with its state, written and read whole with relaxed device-scope
+// accesses (as CUB's scan tile states are); a larger sum (float64's double-double) has 16-byte
+// slots of its own, written before its state, which is stored with release and loaded with
+// acquire semantics.
+constexpr uint32_t kTileEmpty = 0;
+constexpr uint32_t kTileAggregate = 1;
+constexpr uint32_t kTileInclusive = 2;
+
+struct TileStates {
+  ulonglong2* words = nullptr;  // state and sum, for sums of up to 8 bytes
+  uint32_t* flags = nullptr;    // the states of larger sums
+  ulonglong2* aggregates = nullptr;
+  ulonglong2* inclusives = nullptr;
+};
+
+template <class S>
+__device__ inline void publish(const TileStates& states, uint32_t tile, const S& sum,
+                               uint32_t state) {
+  if constexpr (sizeof(S) <= 8) {
+    unsigned long long bits = 0;
+    memcpy(&bits, &sum, sizeof(S));
+    asm volatile("st.relaxed.gpu.global.v2.u64 [%0], {%1, %2};" ::"l"(states.words + tile),
+                 "l"(static_cast<unsigned long long>(state)), "l"(bits)
+                 : "memory");
+  } else {
+    ulonglong2 bits;
+    memcpy(&bits, &sum, sizeof(S));
+    __stcg(state == kTileInclusive ? states.inclusives + tile : states.aggregates + tile, bits);
+    asm volatile("st.release.gpu.global.u32 [%0], %1;" ::"l"(states.flags + tile), "r"(state)
+                 : "memory");
   }
-  const T total = block_sum(sum, warp_sums);
-  if (threadIdx.x == 0) partials[uint64_t{p.chunk} * parts + p.part] = total;
 }
 
+// Waits until tile `tile` has published a sum; returns its state and the sum in `sum`.
+template <class S>
+__device__ inline uint32_t wait_for_tile(const TileStates& states, uint32_t tile, S& sum) {
+  if constexpr (sizeof(S) <= 8) {
+    unsigned long long state = 0, bits = 0;
+    do {
+      asm volatile("ld.relaxed.gpu.global.v2.u64 {%0, %1}, [%2];"
+                   : "=l"(state), "=l"(bits)
+                   : "l"(states.words + tile)
+                   : "memory");
+    } while (state == kTileEmpty);
+    memcpy(&sum, &bits, sizeof(S));
+    return static_cast<uint32_t>(state);
+  } else {
+    uint32_t state = 0;
+    do {
+      asm volatile("ld.acquire.gpu.global.u32 %0, [%1];"
+                   : "=r"(state)
+                   : "l"(states.flags + tile)
+                   : "memory");
+    } while (state == kTileEmpty);
+    const ulonglong2 bits =
+        __ldcg(state == kTileInclusive ? states.inclusives + tile : states.aggregates + tile);
+    memcpy(&sum, &bits, sizeof(S));
+    return state;
+  }
+}
+
+// The sum of the elements of a tile's chunk before the tile (tile = chunk * parts + part, part >
+// 0), by one warp; every lane returns it. Lane l waits for the state of the tile l + 1 places
+// back; the warp adds the aggregates up to the nearest inclusive prefix, and moves 32 tiles back
+// when there is none among them. Part 0 publishes an inclusive prefix, so the walk ends within
+// the chunk.
+template <class S>
+__device__ inline S look_back(const TileStates& states, uint32_t tile, uint32_t part,
+                              unsigned lane) {
+  S before = S::zero();
+  for (int64_t back = 1; back <= part; back += kWarpSize) {
+    const int64_t distance = back + lane;
+    const bool inside = distance <= part;
+    S sum = S::zero();
+    const uint32_t state =
+        inside ? wait_for_tile(states, tile - static_cast<uint32_t>(distance), sum) : kTileEmpty;
+    const unsigned inclusive = __ballot_sync(kFullMask, state == kTileInclusive);
+    const unsigned nearest = inclusive != 0 ? __ffs(inclusive) - 1 : kWarpSize - 1;
+    if (!inside || lane > nearest) sum = S::zero();
+    before = warp_sum(sum).plus(before);
+    if (inclusive != 0) break;
+  }
+  return before;
+}
+
+// Where the speculative float decode leaves its checks (device memory): per chunk the first
+// failed element (UINT64_MAX: none), per tile the value assumed before the tile.
 template <class T>
-__global__ void __launch_bounds__(kThreads)
-    delta_decode_scan_kernel(DeviceChunkBatch batch, uint32_t parts, const uint64_t* partials) {
+struct DeltaFloatChecks {
+  uint64_t* fail = nullptr;  // null: no speculative decode ran
+  T* assumed = nullptr;
+  uint32_t parts = 1;
+};
+
+// The scan of one tile of kThreads * kScanItems elements from `first_of_tile` (clipped to `end`),
+// from the sum `carry` of the elements before it (and, for floats, the value `carry_value` written
+// before it); stores the prefix sums and records the first failed float check in `fail`. Returns
+// the sum at the end of the tile in `carry` and the last value written in `carry_value`, through
+// shared memory (every thread of the block calls it).
+template <class T>
+struct TileScan {
+  using S = ScanSum<T>;
+  S warp_sums[kThreads / kWarpSize];
+  T warp_last[kThreads / kWarpSize];  // each warp's last value of the tile
+  S carry;
+  T carry_value;
+};
+
+template <class T>
+__device__ inline void scan_tile(TileScan<T>& shared, const T (&items)[kScanItems<T>],
+                                 uint64_t first, uint64_t end, unsigned char* out, const Access& a,
+                                 ScanSum<T>& carry, T& carry_value, uint64_t& fail) {
+  using S = ScanSum<T>;
   constexpr int kItems = kScanItems<T>;
-  __shared__ T warp_sums[kThreads / kWarpSize];
-  __shared__ T carry_shared;
-  const ScanPart p = scan_part(batch, parts, sizeof(T), kItems, true);
-  if (!p.valid || p.range.begin == p.range.end) return;
-  const size_t chunk = p.chunk;
-  const uint32_t part = p.part;
-  const unsigned char* in = p.in;
-  unsigned char* out = p.out;
-  const DeltaScanRange range = p.range;
-  const Access a = access_of<T>(in, out);
   const unsigned lane = threadIdx.x % kWarpSize, warp = threadIdx.x / kWarpSize;
-  T carry = 0;
-  if (part > 0) {  // the sum of the ranges before this one
-    if (warp == 0) {
-      T before = 0;
-      for (uint32_t p = lane; p < part; p += kWarpSize) {
-        before = delta_add(before, static_cast<T>(partials[uint64_t{chunk} * parts + p]));
-      }
-      for (int d = kWarpSize / 2; d > 0; d /= 2) before = delta_add(before, shfl_xor(before, d));
-      if (lane == 0) carry_shared = before;
-    }
-    __syncthreads();
-    carry = carry_shared;
-    __syncthreads();
+  S sums[kItems];
+  sums[0] = S::of(items[0]);
+#pragma unroll
+  for (int q = 1; q < kItems; ++q) sums[q] = sums[q - 1].plus(S::of(items[q]));
+  // Inclusive scan of the thread totals within the warp, then across warps.
+  S scan = sums[kItems - 1];
+#pragma unroll
+  for (int d = 1; d < kWarpSize; d *= 2) {
+    const S other = shfl_up_sum(scan, d);
+    if (static_cast<int>(lane) >= d) scan = other.plus(scan);
   }
-  for (uint64_t base = range.begin; base < range.end; base += uint64_t{kThreads} * kItems) {
-    const uint64_t first = base + uint64_t{threadIdx.x} * kItems;
-    T items[kItems];
-    load_items<T>(in, first, range.end, a, items);
+  const S exclusive = shfl_up_sum(scan, 1);
+  if (lane == kWarpSize - 1) shared.warp_sums[warp] = scan;
+  __syncthreads();
+  S before = carry;
+  for (unsigned w = 0; w < warp; ++w) before = before.plus(shared.warp_sums[w]);
+  if (lane > 0) before = before.plus(exclusive);
+  T z[kItems];
 #pragma unroll
-    for (int q = 1; q < kItems; ++q) items[q] = delta_add(items[q], items[q - 1]);
-    const T local = items[kItems - 1];
-    // Inclusive scan of the thread totals within the warp, then across warps.
-    T scan = local;
+  for (int q = 0; q < kItems; ++q) z[q] = before.plus(sums[q]).rounded();
+  if constexpr (std::is_floating_point_v<T>) {
+    // The value before this thread's first element, as its neighbour wrote it.
+    T previous = __shfl_up_sync(kFullMask, z[kItems - 1], 1);
+    if (lane == kWarpSize - 1) shared.warp_last[warp] = z[kItems - 1];
+    __syncthreads();
+    if (lane == 0) previous = warp == 0 ? carry_value : shared.warp_last[warp - 1];
 #pragma unroll
-    for (int d = 1; d < kWarpSize; d *= 2) {
-      const T other = shfl_up(scan, d);
-      if (static_cast<int>(lane) >= d) scan = delta_add(scan, other);
+    for (int q = 0; q < kItems; ++q) {
+      const bool inside = first + q < end;
+      if (inside && fail == UINT64_MAX &&
+          !delta_step_holds(q == 0 ? previous : z[q - 1], items[q], z[q]))
+        fail = first + q;
     }
-    if (lane == kWarpSize - 1) warp_sums[warp] = scan;
-    __syncthreads();
-    T before = carry;
-    for (unsigned w = 0; w < warp; ++w) before = delta_add(before, warp_sums[w]);
-    before = delta_add(before, delta_subtract(scan, local));  // exclusive within the warp
+  }
+  store_items<T>(out, first, end, a, z);
+  if (threadIdx.x == kThreads - 1) {
+    shared.carry = before.plus(sums[kItems - 1]);
+    shared.carry_value = z[kItems - 1];
+  }
+  __syncthreads();
+  carry = shared.carry;
+  carry_value = shared.carry_value;
+  __syncthreads();  // warp_sums and the carry are reused by the next tile
+}
+
+// Dynamic shared memory of the scan kernel for split chunks: kStageTiles tiles of a block's range.
+constexpr int kWordsPerThread = 2;
+constexpr uint32_t kStageTiles = 4;
+constexpr size_t kStageBytes = size_t{kStageTiles} * kThreads * kWordsPerThread * sizeof(uint4);
+extern __shared__ uint4 delta_stage[];
+
+template <class T>
+__global__ void __launch_bounds__(kThreads)
+    delta_scan_kernel(DeviceChunkBatch batch, uint32_t parts, TileStates states,
+                      DeltaFloatChecks<T> checks) {
+  using S = ScanSum<T>;
+  constexpr int kItems = kScanItems<T>;
+  constexpr uint64_t kTile = uint64_t{kThreads} * kItems;
+  constexpr bool kFloat = std::is_floating_point_v<T>;
+  __shared__ TileScan<T> shared;
+  __shared__ S warp_totals[kThreads / kWarpSize];
+  __shared__ S before_shared;
+  __shared__ unsigned long long fail_shared;
+  const uint32_t tile = blockIdx.x;  // blocks start in index order (CUB's scan assumes so too)
+  const ScanPart p = scan_part(batch, parts, tile, sizeof(T), kItems, true);
+  if (!p.valid || p.range.begin == p.range.end) return;  // later parts of the chunk are empty too
+  const Access a = access_of<T>(p.in, p.out);
+  const unsigned lane = threadIdx.x % kWarpSize, warp = threadIdx.x / kWarpSize;
+  const bool one_tile = p.range.end - p.range.begin <= kTile;
+  // A range of a split chunk is staged in shared memory between its two passes when it fits.
+  const bool staged = parts > 1 && !one_tile && p.range.end - p.range.begin <= kStageTiles * kTile;
+  const auto stage_word = [](uint32_t k, int u) {
+    return (k * kThreads + threadIdx.x) * kWordsPerThread + static_cast<uint32_t>(u);
+  };
+  const uint64_t mine = p.range.begin + uint64_t{threadIdx.x} * kItems;
+  T items[kItems];
+  if (one_tile) load_items<T>(p.in, mine, p.range.end, a, items);
+  if (threadIdx.x == 0) fail_shared = UINT64_MAX;
+  S carry = S::zero();
+  T carry_value = T{0};
+  if constexpr (kFloat) carry_value = -T{0};  // numpy's float sum starts from -0.0
+  if (parts > 1) {
+    // 1. The tile's aggregate.
+    S total = S::zero();
+    if (one_tile) {
 #pragma unroll
-    for (int q = 0; q < kItems; ++q) items[q] = delta_add(items[q], before);
-    store_items<T>(out, first, range.end, a, items);
-    if (threadIdx.x == kThreads - 1) carry_shared = items[kItems - 1];
+      for (int q = 0; q < kItems; ++q) total = total.plus(S::of(items[q]));
+    } else {
+      // A range of up to kStageTiles tiles is kept in shared memory for the scan; a longer one
+      // is read again.
+      uint32_t k = 0;
+#pragma unroll 4
+      for (uint64_t first = mine; first < p.range.end; first += kTile, ++k) {
+        T more[kItems];
+        load_items<T>(p.in, first, p.range.end, a, more);
+        if (staged) {
+#pragma unroll
+          for (int u = 0; u < kWordsPerThread; ++u)
+            delta_stage[stage_word(k, u)] = make_word<T>(more + u * kPerWord<T>);
+        }
+#pragma unroll
+        for (int q = 0; q < kItems; ++q) total = total.plus(S::of(more[q]));
+      }
+    }
+    total = warp_sum(total);
+    if (lane == 0) warp_totals[warp] = total;
     __syncthreads();
-    carry = carry_shared;
+    if (warp == 0) {
+      S aggregate = lane < kThreads / kWarpSize ? warp_totals[lane] : S::zero();
+      aggregate = warp_sum(aggregate);
+      // 2. Publish, look back, publish the inclusive prefix.
+      S before = S::zero();
+      if (p.part == 0) {
+        if (lane == 0) publish(states, tile, aggregate, kTileInclusive);
+      } else {
+        if (lane == 0) publish(states, tile, aggregate, kTileAggregate);
+        before = look_back<S>(states, tile, p.part, lane);
+        if (lane == 0) {
+          publish(states, tile, before.plus(aggregate), kTileInclusive);
+          if constexpr (kFloat) checks.assumed[tile] = before.rounded();
+        }
+      }
+      if (lane == 0) before_shared = before;
+    }
     __syncthreads();
+    if (p.part > 0) {
+      carry = before_shared;
+      if constexpr (kFloat) carry_value = carry.rounded();
+    }
+  }
+  // 3. The scan.
+  uint64_t fail = UINT64_MAX;
+  if (one_tile) {
+    scan_tile<T>(shared, items, mine, p.range.end, p.out, a, carry, carry_value, fail);
+  } else {
+    uint32_t k = 0;
+    for (uint64_t base = p.range.begin; base < p.range.end; base += kTile, ++k) {
+      const uint64_t first = base + uint64_t{threadIdx.x} * kItems;
+      if (staged) {
+#pragma unroll
+        for (int u = 0; u < kWordsPerThread; ++u) {
+          const uint4 word = delta_stage[stage_word(k, u)];
+#pragma unroll
+          for (int q = 0; q < kPerWord<T>; ++q) items[u * kPerWord<T> + q] = word_element<T>(word, q);
+        }
+      } else {
+        load_items<T>(p.in, first, p.range.end, a, items);
+      }
+      scan_tile<T>(shared, items, first, p.range.end, p.out, a, carry, carry_value, fail);
+    }
+  }
+  if constexpr (kFloat) {
+    if (fail != UINT64_MAX) atomicMin(&fail_shared, static_cast<unsigned long long>(fail));
+    __syncthreads();
+    if (threadIdx.x == 0 && fail_shared != UINT64_MAX)
+      atomicMin(reinterpret_cast<unsigned long long*>(checks.fail) + p.chunk, fail_shared);
   }
 }
 
@@ -305,7 +551,7 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
-// Float decode -------------------------------------------------------------------------------
+// Float decode, serially -----------------------------------------------------------------------
 // numpy's cumsum adds in order and rounds after every addition, so no other grouping gives its
 // bits (float addition is not associative): the sum is serial. One warp per chunk: the warp loads
 // a tile of 32 * kFloatWords 16-byte words (coalesced; the next tile is prefetched into registers
@@ -315,189 +561,36 @@ __global__ void __launch_bounds__(kThreads)
 constexpr int kFloatWarps = 4;
 constexpr int kFloatWords = 2;  // 16-byte words per lane per tile
 
-// Speculative float decode (delta_float_sum.hpp): with scratch, the decode first takes the
-// prefix sums in FloatSum<T> by reduce-then-scan, as the integer decode does, writes them rounded
-// to T, and checks every element's step against numpy's, z[k] == rounded(z[k - 1] + enc[k]).
-// The check of a thread's first element uses the value its neighbour wrote (shuffled across),
-// and the first element of a part the value the part assumed before it (`assumed`, compared
-// with what the part before it wrote once all parts are done). If every check holds, z is
-// numpy's running sum by induction; otherwise delta_decode_float_kernel redoes the chunk
-// serially from the first element not confirmed. Smooth data (the case delta filters are for)
-// passes every check and decodes at the speed of the integer scan.
-
-// Where the speculative decode leaves its checks (device memory): per chunk the first failed
-// element (UINT64_MAX: none), per chunk and part the value assumed before the part.
-template <class T>
-struct DeltaFloatChecks {
-  uint64_t* fail = nullptr;  // null: no speculative decode ran
-  T* assumed = nullptr;
-  uint32_t parts = 1;
-};
-
-// A FloatSum moved between lanes by `shuffle` (a warp shuffle of one double), field by field.
-template <class S, class Shuffle>
-__device__ inline S shuffle_sum(const S& v, Shuffle shuffle) {
-  S r = S::zero();
-  if constexpr (sizeof(S) == sizeof(double)) {
-    r.value = shuffle(v.value);
-  } else {
-    r.hi = shuffle(v.hi);
-    r.lo = shuffle(v.lo);
-  }
-  return r;
-}
-template <class S>
-__device__ inline S shfl_up_sum(const S& v, int d) {
-  return shuffle_sum(v, [d](double x) { return __shfl_up_sync(kFullMask, x, d); });
-}
-template <class S>
-__device__ inline S shfl_xor_sum(const S& v, int d) {
-  return shuffle_sum(v, [d](double x) { return __shfl_xor_sync(kFullMask, x, d); });
-}
-
-// The sum of each part's range in FloatSum<T> (parts > 1).
-template <class T>
-__global__ void __launch_bounds__(kThreads)
-    delta_float_partials_kernel(DeviceChunkBatch batch, uint32_t parts, FloatSum<T>* partials) {
-  using S = FloatSum<T>;
-  __shared__ S warp_sums[kThreads / kWarpSize];
-  if (blockIdx.x % parts + 1 == parts) return;  // the last part's sum is never used
-  const ScanPart p = scan_part(batch, parts, sizeof(T), kScanItems<T>, false);
-  if (!p.valid) return;
-  const Access a = access_of<T>(p.in, p.in);
-  S sum = S::zero();
-  for (uint64_t first = p.range.begin + uint64_t{threadIdx.x} * kScanItems<T>; first < p.range.end;
-       first += uint64_t{kThreads} * kScanItems<T>) {
-    T items[kScanItems<T>];
-    load_items<T>(p.in, first, p.range.end, a, items);
-#pragma unroll
-    for (int q = 0; q < kScanItems<T>; ++q) sum = sum.plus(S::of(items[q]));
-  }
-  const unsigned lane = threadIdx.x % kWarpSize, warp = threadIdx.x / kWarpSize;
-  for (int d = kWarpSize / 2; d > 0; d /= 2) sum = sum.plus(shfl_xor_sum(sum, d));
-  if (lane == 0) warp_sums[warp] = sum;
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    S total = S::zero();
-    for (int w = 0; w < kThreads / kWarpSize; ++w) total = total.plus(warp_sums[w]);
-    partials[uint64_t{p.chunk} * parts + p.part] = total;
-  }
-}
-
-// The speculative scan of each part's range, with the checks (see above).
-template <class T>
-__global__ void __launch_bounds__(kThreads)
-    delta_float_scan_kernel(DeviceChunkBatch batch, uint32_t parts, const FloatSum<T>* partials,
-                            DeltaFloatChecks<T> checks) {
-  using S = FloatSum<T>;
-  constexpr int kItems = kScanItems<T>;
-  __shared__ S warp_sums[kThreads / kWarpSize];
-  __shared__ T warp_last[kThreads / kWarpSize];  // each warp's last value of the tile
-  __shared__ S carry_shared;
-  __shared__ T carry_value_shared;
-  __shared__ unsigned long long fail_shared;
-  const ScanPart p = scan_part(batch, parts, sizeof(T), kItems, true);
-  if (!p.valid || p.range.begin == p.range.end) return;
-  const size_t chunk = p.chunk;
-  const uint32_t part = p.part;
-  const unsigned char* in = p.in;
-  unsigned char* out = p.out;
-  const DeltaScanRange range = p.range;
-  const Access a = access_of<T>(in, out);
-  const unsigned lane = threadIdx.x % kWarpSize, warp = threadIdx.x / kWarpSize;
-  if (threadIdx.x == 0) fail_shared = UINT64_MAX;
-  S carry = S::zero();
-  T carry_value = -T{0};  // the value before the range (numpy's sum starts from -0.0)
-  if (part > 0) {
-    if (warp == 0) {
-      S before = S::zero();
-      for (uint32_t p = lane; p < part; p += kWarpSize)
-        before = before.plus(partials[uint64_t{chunk} * parts + p]);
-      for (int d = kWarpSize / 2; d > 0; d /= 2) before = before.plus(shfl_xor_sum(before, d));
-      if (lane == 0) {
-        carry_shared = before;
-        carry_value_shared = before.rounded();
-        checks.assumed[uint64_t{chunk} * parts + part] = carry_value_shared;
-      }
-    }
-    __syncthreads();
-    carry = carry_shared;
-    carry_value = carry_value_shared;
-    __syncthreads();
-  } else {
-    __syncthreads();  // fail_shared is set
-  }
-  uint64_t fail = UINT64_MAX;
-  for (uint64_t base = range.begin; base < range.end; base += uint64_t{kThreads} * kItems) {
-    const uint64_t first = base + uint64_t{threadIdx.x} * kItems;
-    T items[kItems];
-    load_items<T>(in, first, range.end, a, items);
-    S sums[kItems];
-    sums[0] = S::of(items[0]);
-#pragma unroll
-    for (int q = 1; q < kItems; ++q) sums[q] = sums[q - 1].plus(S::of(items[q]));
-    // Inclusive scan of the thread totals within the warp, then across warps.
-    S scan = sums[kItems - 1];
-#pragma unroll
-    for (int d = 1; d < kWarpSize; d *= 2) {
-      const S other = shfl_up_sum(scan, d);
-      if (static_cast<int>(lane) >= d) scan = other.plus(scan);
-    }
-    S exclusive = shfl_up_sum(scan, 1);
-    if (lane == kWarpSize - 1) warp_sums[warp] = scan;
-    __syncthreads();
-    S before = carry;
-    for (unsigned w = 0; w < warp; ++w) before = before.plus(warp_sums[w]);
-    if (lane > 0) before = before.plus(exclusive);
-    T z[kItems];
-#pragma unroll
-    for (int q = 0; q < kItems; ++q) z[q] = before.plus(sums[q]).rounded();
-    // The value before this thread's first element, as its neighbour wrote it.
-    T previous = __shfl_up_sync(kFullMask, z[kItems - 1], 1);
-    if (lane == kWarpSize - 1) warp_last[warp] = z[kItems - 1];
-    __syncthreads();
-    if (lane == 0) previous = warp == 0 ? carry_value : warp_last[warp - 1];
-#pragma unroll
-    for (int q = 0; q < kItems; ++q) {
-      const bool inside = first + q < range.end;
-      if (inside && fail == UINT64_MAX &&
-          !delta_step_holds(q == 0 ? previous : z[q - 1], items[q], z[q]))
-        fail = first + q;
-    }
-    store_items<T>(out, first, range.end, a, z);
-    if (threadIdx.x == kThreads - 1) {
-      carry_shared = before.plus(sums[kItems - 1]);
-      carry_value_shared = z[kItems - 1];
-    }
-    __syncthreads();
-    carry = carry_shared;
-    carry_value = carry_value_shared;
-    __syncthreads();
-  }
-  if (fail != UINT64_MAX) atomicMin(&fail_shared, static_cast<unsigned long long>(fail));
-  __syncthreads();
-  if (threadIdx.x == 0 && fail_shared != UINT64_MAX)
-    atomicMin(reinterpret_cast<unsigned long long*>(checks.fail) + chunk, fail_shared);
-}
-
 // With a speculative decode before it (`checked`), the kernel starts each chunk at its first
 // element that the checks did not confirm (first_unconfirmed), from the confirmed sum before it,
 // and skips chunks confirmed whole.
 
 // The first element of chunk `chunk` (n elements) that the speculative decode did not confirm:
-// its first failed check, or the start of a part whose assumed previous value differs from what
-// the part before it wrote; n when every element was confirmed.
+// its first failed check, or the start of a tile whose assumed previous value differs from what
+// the tile before it wrote; n when every element was confirmed. The warp checks 32 tiles a step;
+// every lane returns the result.
 template <class T>
 __device__ inline uint64_t first_unconfirmed(const DeviceChunkBatch& batch, size_t chunk,
-                                             uint64_t n, const DeltaFloatChecks<T>& checks) {
-  uint64_t first = checks.fail[chunk] < n ? checks.fail[chunk] : n;
+                                             uint64_t n, const DeltaFloatChecks<T>& checks,
+                                             unsigned lane) {
+  const uint64_t failed = checks.fail[chunk];
+  const uint64_t first = failed < n ? failed : n;
   const auto* out = reinterpret_cast<const unsigned char*>(batch.outputs[chunk]);
-  for (uint32_t p = 1; p < checks.parts; ++p) {
-    const uint64_t begin = delta_scan_range(n, checks.parts, p, kScanItems<T>).begin;
-    if (begin == 0 || begin >= first) continue;
-    const T written = delta_load<T>(out + (begin - 1) * sizeof(T));
-    if (float_bits(written) != float_bits(checks.assumed[uint64_t{chunk} * checks.parts + p]))
-      first = begin;
+  for (uint32_t p0 = 1; p0 < checks.parts; p0 += kWarpSize) {
+    const uint32_t p = p0 + lane;
+    bool differs = false;
+    uint64_t begin = 0;
+    if (p < checks.parts) {
+      begin = delta_scan_range(n, checks.parts, p, kScanItems<T>).begin;
+      if (begin > 0 && begin < first) {
+        const T written = delta_load<T>(out + (begin - 1) * sizeof(T));
+        differs = float_bits(written) !=
+                  float_bits(checks.assumed[uint64_t{chunk} * checks.parts + p]);
+      }
+    }
+    const unsigned bad = __ballot_sync(kFullMask, differs);
+    // Ranges ascend with p: the lowest lane that differs has the earliest start.
+    if (bad != 0) return __shfl_sync(kFullMask, begin, __ffs(bad) - 1);
   }
   return first;
 }
@@ -506,7 +599,6 @@ template <class T>
 __global__ void __launch_bounds__(kFloatWarps* kWarpSize)
     delta_decode_float_kernel(DeviceChunkBatch batch, DeltaFloatChecks<T> checks) {
   __shared__ uint4 stage[kFloatWarps][kWarpSize * kFloatWords];
-  __shared__ uint64_t starts[kFloatWarps];
   const unsigned lane = threadIdx.x % kWarpSize, warp = threadIdx.x / kWarpSize;
   const size_t chunk = blockIdx.x * size_t{kFloatWarps} + warp;
   if (chunk >= batch.count) return;
@@ -515,11 +607,7 @@ __global__ void __launch_bounds__(kFloatWarps* kWarpSize)
   const auto* in = reinterpret_cast<const unsigned char*>(batch.inputs[chunk]);
   auto* out = reinterpret_cast<unsigned char*>(batch.outputs[chunk]);
   const uint64_t n = batch.input_sizes[chunk] / sizeof(T);
-  if (checked) {
-    if (lane == 0) starts[warp] = first_unconfirmed<T>(batch, chunk, n, checks);
-    __syncwarp();
-  }
-  const uint64_t start = checked ? starts[warp] : 0;
+  const uint64_t start = checked ? first_unconfirmed<T>(batch, chunk, n, checks, lane) : 0;
   if (start >= n) return;
   const bool words =
       reinterpret_cast<uintptr_t>(in) % 16 == 0 && reinterpret_cast<uintptr_t>(out) % 16 == 0;
@@ -602,15 +690,6 @@ __global__ void __launch_bounds__(kFloatWarps* kWarpSize)
   }
 }
 
-// Thread blocks per chunk for the decode with scratch. Splitting a chunk costs a second read of
-// all but its last part (the reduce pass), so chunks are split only when the batch alone gives
-// fewer than 256 blocks (about two per multiprocessor): on an H100, 256 chunks of 4 MiB decoded
-// at 1157 GB/s one block each and at 940 GB/s in 8 parts each (bench/RESULTS.md).
-uint32_t scan_parts(size_t count) {
-  if (count >= 256) return 1;
-  return static_cast<uint32_t>(std::clamp<size_t>(512 / std::max<size_t>(count, 1), 1, 256));
-}
-
 // The host-side twin of visit_delta_type for the launchers (host lambdas).
 template <class F>
 void visit_on_host(DeltaType type, F&& f) {
@@ -648,47 +727,77 @@ void delta_encode_batch(const DeviceChunkBatch& batch, DeltaType type, Stream st
   CUZARR_CUDA_CHECK(cudaGetLastError());
 }
 
-// Scratch layout: partial sums (16 bytes per chunk and part: uint64_t for integers, FloatSum
-// for floats), then for float decodes the values assumed before each part (8 bytes per chunk and
-// part) and the first failed check of each chunk (8 bytes per chunk).
-size_t delta_decode_temp_bytes(size_t count) {
-  return count * scan_parts(count) * (16 + 8) + count * sizeof(uint64_t);
+namespace {
+
+// Ranges per chunk for the decode with scratch: a chunk of max_chunk_bytes is split into ranges
+// of one stage (kStageBytes) each.
+uint32_t scan_parts(uint64_t max_chunk_bytes) {
+  const uint64_t parts = (max_chunk_bytes + kStageBytes - 1) / kStageBytes;
+  return static_cast<uint32_t>(std::clamp<uint64_t>(parts, 1, uint64_t{1} << 20));
+}
+
+// Scratch layout, for count * parts tiles: the tiles' state words (16 bytes each) and flags (4
+// bytes each, rounded up to 16), zeroed together; the aggregates and inclusive prefixes of sums
+// larger than 8 bytes (16 bytes each); the values float tiles assumed before them (8 bytes each);
+// each chunk's first failed float check (8 bytes).
+struct ScratchLayout {
+  size_t flags, zeroed, aggregates, inclusives, assumed, fail, total;
+};
+ScratchLayout scratch_layout(size_t count, uint32_t parts) {
+  const size_t tiles = count * size_t{parts};
+  ScratchLayout l{};
+  l.flags = tiles * 16;
+  l.zeroed = l.flags + (tiles * 4 + 15) / 16 * 16;
+  l.aggregates = l.zeroed;
+  l.inclusives = l.aggregates + tiles * 16;
+  l.assumed = l.inclusives + tiles * 16;
+  l.fail = l.assumed + tiles * 8;
+  l.total = l.fail + count * 8;
+  return l;
+}
+
+}  // namespace
+
+size_t delta_decode_temp_bytes(size_t count, uint64_t max_chunk_bytes) {
+  return scratch_layout(count, scan_parts(max_chunk_bytes)).total;
 }
 
 namespace {
 
-void decode(const DeviceChunkBatch& batch, DeltaType type, void* temp, Stream stream) {
+void decode(const DeviceChunkBatch& batch, DeltaType type, uint64_t max_chunk_bytes, void* temp,
+            Stream stream) {
   if (batch.count == 0) return;
   const cudaStream_t s = detail::to_cuda(stream.native());
-  const uint32_t parts = temp == nullptr ? 1 : scan_parts(batch.count);
-  const size_t part_slots = batch.count * size_t{parts};
+  const uint32_t parts = temp == nullptr ? 1 : scan_parts(max_chunk_bytes);
+  TileStates states;
+  ScratchLayout layout{};
+  auto* scratch = static_cast<std::byte*>(temp);
+  if (temp != nullptr) {
+    layout = scratch_layout(batch.count, parts);
+    states.words = reinterpret_cast<ulonglong2*>(scratch);
+    states.flags = reinterpret_cast<uint32_t*>(scratch + layout.flags);
+    states.aggregates = reinterpret_cast<ulonglong2*>(scratch + layout.aggregates);
+    states.inclusives = reinterpret_cast<ulonglong2*>(scratch + layout.inclusives);
+    if (parts > 1) CUZARR_CUDA_CHECK(cudaMemsetAsync(scratch, 0, layout.zeroed, s));
+  }
   visit_on_host(type, [&](auto t) {
     using T = decltype(t);
     const unsigned grid = detail::grid_for(batch.count, parts);
+    const size_t stage = parts > 1 ? kStageBytes : 0;
+    DeltaFloatChecks<T> checks;
     if constexpr (std::is_floating_point_v<T>) {
       const auto warps = static_cast<unsigned>((batch.count + kFloatWarps - 1) / kFloatWarps);
-      DeltaFloatChecks<T> checks;
       if (temp != nullptr) {  // speculative scan and checks, then the serial decode where needed
-        auto* partials = static_cast<FloatSum<T>*>(temp);
-        checks.assumed = reinterpret_cast<T*>(static_cast<std::byte*>(temp) + part_slots * 16);
-        checks.fail = reinterpret_cast<uint64_t*>(static_cast<std::byte*>(temp) + part_slots * 24);
+        checks.assumed = reinterpret_cast<T*>(scratch + layout.assumed);
+        checks.fail = reinterpret_cast<uint64_t*>(scratch + layout.fail);
         checks.parts = parts;
         CUZARR_CUDA_CHECK(cudaMemsetAsync(checks.fail, 0xFF, batch.count * sizeof(uint64_t), s));
-        if (parts > 1) {
-          delta_float_partials_kernel<T><<<grid, kThreads, 0, s>>>(batch, parts, partials);
-          CUZARR_CUDA_CHECK(cudaGetLastError());
-        }
-        delta_float_scan_kernel<T><<<grid, kThreads, 0, s>>>(batch, parts, partials, checks);
+        delta_scan_kernel<T><<<grid, kThreads, stage, s>>>(batch, parts, states, checks);
         CUZARR_CUDA_CHECK(cudaGetLastError());
       }
       delta_decode_float_kernel<T><<<warps, kFloatWarps * kWarpSize, 0, s>>>(batch, checks);
     } else {
-      auto* partials = static_cast<uint64_t*>(temp);
-      if (parts > 1) {
-        delta_partial_sums_kernel<T><<<grid, kThreads, 0, s>>>(batch, parts, partials);
-        CUZARR_CUDA_CHECK(cudaGetLastError());
-      }
-      delta_decode_scan_kernel<T><<<grid, kThreads, 0, s>>>(batch, parts, partials);
+      delta_scan_kernel<T><<<grid, kThreads, stage, s>>>(batch, parts, states, checks);
     }
   });
   CUZARR_CUDA_CHECK(cudaGetLastError());
@@ -697,11 +806,12 @@ void decode(const DeviceChunkBatch& batch, DeltaType type, void* temp, Stream st
 }  // namespace
 
 void delta_decode_batch(const DeviceChunkBatch& batch, DeltaType type, Stream stream) {
-  decode(batch, type, nullptr, stream);
+  decode(batch, type, 0, nullptr, stream);
 }
 
-void delta_decode_batch(const DeviceChunkBatch& batch, DeltaType type, void* temp, Stream stream) {
-  decode(batch, type, temp, stream);
+void delta_decode_batch(const DeviceChunkBatch& batch, DeltaType type, uint64_t max_chunk_bytes,
+                        void* temp, Stream stream) {
+  decode(batch, type, max_chunk_bytes, temp, stream);
 }
 
 }  // namespace cuzarr::gpu

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 #include "codec/cuda/delta_format.hpp"
 #include "codec/cuda/device_chunk_batch.hpp"
@@ -21,11 +22,15 @@ void delta_encode_batch(const DeviceChunkBatch& batch, DeltaType type, Stream st
 /// Integer decode with one thread block per chunk (no scratch).
 void delta_decode_batch(const DeviceChunkBatch& batch, DeltaType type, Stream stream);
 
-/// Scratch bytes the decoder with scratch needs for `count` chunks.
-size_t delta_decode_temp_bytes(size_t count);
-/// Decode that spreads each chunk over many thread blocks (reduce, then scan; fills the GPU with
-/// few large chunks as well; floats speculatively, as above). `temp`:
-/// delta_decode_temp_bytes(batch.count) device bytes.
-void delta_decode_batch(const DeviceChunkBatch& batch, DeltaType type, void* temp, Stream stream);
+/// Scratch bytes the decoder with scratch needs for `count` chunks of at most `max_chunk_bytes`
+/// bytes each.
+size_t delta_decode_temp_bytes(size_t count, uint64_t max_chunk_bytes);
+/// Decode that spreads each chunk over many thread blocks, one 8 KiB tile each for a chunk of
+/// `max_chunk_bytes`, in a single pass (a scan with decoupled look-back: fills the GPU with few
+/// large chunks as well; floats speculatively, as above). A larger chunk still decodes exactly,
+/// its blocks taking longer ranges. `temp`: delta_decode_temp_bytes(batch.count,
+/// max_chunk_bytes) device bytes.
+void delta_decode_batch(const DeviceChunkBatch& batch, DeltaType type, uint64_t max_chunk_bytes,
+                        void* temp, Stream stream);
 
 }  // namespace cuzarr::gpu
