@@ -343,22 +343,19 @@ int main(int argc, char** argv) {
                 delta_decode_batch(b, delta_type, chunk, delta_temp.p, stream);
               });
         }
-        // The same decode with the chunks split into other range sizes: the decoder splits a
-        // chunk of max_chunk_bytes into ranges of kDeltaRangeKiB, so a smaller or larger size
-        // given gives larger or smaller ranges (one range a chunk: no look-back).
-        constexpr size_t kDeltaRangeKiB = 32;
-        for (size_t range_kib : {size_t{8}, size_t{16}, size_t{64}, chunk >> 10}) {
-          if (range_kib == kDeltaRangeKiB || range_kib > (chunk >> 10) ||
-              (range_kib == 64 && chunk == (size_t{64} << 10)))
+        // The same decode in ranges of other sizes (delta_decode_parts picks one a chunk for
+        // batches of kDeltaFillChunks chunks or more, else 32 KiB).
+        for (size_t range_kib : {size_t{8}, size_t{16}, size_t{32}, chunk >> 10}) {
+          if (range_kib > (chunk >> 10) || (range_kib == 32 && chunk == (size_t{32} << 10)))
             continue;
-          const uint64_t split_for = chunk / range_kib * kDeltaRangeKiB;
-          Device temp(delta_decode_temp_bytes(count, split_for));
+          const auto parts = static_cast<uint32_t>((chunk >> 10) / range_kib);
+          Device temp(delta_decode_temp_bytes_in_parts(count, parts));
           filter(
-              range_kib == (chunk >> 10) ? "delta (one range a chunk)"
-                                         : "delta (ranges of " + std::to_string(range_kib) + " KiB)",
+              parts == 1 ? "delta (one range a chunk)"
+                         : "delta (ranges of " + std::to_string(range_kib) + " KiB)",
               [&](const DeviceChunkBatch& b) { delta_encode_batch(b, delta_type, stream); },
               [&](const DeviceChunkBatch& b) {
-                delta_decode_batch(b, delta_type, split_for, temp.p, stream);
+                delta_decode_batch_in_parts(b, delta_type, parts, temp.p, stream);
               });
         }
         // Decode without scratch: integers one thread block per chunk; floats the serial sum

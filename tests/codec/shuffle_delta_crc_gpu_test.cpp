@@ -177,6 +177,32 @@ TEST_F(GpuDelta, OneHugeChunkDecodesLikeTheSerialSum) {
   }
 }
 
+// The split rule: one range a chunk for batches that fill the GPU alone, else 32 KiB ranges; and
+// a split forced to an odd number of ranges decodes alike.
+TEST_F(GpuDelta, RangesPerChunkFollowTheBatch) {
+  EXPECT_EQ(gpu::delta_decode_parts(gpu::kDeltaFillChunks, size_t{4} << 20), 1u);
+  EXPECT_EQ(gpu::delta_decode_parts(256, size_t{4} << 20), 128u);
+  EXPECT_EQ(gpu::delta_decode_parts(1, (size_t{32} << 10) + 1), 2u);
+  EXPECT_EQ(gpu::delta_decode_parts(1, 0), 1u);
+  const Chunks chunks = {test::smooth_uint16_input((size_t{1} << 20) + 8, 3),
+                         test::smooth_uint16_input(size_t{700} << 10, 4)};
+  for (auto type : {gpu::DeltaType::uint16, gpu::DeltaType::float32}) {
+    for (uint32_t parts : {1u, 3u, 37u}) {
+      DeviceBatch decode(chunks, test::sizes_of(chunks));
+      test::DeviceMemory temp(gpu::delta_decode_temp_bytes_in_parts(chunks.size(), parts));
+      gpu::delta_decode_batch_in_parts(decode.batch(), type, parts, temp.get(), Stream());
+      test::cuda_ok(cudaDeviceSynchronize());
+      for (size_t i = 0; i < chunks.size(); ++i) {
+        std::vector<unsigned char> expected(chunks[i].size());
+        gpu::delta_decode_serial(chunks[i].data(), expected.data(),
+                                 chunks[i].size() / gpu::delta_type_size(type), type);
+        ASSERT_EQ(decode.output(i), expected)
+            << "type " << static_cast<int>(type) << " parts " << parts << " chunk " << i;
+      }
+    }
+  }
+}
+
 // Batches of chunks of many sizes under one split (the largest chunk's): chunks shorter than the
 // largest leave their later tiles empty, and invalid chunks (a size not a multiple of the element,
 // an output too small) report their status while the others decode.

@@ -22,15 +22,27 @@ void delta_encode_batch(const DeviceChunkBatch& batch, DeltaType type, Stream st
 /// Integer decode with one thread block per chunk (no scratch).
 void delta_decode_batch(const DeviceChunkBatch& batch, DeltaType type, Stream stream);
 
+/// Ranges per chunk the decode with scratch takes for `count` chunks of at most `max_chunk_bytes`
+/// bytes: one a chunk when the batch alone fills the GPU (kDeltaFillChunks chunks or more), else
+/// ranges of 32 KiB, one thread block each.
+inline constexpr size_t kDeltaFillChunks = 512;
+uint32_t delta_decode_parts(size_t count, uint64_t max_chunk_bytes);
+
 /// Scratch bytes the decoder with scratch needs for `count` chunks of at most `max_chunk_bytes`
 /// bytes each.
 size_t delta_decode_temp_bytes(size_t count, uint64_t max_chunk_bytes);
-/// Decode that spreads each chunk over many thread blocks, one 8 KiB tile each for a chunk of
-/// `max_chunk_bytes`, in a single pass (a scan with decoupled look-back: fills the GPU with few
-/// large chunks as well; floats speculatively, as above). A larger chunk still decodes exactly,
-/// its blocks taking longer ranges. `temp`: delta_decode_temp_bytes(batch.count,
-/// max_chunk_bytes) device bytes.
+/// Decode that spreads each chunk of a batch of few chunks over many thread blocks, in a single
+/// pass (a scan with decoupled look-back; floats speculatively, as above), in
+/// delta_decode_parts(batch.count, max_chunk_bytes) ranges per chunk. A chunk larger than
+/// `max_chunk_bytes` still decodes exactly, its ranges longer. `temp`:
+/// delta_decode_temp_bytes(batch.count, max_chunk_bytes) device bytes.
 void delta_decode_batch(const DeviceChunkBatch& batch, DeltaType type, uint64_t max_chunk_bytes,
                         void* temp, Stream stream);
+
+/// The decode with scratch in exactly `parts` ranges per chunk (for benchmarks and tests).
+/// `temp`: delta_decode_temp_bytes_in_parts(batch.count, parts) device bytes.
+size_t delta_decode_temp_bytes_in_parts(size_t count, uint32_t parts);
+void delta_decode_batch_in_parts(const DeviceChunkBatch& batch, DeltaType type, uint32_t parts,
+                                 void* temp, Stream stream);
 
 }  // namespace cuzarr::gpu
