@@ -468,7 +468,7 @@ void DeviceReadSink::submit(ChunkReadBatch& batch) {
       input_bound = capacity;
     }
   }
-  uint64_t delta_max_bytes = 0;  // sizes the delta decode's split of its chunks
+  uint64_t delta_max_bytes = 0;   // sizes the delta decode's split of its chunks
   for (size_t i : delta_order) {  // the delta decode's outputs, its sizes and statuses
     staged[i].delta_offset = device_size;
     device_size += align_up(std::max<uint64_t>(staged[i].array_nbytes, 1));
@@ -489,7 +489,8 @@ void DeviceReadSink::submit(ChunkReadBatch& batch) {
     }
   }
   if (!delta_order.empty())
-    temp_size = std::max(temp_size, gpu::delta_decode_temp_bytes(delta_order.size(), delta_max_bytes));
+    temp_size =
+        std::max(temp_size, gpu::delta_decode_temp_bytes(delta_order.size(), delta_max_bytes));
   const size_t temp_offset = device_size;
   device_size += align_up(temp_size);
 
@@ -645,8 +646,8 @@ void DeviceReadSink::submit(ChunkReadBatch& batch) {
     b.statuses = reinterpret_cast<gpu::DeviceChunkStatus*>(
         device_at(delta_sizes_offset + delta_table_bytes));
     b.count = delta_order.size();
-    gpu::delta_decode_batch(b, *plan_for(*batch.chains[delta_order.front()]).delta,
-                            delta_max_bytes, device_at(temp_offset), stream_);
+    gpu::delta_decode_batch(b, *plan_for(*batch.chains[delta_order.front()]).delta, delta_max_bytes,
+                            device_at(temp_offset), stream_);
   }
 
   // 7. Copies and the scatter.

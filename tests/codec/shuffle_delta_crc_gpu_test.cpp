@@ -213,7 +213,7 @@ TEST_F(GpuDelta, MixedSizesAndInvalidChunksShareOneSplit) {
                         size_t{0}, size_t{3} << 20}) {
       chunks.push_back(test::smooth_uint16_input(size, static_cast<uint32_t>(size)));
     }
-    chunks.push_back(test::random_input(4098, 7));  // not a multiple of 4
+    chunks.push_back(test::random_input(4098, 7));   // not a multiple of 4
     chunks.push_back(test::random_input(65536, 8));  // its output capacity is 4 bytes short
     std::vector<uint64_t> capacities = test::sizes_of(chunks);
     capacities.back() -= 4;
@@ -266,7 +266,7 @@ TEST_F(GpuDelta, SpeculativeFloatDecodeEqualsTheSerialSum) {
     const auto type = is_double ? gpu::DeltaType::float64 : gpu::DeltaType::float32;
     const size_t size = is_double ? 8 : 4;
     const size_t big = (size_t{4} << 20) / size;  // a 4 MiB chunk
-    const size_t tile = 8192 / size;             // the elements of a tile
+    const size_t tile = 8192 / size;              // the elements of a tile
     std::vector<Chunks> batches;
     batches.push_back({float_field(big, is_double, 1)});
     batches.push_back(
@@ -298,8 +298,8 @@ TEST_F(GpuDelta, SpeculativeFloatDecodeEqualsTheSerialSum) {
           for (size_t i = 0; i < encoded.size(); ++i) {
             ASSERT_EQ(decode.statuses()[i], DeviceChunkStatus::ok);
             std::vector<unsigned char> expected(encoded[i].size());
-            gpu::delta_decode_serial(encoded[i].data(), expected.data(),
-                                     encoded[i].size() / size, type);
+            gpu::delta_decode_serial(encoded[i].data(), expected.data(), encoded[i].size() / size,
+                                     type);
             ASSERT_EQ(decode.output(i), expected)
                 << "chunk " << i << " misalign " << misalign << " split for " << split_for;
           }

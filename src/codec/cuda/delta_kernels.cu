@@ -34,8 +34,8 @@ __device__ inline bool chunk_valid(const DeviceChunkBatch& batch, size_t chunk, 
   return status == DeviceChunkStatus::ok;
 }
 
-// The range of its chunk that the thread block taking tile `tile` of a scan covers (chunk tile /
-// parts, part tile % parts: delta_scan_range, in multiples of `items` elements of `element`
+// The range of its chunk that the thread block of index `index` of a scan covers (chunk index /
+// parts, part index % parts: delta_scan_range, in multiples of `items` elements of `element`
 // bytes). `valid` is false when the chunk's sizes are bad; the first thread of part 0 records the
 // chunk's status when `record_status`.
 struct ScanPart {
@@ -47,11 +47,11 @@ struct ScanPart {
   bool valid;
 };
 
-__device__ inline ScanPart scan_part(const DeviceChunkBatch& batch, uint32_t parts, uint32_t tile,
+__device__ inline ScanPart scan_part(const DeviceChunkBatch& batch, uint32_t parts, uint32_t index,
                                      uint32_t element, uint32_t items, bool record_status) {
   ScanPart p{};
-  p.chunk = tile / parts;
-  p.part = tile % parts;
+  p.chunk = index / parts;
+  p.part = index % parts;
   p.valid = chunk_valid(batch, p.chunk, element, record_status && p.part == 0 && threadIdx.x == 0);
   if (!p.valid) return p;
   p.in = reinterpret_cast<const unsigned char*>(batch.inputs[p.chunk]);
@@ -175,7 +175,7 @@ __device__ inline void store_items(unsigned char* out, uint64_t first, uint64_t 
 // blocks in index order, so a block only ever waits for blocks already running) and reads its
 // input once:
 //   1. the block adds up its range, keeping it in shared memory, and publishes that aggregate in
-//      the range's tile state;
+//      the range's state;
 //   2. one warp looks back over the states of the ranges before it, 32 at a time, adding
 //      aggregates until it reaches one whose inclusive prefix is published (part 0 publishes
 //      its aggregate as one at once), and publishes its own inclusive prefix;
@@ -191,8 +191,8 @@ __device__ inline void store_items(unsigned char* out, uint64_t first, uint64_t 
 // Float decode, speculatively (delta_float_sum.hpp): the scan runs in FloatSum<T>, writes the
 // prefix sums rounded to T, and checks every element's step against numpy's, z[k] ==
 // rounded(z[k - 1] + enc[k]). A thread's first element is checked against the value its
-// neighbour wrote (shuffled across), a tile's first element against the value the tile assumed
-// before it (`assumed`, compared with what the tile before it wrote once all tiles are done). If
+// neighbour wrote (shuffled across), a range's first element against the value the range assumed
+// before it (`assumed`, compared with what the range before it wrote once all are done). If
 // every check holds, z is numpy's running sum by induction; otherwise delta_decode_float_kernel
 // redoes the chunk serially from the first element not confirmed. Smooth data (the case delta
 // filters are for) passes every check and decodes at the speed of the integer scan.
@@ -243,18 +243,18 @@ __device__ inline S warp_sum(S v) {
   return v;
 }
 
-// The tile states of a scan split into parts (device memory, zeroed before the launch): per tile
-// (chunk * parts + part) its state and the sum it announces: the tile's aggregate, then its
-// inclusive prefix (the sum of its chunk's elements up to the tile's end). A sum of up to 8 bytes
+// The states of a scan's ranges (device memory, zeroed before the launch): per range (chunk *
+// parts + part) its state and the sum it announces: the range's aggregate, then its inclusive
+// prefix (the sum of its chunk's elements up to the range's end). A sum of up to 8 bytes
 // shares one 16-byte word with its state, written and read whole with relaxed device-scope
-// accesses (as CUB's scan tile states are); a larger sum (float64's double-double) has 16-byte
-// slots of its own, written before its state, which is stored with release and loaded with
+// accesses (as the tile states of CUB's scan are); a larger sum (float64's double-double) has
+// 16-byte slots of its own, written before its state, which is stored with release and loaded with
 // acquire semantics.
-constexpr uint32_t kTileEmpty = 0;
-constexpr uint32_t kTileAggregate = 1;
-constexpr uint32_t kTileInclusive = 2;
+constexpr uint32_t kRangeEmpty = 0;
+constexpr uint32_t kRangeAggregate = 1;
+constexpr uint32_t kRangeInclusive = 2;
 
-struct TileStates {
+struct RangeStates {
   ulonglong2* words = nullptr;  // state and sum, for sums of up to 8 bytes
   uint32_t* flags = nullptr;    // the states of larger sums
   ulonglong2* aggregates = nullptr;
@@ -262,34 +262,34 @@ struct TileStates {
 };
 
 template <class S>
-__device__ inline void publish(const TileStates& states, uint32_t tile, const S& sum,
+__device__ inline void publish(const RangeStates& states, uint32_t index, const S& sum,
                                uint32_t state) {
   if constexpr (sizeof(S) <= 8) {
     unsigned long long bits = 0;
     memcpy(&bits, &sum, sizeof(S));
-    asm volatile("st.relaxed.gpu.global.v2.u64 [%0], {%1, %2};" ::"l"(states.words + tile),
+    asm volatile("st.relaxed.gpu.global.v2.u64 [%0], {%1, %2};" ::"l"(states.words + index),
                  "l"(static_cast<unsigned long long>(state)), "l"(bits)
                  : "memory");
   } else {
     ulonglong2 bits;
     memcpy(&bits, &sum, sizeof(S));
-    __stcg(state == kTileInclusive ? states.inclusives + tile : states.aggregates + tile, bits);
-    asm volatile("st.release.gpu.global.u32 [%0], %1;" ::"l"(states.flags + tile), "r"(state)
+    __stcg(state == kRangeInclusive ? states.inclusives + index : states.aggregates + index, bits);
+    asm volatile("st.release.gpu.global.u32 [%0], %1;" ::"l"(states.flags + index), "r"(state)
                  : "memory");
   }
 }
 
-// Waits until tile `tile` has published a sum; returns its state and the sum in `sum`.
+// Waits until range `index` has published a sum; returns its state and the sum in `sum`.
 template <class S>
-__device__ inline uint32_t wait_for_tile(const TileStates& states, uint32_t tile, S& sum) {
+__device__ inline uint32_t wait_for_range(const RangeStates& states, uint32_t index, S& sum) {
   if constexpr (sizeof(S) <= 8) {
     unsigned long long state = 0, bits = 0;
     do {
       asm volatile("ld.relaxed.gpu.global.v2.u64 {%0, %1}, [%2];"
                    : "=l"(state), "=l"(bits)
-                   : "l"(states.words + tile)
+                   : "l"(states.words + index)
                    : "memory");
-    } while (state == kTileEmpty);
+    } while (state == kRangeEmpty);
     memcpy(&sum, &bits, sizeof(S));
     return static_cast<uint32_t>(state);
   } else {
@@ -297,23 +297,23 @@ __device__ inline uint32_t wait_for_tile(const TileStates& states, uint32_t tile
     do {
       asm volatile("ld.acquire.gpu.global.u32 %0, [%1];"
                    : "=r"(state)
-                   : "l"(states.flags + tile)
+                   : "l"(states.flags + index)
                    : "memory");
-    } while (state == kTileEmpty);
+    } while (state == kRangeEmpty);
     const ulonglong2 bits =
-        __ldcg(state == kTileInclusive ? states.inclusives + tile : states.aggregates + tile);
+        __ldcg(state == kRangeInclusive ? states.inclusives + index : states.aggregates + index);
     memcpy(&sum, &bits, sizeof(S));
     return state;
   }
 }
 
-// The sum of the elements of a tile's chunk before the tile (tile = chunk * parts + part, part >
-// 0), by one warp; every lane returns it. Lane l waits for the state of the tile l + 1 places
-// back; the warp adds the aggregates up to the nearest inclusive prefix, and moves 32 tiles back
+// The sum of the elements of a range's chunk before the range (index = chunk * parts + part, part
+// > 0), by one warp; every lane returns it. Lane l waits for the state of the range l + 1 places
+// back; the warp adds the aggregates up to the nearest inclusive prefix, and moves 32 ranges back
 // when there is none among them. Part 0 publishes an inclusive prefix, so the walk ends within
 // the chunk.
 template <class S>
-__device__ inline S look_back(const TileStates& states, uint32_t tile, uint32_t part,
+__device__ inline S look_back(const RangeStates& states, uint32_t index, uint32_t part,
                               unsigned lane) {
   S before = S::zero();
   for (int64_t back = 1; back <= part; back += kWarpSize) {
@@ -321,8 +321,8 @@ __device__ inline S look_back(const TileStates& states, uint32_t tile, uint32_t 
     const bool inside = distance <= part;
     S sum = S::zero();
     const uint32_t state =
-        inside ? wait_for_tile(states, tile - static_cast<uint32_t>(distance), sum) : kTileEmpty;
-    const unsigned inclusive = __ballot_sync(kFullMask, state == kTileInclusive);
+        inside ? wait_for_range(states, index - static_cast<uint32_t>(distance), sum) : kRangeEmpty;
+    const unsigned inclusive = __ballot_sync(kFullMask, state == kRangeInclusive);
     const unsigned nearest = inclusive != 0 ? __ffs(inclusive) - 1 : kWarpSize - 1;
     if (!inside || lane > nearest) sum = S::zero();
     before = warp_sum(sum).plus(before);
@@ -332,7 +332,7 @@ __device__ inline S look_back(const TileStates& states, uint32_t tile, uint32_t 
 }
 
 // Where the speculative float decode leaves its checks (device memory): per chunk the first
-// failed element (UINT64_MAX: none), per tile the value assumed before the tile.
+// failed element (UINT64_MAX: none), per range the value assumed before the range.
 template <class T>
 struct DeltaFloatChecks {
   uint64_t* fail = nullptr;  // null: no speculative decode ran
@@ -340,11 +340,11 @@ struct DeltaFloatChecks {
   uint32_t parts = 1;
 };
 
-// The scan of one tile of kThreads * kScanItems elements from `first_of_tile` (clipped to `end`),
-// from the sum `carry` of the elements before it (and, for floats, the value `carry_value` written
-// before it); stores the prefix sums and records the first failed float check in `fail`. Returns
-// the sum at the end of the tile in `carry` and the last value written in `carry_value`, through
-// shared memory (every thread of the block calls it).
+// The scan of one tile of kThreads * kScanItems elements (this thread's `items` from `first`,
+// clipped to `end`) from the sum `carry` of the elements before it (and, for floats, the value
+// `carry_value` written before it); stores the prefix sums and records the first failed float
+// check in `fail`. Returns the sum at the end of the tile in `carry` and the last value written
+// in `carry_value`, through shared memory (every thread of the block calls it).
 template <class T>
 struct TileScan {
   using S = ScanSum<T>;
@@ -414,7 +414,7 @@ extern __shared__ uint4 delta_stage[];
 
 template <class T>
 __global__ void __launch_bounds__(kThreads)
-    delta_scan_kernel(DeviceChunkBatch batch, uint32_t parts, TileStates states,
+    delta_scan_kernel(DeviceChunkBatch batch, uint32_t parts, RangeStates states,
                       DeltaFloatChecks<T> checks) {
   using S = ScanSum<T>;
   constexpr int kItems = kScanItems<T>;
@@ -424,8 +424,8 @@ __global__ void __launch_bounds__(kThreads)
   __shared__ S warp_totals[kThreads / kWarpSize];
   __shared__ S before_shared;
   __shared__ unsigned long long fail_shared;
-  const uint32_t tile = blockIdx.x;  // blocks start in index order (CUB's scan assumes so too)
-  const ScanPart p = scan_part(batch, parts, tile, sizeof(T), kItems, true);
+  const uint32_t index = blockIdx.x;  // blocks start in index order (CUB's scan assumes so too)
+  const ScanPart p = scan_part(batch, parts, index, sizeof(T), kItems, true);
   if (!p.valid || p.range.begin == p.range.end) return;  // later parts of the chunk are empty too
   const Access a = access_of<T>(p.in, p.out);
   const unsigned lane = threadIdx.x % kWarpSize, warp = threadIdx.x / kWarpSize;
@@ -443,7 +443,7 @@ __global__ void __launch_bounds__(kThreads)
   T carry_value = T{0};
   if constexpr (kFloat) carry_value = -T{0};  // numpy's float sum starts from -0.0
   if (parts > 1) {
-    // 1. The tile's aggregate.
+    // 1. The range's aggregate.
     S total = S::zero();
     if (one_tile) {
 #pragma unroll
@@ -474,13 +474,13 @@ __global__ void __launch_bounds__(kThreads)
       // 2. Publish, look back, publish the inclusive prefix.
       S before = S::zero();
       if (p.part == 0) {
-        if (lane == 0) publish(states, tile, aggregate, kTileInclusive);
+        if (lane == 0) publish(states, index, aggregate, kRangeInclusive);
       } else {
-        if (lane == 0) publish(states, tile, aggregate, kTileAggregate);
-        before = look_back<S>(states, tile, p.part, lane);
+        if (lane == 0) publish(states, index, aggregate, kRangeAggregate);
+        before = look_back<S>(states, index, p.part, lane);
         if (lane == 0) {
-          publish(states, tile, before.plus(aggregate), kTileInclusive);
-          if constexpr (kFloat) checks.assumed[tile] = before.rounded();
+          publish(states, index, before.plus(aggregate), kRangeInclusive);
+          if constexpr (kFloat) checks.assumed[index] = before.rounded();
         }
       }
       if (lane == 0) before_shared = before;
@@ -504,7 +504,8 @@ __global__ void __launch_bounds__(kThreads)
         for (int u = 0; u < kWordsPerThread; ++u) {
           const uint4 word = delta_stage[stage_word(k, u)];
 #pragma unroll
-          for (int q = 0; q < kPerWord<T>; ++q) items[u * kPerWord<T> + q] = word_element<T>(word, q);
+          for (int q = 0; q < kPerWord<T>; ++q)
+            items[u * kPerWord<T> + q] = word_element<T>(word, q);
         }
       } else {
         load_items<T>(p.in, first, p.range.end, a, items);
@@ -566,8 +567,8 @@ constexpr int kFloatWords = 2;  // 16-byte words per lane per tile
 // and skips chunks confirmed whole.
 
 // The first element of chunk `chunk` (n elements) that the speculative decode did not confirm:
-// its first failed check, or the start of a tile whose assumed previous value differs from what
-// the tile before it wrote; n when every element was confirmed. The warp checks 32 tiles a step;
+// its first failed check, or the start of a range whose assumed previous value differs from what
+// the range before it wrote; n when every element was confirmed. The warp checks 32 ranges a step;
 // every lane returns the result.
 template <class T>
 __device__ inline uint64_t first_unconfirmed(const DeviceChunkBatch& batch, size_t chunk,
@@ -584,8 +585,8 @@ __device__ inline uint64_t first_unconfirmed(const DeviceChunkBatch& batch, size
       begin = delta_scan_range(n, checks.parts, p, kScanItems<T>).begin;
       if (begin > 0 && begin < first) {
         const T written = delta_load<T>(out + (begin - 1) * sizeof(T));
-        differs = float_bits(written) !=
-                  float_bits(checks.assumed[uint64_t{chunk} * checks.parts + p]);
+        differs =
+            float_bits(written) != float_bits(checks.assumed[uint64_t{chunk} * checks.parts + p]);
       }
     }
     const unsigned bad = __ballot_sync(kFullMask, differs);
@@ -729,22 +730,22 @@ void delta_encode_batch(const DeviceChunkBatch& batch, DeltaType type, Stream st
 
 namespace {
 
-// Scratch layout, for count * parts tiles: the tiles' state words (16 bytes each) and flags (4
-// bytes each, rounded up to 16), zeroed together; the aggregates and inclusive prefixes of sums
-// larger than 8 bytes (16 bytes each); the values float tiles assumed before them (8 bytes each);
-// each chunk's first failed float check (8 bytes).
+// Scratch layout, for count * parts ranges: their state words (16 bytes each) and flags (4 bytes
+// each, rounded up to 16), zeroed together; the aggregates and inclusive prefixes of sums larger
+// than 8 bytes (16 bytes each); the values float ranges assumed before them (8 bytes each); each
+// chunk's first failed float check (8 bytes).
 struct ScratchLayout {
   size_t flags, zeroed, aggregates, inclusives, assumed, fail, total;
 };
 ScratchLayout scratch_layout(size_t count, uint32_t parts) {
-  const size_t tiles = count * size_t{parts};
+  const size_t ranges = count * size_t{parts};
   ScratchLayout l{};
-  l.flags = tiles * 16;
-  l.zeroed = l.flags + (tiles * 4 + 15) / 16 * 16;
+  l.flags = ranges * 16;
+  l.zeroed = l.flags + (ranges * 4 + 15) / 16 * 16;
   l.aggregates = l.zeroed;
-  l.inclusives = l.aggregates + tiles * 16;
-  l.assumed = l.inclusives + tiles * 16;
-  l.fail = l.assumed + tiles * 8;
+  l.inclusives = l.aggregates + ranges * 16;
+  l.assumed = l.inclusives + ranges * 16;
+  l.fail = l.assumed + ranges * 8;
   l.total = l.fail + count * 8;
   return l;
 }
@@ -777,7 +778,7 @@ void decode(const DeviceChunkBatch& batch, DeltaType type, uint32_t parts, void*
   if (batch.count == 0) return;
   const cudaStream_t s = detail::to_cuda(stream.native());
   parts = temp == nullptr ? 1 : std::max<uint32_t>(parts, 1);
-  TileStates states;
+  RangeStates states;
   ScratchLayout layout{};
   auto* scratch = static_cast<std::byte*>(temp);
   if (temp != nullptr) {

@@ -1,9 +1,9 @@
-// How the GPU integer delta decode splits a chunk among the thread blocks of a launch (written once
-// for the CPU tests and the kernels). Block `part` of `parts` scans elements [begin, end): ranges
-// are consecutive, cover the chunk exactly once, and start at multiples of `granule` elements (a
+// How the GPU delta decode splits a chunk among the thread blocks of a launch (written once for the
+// CPU tests and the kernels). Block `part` of `parts` scans elements [begin, end): ranges are
+// consecutive, cover the chunk exactly once, and start at multiples of `granule` elements (a
 // thread's vector of elements), so a 16-byte aligned chunk keeps every range 16-byte aligned.
-// Decode is reduce-then-scan: each block first adds up its range (wrap-around sums are
-// associative), then scans it from the sum of the ranges before it.
+// Each block adds up its range, finds the sum of the ranges before it by looking back over their
+// published sums, then scans its range from there (delta_kernels.cu).
 #pragma once
 
 #include <cstdint>
