@@ -125,7 +125,7 @@ TEST_F(GpuDelta, EncodeAndDecodeMatchTheReferenceForEveryType) {
       chunks.push_back(std::move(c));
     }
     // Aligned, 4-aligned and byte-misaligned buffers; decode without scratch (one block per
-    // integer chunk) and with it (8 KiB tiles that look back over the tiles before them).
+    // integer chunk) and with it (32 KiB ranges that look back over the ranges before them).
     for (size_t misalign : {size_t{0}, size_t{4}, size_t{3}}) {
       DeviceBatch encode(chunks, test::sizes_of(chunks), misalign);
       gpu::delta_encode_batch(encode.batch(), type, Stream());
@@ -152,11 +152,11 @@ TEST_F(GpuDelta, EncodeAndDecodeMatchTheReferenceForEveryType) {
   }
 }
 
-// A batch of one 24 MiB chunk, split as the decode with scratch splits it: into 3072 tiles of
-// 8 KiB that look back over the ones before them (the chunk's size given), into 192 blocks of 16
-// tiles each (a sixteenth of it given: each block adds up its range, looks back, then scans it),
-// and into one block (no size given). Integer types are exact in any split; floats go through
-// the speculative scan.
+// A batch of one 24 MiB chunk, split as the decode with scratch splits it: into 769 ranges of
+// 32 KiB that look back over the ones before them (the chunk's size given), into 49 ranges of
+// about 500 KiB (a sixteenth of it given: each block adds up its range, looks back, then reads
+// it again to scan it), and into one range (no size given). Integer types are exact in any split;
+// floats go through the speculative scan.
 TEST_F(GpuDelta, OneHugeChunkDecodesLikeTheSerialSum) {
   const Chunks chunks = {test::smooth_uint16_input((size_t{24} << 20) + 8, 5)};
   const uint64_t size = chunks[0].size();
@@ -257,9 +257,9 @@ std::vector<unsigned char> float_field(size_t count, bool is_double, uint32_t se
 
 // The speculative float decode (a wide parallel scan checked against numpy's steps) gives the
 // serial running sum bit for bit: on smooth fields, where every check holds; on fields whose
-// differences round at a few places (before, at and after the boundaries of the 8 KiB tiles that
-// split a chunk), where the serial decode takes over from there; in batches of one chunk (split
-// into 512 tiles, or into 32 ranges of 16 tiles) and of many.
+// differences round at a few places (before, at and after the boundaries of the 8 KiB tiles and
+// the 32 KiB ranges that split a chunk), where the serial decode takes over from there; in
+// batches of one chunk (split into 128 ranges, or into 8 ranges read twice) and of many.
 TEST_F(GpuDelta, SpeculativeFloatDecodeEqualsTheSerialSum) {
   for (bool is_double : {false, true}) {
     SCOPED_TRACE(is_double ? "float64" : "float32");
