@@ -204,7 +204,7 @@ TEST_F(GpuDelta, RangesPerChunkFollowTheBatch) {
 }
 
 // Batches of chunks of many sizes under one split (the largest chunk's): chunks shorter than the
-// largest leave their later tiles empty, and invalid chunks (a size not a multiple of the element,
+// largest leave their later ranges empty, and invalid chunks (a size not a multiple of the element,
 // an output too small) report their status while the others decode.
 TEST_F(GpuDelta, MixedSizesAndInvalidChunksShareOneSplit) {
   for (auto type : {gpu::DeltaType::int32, gpu::DeltaType::float32}) {
