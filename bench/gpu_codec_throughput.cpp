@@ -476,17 +476,27 @@ int main(int argc, char** argv) {
         // The launcher's choice (max_output = the chunk size: chunks above 128 KiB, and every
         // chunk of batches of at least kZstdBlockParallelBatch, decode block-parallel); 64 KiB
         // chunks also one warp per chunk, to compare; larger chunks also with every frame's
-        // matches in order (permille 0) and none (1001).
+        // matches in order (permille 0), a warp per block (no frame in order, stretches of 1
+        // byte), and in stretches of fixed lengths shorter than the chunk.
         struct Variant {
-          const char* name;
+          std::string name;
           uint64_t from;
           uint32_t in_order_permille;
+          uint64_t stretch;
         };
-        for (const Variant& v :
-             {Variant{" (CPU enc)", kZstdBlockParallelAuto, kZstdInOrderMatchesPermille},
-              Variant{" (CPU enc, warp per chunk)", UINT64_MAX, kZstdInOrderMatchesPermille},
-              Variant{" (matches in order)", kZstdBlockParallelAuto, 0},
-              Variant{" (matches by block)", kZstdBlockParallelAuto, 1001}}) {
+        std::vector<Variant> variants{
+            {" (CPU enc)", kZstdBlockParallelAuto, kZstdInOrderMatchesPermille, kZstdStretchAuto},
+            {" (CPU enc, warp per chunk)", UINT64_MAX, kZstdInOrderMatchesPermille,
+             kZstdStretchAuto},
+            {" (matches in order)", kZstdBlockParallelAuto, 0, kZstdStretchAuto},
+            {" (matches by block)", kZstdBlockParallelAuto, 1001, 1}};
+        for (const uint64_t kib : {256, 512, 1024, 2048}) {
+          if ((kib << 10) < chunk) {
+            variants.push_back({" (stretches of " + std::to_string(kib) + " KiB)",
+                                kZstdBlockParallelAuto, 1001, kib << 10});
+          }
+        }
+        for (const Variant& v : variants) {
           const bool warp_per_chunk = v.from == UINT64_MAX;
           if (warp_per_chunk && chunk > (size_t{128} << 10)) continue;
           if (!warp_per_chunk && v.in_order_permille != kZstdInOrderMatchesPermille && !schedules)
@@ -495,7 +505,7 @@ int main(int argc, char** argv) {
           CHECK(cudaMemset(decoded.data.p, 0, count * chunk));
           const double dec = best_seconds(repetitions, [&] {
             zstd_decode_batch(encoded.to(decoded), true, chunk, temp.p, stream, v.from,
-                              v.in_order_permille);
+                              v.in_order_permille, v.stretch);
           });
           const bool ok = decoded.all_ok() && same_bytes(input, decoded);
           all_ok = all_ok && ok;

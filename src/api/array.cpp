@@ -225,10 +225,13 @@ void Array::write(const Selection& selection, const NDBuffer& data) const {
 
 static_assert(PipelineOptions{}.batch_bytes == uint64_t{256} << 20,
               "Array's default batch_bytes_ is PipelineOptions'");
+static_assert(PipelineOptions{}.concurrent_device_batches == 3,
+              "Array's default concurrent_device_batches_ is PipelineOptions'");
 
 PipelineOptions Array::pipeline_options() const {
   PipelineOptions options;
   options.batch_bytes = batch_bytes_;
+  options.concurrent_device_batches = concurrent_device_batches_;
   options.write_empty_chunks = write_empty_chunks_;
   options.codec_placement = codec_placement_;
   return options;
@@ -238,6 +241,14 @@ void Array::set_batch_bytes(uint64_t bytes) {
   if (bytes == 0)
     throw InvalidArgumentError(fmt::format("array \"{}\": batch_bytes must be at least 1", path_));
   batch_bytes_ = bytes;
+}
+
+void Array::set_concurrent_device_batches(size_t batches) {
+  if (batches == 0) {
+    throw InvalidArgumentError(
+        fmt::format("array \"{}\": concurrent_device_batches must be at least 1", path_));
+  }
+  concurrent_device_batches_ = batches;
 }
 
 void Array::set_codec_placement(std::optional<CodecPlacement> placement) {

@@ -205,6 +205,11 @@ class BenchCommand final : public Command {
                       "With --device cuda: where codecs decode, auto|gpu|cpu or per codec, e.g. "
                       "\"zstd=gpu,blosc=cpu,default=auto\" (default: CUZARR_GPU_DECODE, else "
                       "auto)");
+    read_
+        ->add_option("--gpu-batches", gpu_batches_,
+                     "With --device cuda: batches whose GPU work may run at the same time "
+                     "(default 3)")
+        ->check(CLI::Range(size_t{1}, size_t{16}));
     read_->add_flag("--chunk-by-chunk", chunk_by_chunk_,
                     "Read one chunk (or shard) per call instead of one call for the selection");
     read_->add_flag("--direct-io", direct_io_,
@@ -260,6 +265,10 @@ class BenchCommand final : public Command {
     Array array = open_array(source_, direct_io_);
     apply_batch_size(array);
     const MemoryKind kind = parse_device(device_);
+    if (gpu_batches_) {
+      array.set_concurrent_device_batches(*gpu_batches_);
+      settings["gpu_batches"] = *gpu_batches_;
+    }
     if (gpu_decode_) {
       CodecPlacement placement;
       try {
@@ -333,6 +342,7 @@ class BenchCommand final : public Command {
        direct_io_ = false, stages_ = false;
   size_t concurrency_ = 1, threads_ = 0, repeat_ = 1;
   std::optional<uint64_t> batch_mb_;
+  std::optional<size_t> gpu_batches_;
 };
 
 }  // namespace

@@ -146,21 +146,25 @@ Buffer contiguous_bytes(const NDBuffer& array) {
 }  // namespace
 
 DeviceReadSink::DeviceReadSink(NDBuffer out, std::vector<std::byte> fill_value, Stream stream,
-                               CodecPlacement placement)
-    : out_(std::move(out)),
-      fill_value_(std::move(fill_value)),
-      stream_(std::move(stream)),
-      placement_(std::move(placement)) {
+                               CodecPlacement placement, size_t concurrent_batches)
+    : out_(std::move(out)), fill_value_(std::move(fill_value)), placement_(std::move(placement)) {
+  kernel_streams_.push_back(std::move(stream));
 #if defined(CUZARR_HAVE_CUDA)
+  for (size_t s = 1; s < concurrent_batches; ++s) kernel_streams_.push_back(Stream::create());
   copy_stream_ = Stream::create();
 #endif
+  pending_reports_.resize(kernel_streams_.size());
 }
 
 DeviceReadSink::~DeviceReadSink() {
-  // The buffers of the batches in flight (in_flight_) go only after both streams are done.
-  for (const Stream* s : {&copy_stream_, &stream_}) {
+  // The buffers of the batches in flight (in_flight_) go only after every stream is done.
+  try {
+    copy_stream_.synchronize();
+  } catch (...) {
+  }
+  for (const Stream& s : kernel_streams_) {
     try {
-      s->synchronize();
+      s.synchronize();
     } catch (...) {
     }
   }
@@ -260,9 +264,14 @@ const DeviceReadSink::ChainPlan& DeviceReadSink::plan_for(const CodecChain& chai
   return *plan;
 }
 
-void DeviceReadSink::check_gpu_statuses() {
-  if (!pending_report_) return;
-  const auto report = std::move(pending_report_);
+void DeviceReadSink::retire(size_t s) {
+  kernel_streams_[s].synchronize();  // it waited for the copy stream's copies of its batches
+  std::erase_if(in_flight_,
+                [&](const InFlight& batch) { return batch.stream == s && !batch.queueing; });
+  copy_time_.collect();
+  kernel_time_.collect();
+  if (!pending_reports_[s]) return;
+  const auto report = std::move(pending_reports_[s]);
   const std::byte* base = report->pinned.data();
   const auto& names = report->step_names;
   for (size_t k = 0; k < report->count; ++k) {
@@ -542,10 +551,12 @@ void DeviceReadSink::submit(ChunkReadBatch& batch) {
   }
 
   // 4. The batch's host-to-device copies, on the copy stream: they run while the GPU still
-  //    decodes the previous batch. Until the stream sync of the next batch (or finish), the
-  //    batch's buffers stay here, whichever stream uses them.
+  //    decodes earlier batches. Until its kernel stream's next sync (or finish), the batch's
+  //    buffers stay here, whichever stream uses them.
   timer.emplace("queue GPU work");
-  std::vector<Buffer>& held = in_flight_.emplace_back();
+  const size_t kernel_stream = next_stream_;
+  next_stream_ = (next_stream_ + 1) % kernel_streams_.size();
+  std::vector<Buffer>& held = in_flight_.emplace_back(InFlight{kernel_stream, true, {}}).buffers;
   held.push_back(pinned);
   held.push_back(device);
   // The copies read the chunks' own pinned (or device) bytes; host bytes were packed above.
@@ -574,17 +585,22 @@ void DeviceReadSink::submit(ChunkReadBatch& batch) {
 
   copy_time_.end(copy_stream_);
 
-  // 5. Double buffering: the previous batch's kernels must be done before this batch queues its
-  //    own (this bounds the memory in flight to two batches); then its buffers can go.
+  // 5. The kernels of the batch that last ran on this batch's kernel stream must be done before
+  //    this batch queues its own (this bounds the memory in flight to concurrent_batches + 1
+  //    batches); then its buffers can go. The kernels of the other streams' batches run on. A
+  //    batch without GPU codecs (copies and a scatter: little GPU work to overlap) waits for every
+  //    batch before it instead, which holds less memory in flight (bench/RESULTS.md).
   timer.emplace("wait for the GPU");
-  stream_.synchronize();
-  in_flight_.erase(in_flight_.begin(), in_flight_.end() - 1);
-  copy_time_.collect();
-  kernel_time_.collect();
-  check_gpu_statuses();
+  if (!gpu_order.empty() || !delta_order.empty()) {
+    retire(kernel_stream);
+  } else {
+    retire_all(kernel_stream);
+  }
+  in_flight_.back().queueing = false;
   timer.emplace("queue GPU work");
-  stream_.wait_for(copy_stream_);
-  kernel_time_.begin(stream_);
+  const Stream& stream = kernel_streams_[kernel_stream];
+  stream.wait_for(copy_stream_);
+  kernel_time_.begin(stream);
 
   // 6. The GPU codecs, outermost first, each over every chunk that has it. (A batch holds the
   //    chunks of one chain, or of chains of one codec list on a rectilinear grid.)
@@ -606,7 +622,7 @@ void DeviceReadSink::submit(ChunkReadBatch& batch) {
       b.statuses =
           reinterpret_cast<gpu::DeviceChunkStatus*>(device_at(statuses_offset + j * table_bytes));
       b.count = gpu_order.size();
-      plan.decoders[j]->decode(b, device_at(temp_offset), max_capacity, stream_);
+      plan.decoders[j]->decode(b, device_at(temp_offset), max_capacity, stream);
     }
     // Statuses and final sizes come back for checking at the next synchronisation: one copy
     // per step and one for the sizes.
@@ -614,22 +630,22 @@ void DeviceReadSink::submit(ChunkReadBatch& batch) {
     const size_t count = gpu_order.size();
     const size_t sizes_at = align_up(max_gpu_steps * count * sizeof(int32_t));
     report->pinned =
-        Buffer::allocate(sizes_at + count * sizeof(uint64_t), MemoryKind::pinned, stream_);
+        Buffer::allocate(sizes_at + count * sizeof(uint64_t), MemoryKind::pinned, stream);
     report->count = count;
     for (size_t j = 0; j < max_gpu_steps; ++j) {
       copy_bytes(report->pinned.data() + j * count * sizeof(int32_t), MemoryKind::pinned,
                  device_at(statuses_offset + j * table_bytes), MemoryKind::device,
-                 count * sizeof(int32_t), stream_);
+                 count * sizeof(int32_t), stream);
     }
     copy_bytes(report->pinned.data() + sizes_at, MemoryKind::pinned, device_at(sizes_offset),
-               MemoryKind::device, count * sizeof(uint64_t), stream_);
+               MemoryKind::device, count * sizeof(uint64_t), stream);
     report->sizes_at = sizes_at;
     report->step_names = plan.names;
     for (size_t i : gpu_order) {
       report->labels.push_back(batch.labels[i]);
       report->expected_size.push_back(staged[i].array_nbytes);
     }
-    pending_report_ = std::move(report);
+    pending_reports_[kernel_stream] = std::move(report);
   }
   // The delta decode of the array bytes. Its sizes are the arrays' (multiples of the element),
   // so it reports no failure of its own; a GPU codec's wrong output size is reported above.
@@ -647,7 +663,7 @@ void DeviceReadSink::submit(ChunkReadBatch& batch) {
         device_at(delta_sizes_offset + delta_table_bytes));
     b.count = delta_order.size();
     gpu::delta_decode_batch(b, *plan_for(*batch.chains[delta_order.front()]).delta, delta_max_bytes,
-                            device_at(temp_offset), stream_);
+                            device_at(temp_offset), stream);
   }
 
   // 7. Copies and the scatter.
@@ -667,7 +683,7 @@ void DeviceReadSink::submit(ChunkReadBatch& batch) {
       const NDBuffer on_device(device.slice(offset, device.size() - offset), dtype,
                                host_view_source.shape(), host_view_source.byte_strides(),
                                host_view_source.data() - host_base);
-      destination.assign(on_device, stream_);
+      destination.assign(on_device, stream);
       return;
     }
     item.source = device_base + (host_view_source.data() - host_base);
@@ -694,14 +710,14 @@ void DeviceReadSink::submit(ChunkReadBatch& batch) {
                                                        : c.bytes.data();
         if (c.swap_unit == 0 && c.source.is_c_contiguous() && c.destination.is_c_contiguous()) {
           copy_bytes(c.destination.data(), MemoryKind::device, on_device + (c.source.data() - base),
-                     MemoryKind::device, nbytes, stream_);
+                     MemoryKind::device, nbytes, stream);
         } else if (c.gpu_steps > 0 || c.delta) {
           add_item(c.source, base, on_device, c.destination, c.swap_unit);
         } else {
           // Read into device memory by the store: scatter straight from that buffer.
           detail::DeviceScatterItem item;
           if (!detail::make_scatter_item(c.source, c.destination, item)) {
-            c.destination.assign(c.source, stream_);
+            c.destination.assign(c.source, stream);
           } else if (c.swap_unit == 0) {
             plain_items.push_back(item);
           } else {
@@ -721,21 +737,21 @@ void DeviceReadSink::submit(ChunkReadBatch& batch) {
         break;
     }
   }
-  detail::scatter_on_device(plain_items, dtype.size(), 0, stream_);
-  detail::scatter_on_device(swapped_items, dtype.size(), swap_unit, stream_);
-  kernel_time_.end(stream_);
+  detail::scatter_on_device(plain_items, dtype.size(), 0, stream);
+  detail::scatter_on_device(swapped_items, dtype.size(), swap_unit, stream);
+  kernel_time_.end(stream);
   // `pinned`, `device` and the chunks' buffers are held in in_flight_ until this work is done;
   // the report, allocated in the stream's order, is released once the queued work has used it.
 #endif
 }
 
+void DeviceReadSink::retire_all(size_t oldest) {
+  for (size_t k = 0; k < kernel_streams_.size(); ++k) retire((oldest + k) % kernel_streams_.size());
+}
+
 void DeviceReadSink::finish() {
   const StageTimer timer("wait for the GPU");
-  stream_.synchronize();  // it waited for the copy stream's copies of every batch
-  in_flight_.clear();
-  copy_time_.collect();
-  kernel_time_.collect();
-  check_gpu_statuses();
+  retire_all(next_stream_);  // the stream of the batch queued longest ago
 }
 
 }  // namespace cuzarr

@@ -5,9 +5,12 @@
 // then numcodecs.delta on the array bytes where it is the chain's last array -> array codec; one
 // kernel places every chunk (byte-swapped for big-endian "bytes", seen through "transpose") into
 // its region of the output, and the fill value into the regions of missing chunks. Chunks that
-// land contiguously in the output are copied there directly. Batches are double-buffered: the CPU
-// work of batch k+1 overlaps the copies and kernels of batch k, and the host-to-device copies of
-// batch k+1 (on a stream of their own) overlap the kernels of batch k.
+// land contiguously in the output are copied there directly. Batches overlap: the CPU work of
+// batch k+1 overlaps the copies and kernels of the batches before it, the host-to-device copies of
+// batch k+1 (on a stream of their own) overlap their kernels, and the kernels of up to
+// `concurrent_batches` batches run at once, each batch on the next of as many kernel streams (a
+// batch of a few large chunks leaves most of a GPU idle while its kernels wait on their longest
+// chunks; the next batch's kernels fill it).
 #pragma once
 
 #include <cstddef>
@@ -29,9 +32,11 @@ namespace cuzarr {
 class DeviceReadSink {
  public:
   /// `out` is the whole output (full result shape, device memory); `fill_value` one element;
-  /// `placement` says which codecs may decode on the GPU.
+  /// `placement` says which codecs may decode on the GPU; the kernels of up to
+  /// `concurrent_batches` batches (at least 1) run at the same time, the first batch's on
+  /// `stream`.
   DeviceReadSink(NDBuffer out, std::vector<std::byte> fill_value, Stream stream,
-                 CodecPlacement placement = {});
+                 CodecPlacement placement = {}, size_t concurrent_batches = 3);
   /// Waits for the queued work (errors are dropped here; call finish() to see them).
   ~DeviceReadSink();
   DeviceReadSink(const DeviceReadSink&) = delete;
@@ -47,8 +52,9 @@ class DeviceReadSink {
   /// fetched straight into pinned (or device) memory.
   bool decodes_entirely_on_gpu(const CodecChain& chain);
 
-  /// Decodes on the CPU what must be, waits for the previous batch's GPU work, then queues this
-  /// batch's copies and scatter. Throws an Error naming the chunk for a bad chunk.
+  /// Decodes on the CPU what must be, queues this batch's copies, waits for the GPU work of the
+  /// batch that last used the next kernel stream, then queues this batch's kernels there. Throws an
+  /// Error naming the chunk for a bad chunk.
   void submit(ChunkReadBatch& batch);
   /// Waits until every submitted batch is in `out`; throws CudaError when the GPU work failed,
   /// CorruptDataError naming the chunk when a GPU codec rejected one.
@@ -60,22 +66,36 @@ class DeviceReadSink {
 
  private:
   const ChainPlan& plan_for(const CodecChain& chain);
-  /// Throws for the chunks of the last batch whose GPU decode failed (after a stream sync).
-  void check_gpu_statuses();
+  /// Waits for the work queued on kernel stream `s`, releases the buffers of the batches that ran
+  /// there and throws for their chunks whose GPU decode failed.
+  void retire(size_t s);
+  /// retire() of every kernel stream, from `oldest` (that of the batch queued longest ago) on,
+  /// so that the first failing batch in read order is the one reported.
+  void retire_all(size_t oldest);
 
   NDBuffer out_;
   std::vector<std::byte> fill_value_;
-  Stream stream_;       // kernels, device-to-device copies, the reports
-  Stream copy_stream_;  // host-to-device copies; stream_ waits for them before a batch's kernels
+  /// Kernels, device-to-device copies and the reports of batch k run on kernel_streams_[k % n].
+  std::vector<Stream> kernel_streams_;
+  size_t next_stream_ = 0;
+  /// Host-to-device copies; a kernel stream waits for them before a batch's kernels.
+  Stream copy_stream_;
   CodecPlacement placement_;
-  /// The buffers of the batches whose copies or kernels may still run (at most two batches).
-  std::vector<std::vector<Buffer>> in_flight_;
+  /// The buffers of the batches whose copies or kernels may still run, with their kernel stream
+  /// (at most concurrent_batches + 1 batches).
+  struct InFlight {
+    size_t stream = 0;
+    bool queueing = false;  // the batch being queued: its stream's earlier work is not its own
+    std::vector<Buffer> buffers;
+  };
+  std::vector<InFlight> in_flight_;
   /// With stage times on: the GPU's time for the batches' copies, and for their kernels.
   StreamStageTimer copy_time_{"GPU: host-to-device copies"};
   StreamStageTimer kernel_time_{"GPU: decode and scatter"};
   std::map<const CodecChain*, std::shared_ptr<const ChainPlan>> plans_;
   struct GpuReport;
-  std::unique_ptr<GpuReport> pending_report_;
+  /// Per kernel stream: the report of the last batch queued there, checked once it has run.
+  std::vector<std::unique_ptr<GpuReport>> pending_reports_;
 };
 
 }  // namespace cuzarr

@@ -260,6 +260,54 @@ TEST_F(DeviceArray, ManyBatchesOverlapAndStayInOrder) {
   std::filesystem::remove_all(dir);
 }
 
+TEST_F(DeviceArray, BatchesDecodingAtOnceReadAlike) {
+  // Chunks decoded on the GPU (zstd, crc32c) in batches of a few chunks (2 to 8, by the number of
+  // threads), with missing chunks among them: the kernels of 1, 2 and 3 batches at a time (each
+  // batch on its own kernel stream) read the same data; a chunk that a GPU codec rejects is named
+  // whichever batch holds it.
+  auto store = std::make_shared<MemoryStore>();
+  ArrayCreateOptions o;
+  o.shape = {96, 256};
+  o.data_type = DataType(DataTypeKind::uint32);
+  o.chunk_shape = {2, 256};  // 2 KiB chunks
+  o.fill_value = 7;
+  o.codecs = std::vector<CodecSpec>{{"bytes", {{"endian", "little"}}},
+                                    {"zstd", {{"level", 3}, {"checksum", true}}},
+                                    {"crc32c", nlohmann::json::object()}};
+  auto array = Array::create(store, "z", o);
+  NDBuffer data = patterned(o.data_type, o.shape, 11);
+  array.write({}, data);
+  for (const char* key : {"z/c/3/0", "z/c/4/0", "z/c/17/0"}) store->erase(key);
+  for (const int64_t row : {6, 7, 8, 9, 34, 35})
+    for (int64_t x = 0; x < 256; ++x) data.data_as<uint32_t>()[row * 256 + x] = 7;
+  array.set_codec_placement(CodecPlacement::parse("gpu"));
+  array.set_batch_bytes(4 << 10);
+  for (const size_t batches : {size_t{1}, size_t{2}, size_t{3}}) {
+    SCOPED_TRACE(std::to_string(batches) + " batches at once");
+    array.set_concurrent_device_batches(batches);
+    EXPECT_EQ(host_bytes(array.read({}, MemoryKind::device)), host_bytes(data));
+    const Selection part = parse_selection("5:41:3, 7:200");
+    EXPECT_EQ(host_bytes(array.read(part, MemoryKind::device)),
+              host_bytes(array.read(part, MemoryKind::host)));
+  }
+  EXPECT_THROW(array.set_concurrent_device_batches(0), InvalidArgumentError);
+
+  auto damaged = store->get("z/c/13/0");
+  ASSERT_TRUE(damaged);
+  std::string bytes(damaged->as_string_view());
+  bytes[9] = static_cast<char>(bytes[9] ^ 0x10);
+  store->set("z/c/13/0", std::string_view(bytes));
+  for (const size_t batches : {size_t{1}, size_t{2}, size_t{3}}) {
+    array.set_concurrent_device_batches(batches);
+    try {
+      array.read({}, MemoryKind::device);
+      ADD_FAILURE() << "no error with " << batches << " batches at once";
+    } catch (const CorruptDataError& e) {
+      EXPECT_NE(std::string(e.what()).find("z/c/13/0"), std::string::npos) << e.what();
+    }
+  }
+}
+
 TEST_F(DeviceArray, VariableLengthDataTypesAreRefusedForDeviceMemory) {
   auto store = std::make_shared<MemoryStore>();
   ArrayCreateOptions o;

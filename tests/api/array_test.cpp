@@ -289,6 +289,23 @@ TEST(Array, BatchBytesSetsHowManyChunksOneStoreReadFetches) {
   EXPECT_EQ(a.batch_bytes(), uint64_t{256} << 20);
 }
 
+TEST(Array, ConcurrentDeviceBatchesAreAtLeastOne) {
+  auto store = std::make_shared<MemoryStore>();
+  Array a = Array::create(store, "a", options({8}, DataType(DataTypeKind::int32), {4}));
+  EXPECT_EQ(a.concurrent_device_batches(), 3u);
+  a.set_concurrent_device_batches(1);
+  EXPECT_EQ(a.concurrent_device_batches(), 1u);
+  try {
+    a.set_concurrent_device_batches(0);
+    ADD_FAILURE() << "0 batches were accepted";
+  } catch (const InvalidArgumentError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("concurrent_device_batches"), std::string::npos) << what;
+    EXPECT_NE(what.find("\"a\""), std::string::npos) << what;
+  }
+  EXPECT_EQ(a.concurrent_device_batches(), 1u);
+}
+
 TEST(Array, BadMetadataErrorNamesTheFile) {
   auto store = std::make_shared<MemoryStore>();
   store->set("bad/zarr.json", std::string_view("{ not json"));

@@ -441,15 +441,42 @@ TEST(ZstdBlockParallel, ExternalMatchBytesCountTheFirstPeriodBeforeTheBlock) {
   EXPECT_EQ(gpu::zstd_bp_external_match_bytes(1010, 100, 200, 1000), 100u);
 }
 
-TEST(ZstdBlockParallel, InOrderTakesLargeRoundsAndFramesWithManyExternalBytes) {
-  const uint64_t small = gpu::kZstdInOrderMinChunks - 1, large = gpu::kZstdInOrderMinChunks;
-  EXPECT_TRUE(gpu::zstd_bp_in_order(400, 1000, small, 400));
-  EXPECT_FALSE(gpu::zstd_bp_in_order(399, 1000, small, 400));
-  EXPECT_TRUE(gpu::zstd_bp_in_order(0, 1000, large, 400));  // a large round: every frame
-  EXPECT_TRUE(gpu::zstd_bp_in_order(0, 1000, 1, 0));        // 0: every frame
-  EXPECT_TRUE(gpu::zstd_bp_in_order(1000, 1000, small, 1000));
-  EXPECT_FALSE(gpu::zstd_bp_in_order(1000, 1000, large, 1001));  // above 1000: none
-  EXPECT_FALSE(gpu::zstd_bp_in_order(uint64_t{1} << 40, uint64_t{1} << 40, 1 << 20, UINT32_MAX));
+TEST(ZstdBlockParallel, InOrderTakesFramesWithManyExternalBytes) {
+  EXPECT_TRUE(gpu::zstd_bp_in_order(400, 1000, 400));
+  EXPECT_FALSE(gpu::zstd_bp_in_order(399, 1000, 400));
+  EXPECT_TRUE(gpu::zstd_bp_in_order(0, 1000, 0));  // 0: every frame
+  EXPECT_TRUE(gpu::zstd_bp_in_order(1000, 1000, 1000));
+  EXPECT_FALSE(gpu::zstd_bp_in_order(1000, 1000, 1001));  // above 1000: none
+  EXPECT_FALSE(gpu::zstd_bp_in_order(uint64_t{1} << 40, uint64_t{1} << 40, UINT32_MAX));
+}
+
+TEST(ZstdBlockParallel, StretchesCutFramesAtMultiplesOfTheirLength) {
+  const uint64_t block = uint64_t{128} << 10;
+  // The automatic length: whole frames in rounds of kZstdInOrderMinChunks chunks or more, else
+  // every block its own stretch.
+  EXPECT_EQ(gpu::zstd_bp_auto_stretch(gpu::kZstdInOrderMinChunks), gpu::kZstdStretchWhole);
+  EXPECT_EQ(gpu::zstd_bp_auto_stretch(1 << 20), gpu::kZstdStretchWhole);
+  EXPECT_EQ(gpu::zstd_bp_auto_stretch(gpu::kZstdInOrderMinChunks - 1), 1u);
+  EXPECT_EQ(gpu::zstd_bp_auto_stretch(1), 1u);
+  // Heads of a frame of 128 KiB blocks (and one short block) in stretches of 512 KiB.
+  const uint64_t stretch = 4 * block;
+  std::vector<uint64_t> offsets;
+  for (uint64_t b = 0; b < 10; ++b) offsets.push_back(b * block);
+  offsets.push_back(10 * block - 1000);  // a short block before it
+  std::sort(offsets.begin(), offsets.end());
+  std::vector<size_t> heads;
+  for (size_t k = 0; k < offsets.size(); ++k) {
+    if (gpu::zstd_bp_stretch_head(k == 0, k == 0 ? 0 : offsets[k - 1], offsets[k], stretch)) {
+      heads.push_back(k);
+    }
+  }
+  EXPECT_EQ(heads, (std::vector<size_t>{0, 4, 8}));
+  // Whole frames: the first block only; stretches of 1 byte: every block.
+  EXPECT_FALSE(gpu::zstd_bp_stretch_head(false, 0, 9 * block, gpu::kZstdStretchWhole));
+  EXPECT_TRUE(gpu::zstd_bp_stretch_head(true, 0, 0, gpu::kZstdStretchWhole));
+  for (size_t k = 1; k < offsets.size(); ++k) {
+    EXPECT_TRUE(gpu::zstd_bp_stretch_head(false, offsets[k - 1], offsets[k], 1)) << k;
+  }
 }
 
 /// Per block of `slot` (its output offsets), the match bytes of the serial decoder's steps on
@@ -522,7 +549,7 @@ TEST(ZstdBlockParallel, LiteralsPassCountsEachBlocksExternalMatchBytes) {
       external += expected[b];
     }
     if (c.in_order >= 0) {
-      EXPECT_EQ(gpu::zstd_bp_in_order(external, size, 1, gpu::kZstdInOrderMatchesPermille),
+      EXPECT_EQ(gpu::zstd_bp_in_order(external, size, gpu::kZstdInOrderMatchesPermille),
                 c.in_order == 1)
           << external << " of " << size << " bytes";
     }

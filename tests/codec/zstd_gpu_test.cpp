@@ -66,12 +66,13 @@ Decoded gpu_decode(const Chunks& frames, const std::vector<uint64_t>& capacities
 Decoded gpu_decode_block_parallel(const Chunks& frames, const std::vector<uint64_t>& capacities,
                                   size_t misalign = 0, bool verify = true,
                                   uint64_t from = gpu::kZstdBlockParallelMinCapacity,
-                                  uint32_t in_order_permille = gpu::kZstdInOrderMatchesPermille) {
+                                  uint32_t in_order_permille = gpu::kZstdInOrderMatchesPermille,
+                                  uint64_t stretch = gpu::kZstdStretchAuto) {
   DeviceBatch batch(frames, capacities, misalign);
   const uint64_t max_output = *std::max_element(capacities.begin(), capacities.end());
   test::DeviceMemory temp(gpu::zstd_decode_temp_bytes(frames.size(), max_output, from));
   gpu::zstd_decode_batch(batch.batch(), verify, max_output, temp.get(), Stream(), from,
-                         in_order_permille);
+                         in_order_permille, stretch);
   test::cuda_ok(cudaDeviceSynchronize());
   Decoded d{batch.statuses(), batch.output_sizes(), {}};
   for (size_t i = 0; i < frames.size(); ++i) d.outputs.push_back(batch.output(i));
@@ -132,11 +133,12 @@ TEST_F(GpuZstd, BlockParallelFollowsLongMatchChainsAndWaits) {
   expect_decoded(gpu_decode_block_parallel(frames, test::sizes_of(inputs)), inputs);
 }
 
-TEST_F(GpuZstd, MatchesRunInOrderOrByBlockAlike) {
+TEST_F(GpuZstd, MatchesRunInOrderInStretchesOrByBlockAlike) {
   // Frames whose matches mostly read earlier blocks (a delta-encoded float32 field, a label
   // volume) beside ordinary ones (the uint16 field, every input family), their matches run in
-  // order by one warp per frame (permille 0), a warp per block (1001), and as the default picks
-  // (a round of fewer than kZstdInOrderMinChunks chunks: by each frame's external share).
+  // order by one warp per frame (permille 0), a warp per block (1001, stretches of 1 byte), in
+  // stretches of 256 KiB and 1 MiB (1001: no frame whole), and as the default picks (frames
+  // by their external share, the others in the round's stretches).
   Chunks inputs, frames;
   int k = 0;
   for (size_t size : {size_t{1} << 20, size_t{4} << 20}) {
@@ -152,11 +154,19 @@ TEST_F(GpuZstd, MatchesRunInOrderOrByBlockAlike) {
       }
     }
   }
-  for (uint32_t permille : {0u, 1001u, gpu::kZstdInOrderMatchesPermille}) {
-    SCOPED_TRACE("in order from " + std::to_string(permille) + " per mille");
-    expect_decoded(gpu_decode_block_parallel(frames, test::sizes_of(inputs), 0, true,
-                                             gpu::kZstdBlockParallelMinCapacity, permille),
-                   inputs);
+  struct Schedule {
+    uint32_t permille;
+    uint64_t stretch;
+  };
+  for (const Schedule s : {Schedule{0, gpu::kZstdStretchAuto}, Schedule{1001, 1},
+                           Schedule{1001, uint64_t{256} << 10}, Schedule{1001, uint64_t{1} << 20},
+                           Schedule{gpu::kZstdInOrderMatchesPermille, gpu::kZstdStretchAuto}}) {
+    SCOPED_TRACE("in order from " + std::to_string(s.permille) + " per mille, stretches of " +
+                 std::to_string(s.stretch));
+    expect_decoded(
+        gpu_decode_block_parallel(frames, test::sizes_of(inputs), 0, true,
+                                  gpu::kZstdBlockParallelMinCapacity, s.permille, s.stretch),
+        inputs);
   }
 }
 

@@ -125,6 +125,12 @@ class Array {
   /// and hold less memory. Throws InvalidArgumentError for 0.
   void set_batch_bytes(uint64_t bytes);
   uint64_t batch_bytes() const { return batch_bytes_; }
+  /// Batches of a read into device memory whose GPU decoding may run at the same time (default 3,
+  /// as PipelineOptions::concurrent_device_batches): while one batch's kernels wait on their
+  /// longest chunks, the next batches' fill the GPU. Each batch in flight holds its pinned and
+  /// device buffers (about batch_bytes of each). Throws InvalidArgumentError for 0.
+  void set_concurrent_device_batches(size_t batches);
+  size_t concurrent_device_batches() const { return concurrent_device_batches_; }
 
   /// The store key of the chunk (or shard) at grid position `coords`.
   std::string chunk_key(std::span<const int64_t> coords) const;
@@ -144,6 +150,7 @@ class Array {
   std::shared_ptr<ArrayMetadata> metadata_;
   bool write_empty_chunks_ = false;
   uint64_t batch_bytes_ = uint64_t{256} << 20;  // PipelineOptions::batch_bytes's default
+  size_t concurrent_device_batches_ = 3;        // PipelineOptions's default
   std::optional<CodecPlacement> codec_placement_;
 };
 

@@ -27,6 +27,9 @@ struct ChunkReadBatch;
 struct PipelineOptions {
   /// Decoded bytes a batch may hold; a batch has at least one chunk.
   uint64_t batch_bytes = uint64_t{256} << 20;
+  /// Batches of a read into device memory whose GPU decoding may run at the same time (at least
+  /// 1; bench/RESULTS.md has the numbers that chose 3).
+  size_t concurrent_device_batches = 3;
   /// Reads of one shard whose gap is at most this many bytes are merged into one read.
   uint64_t coalesce_gap_bytes = uint64_t{64} << 10;
   /// Store chunks that hold only the fill value (default: erase them).

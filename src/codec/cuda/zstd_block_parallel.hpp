@@ -9,9 +9,9 @@
 //      repeat offsets the block starts with);
 //   3. scan (serial per chunk, one step per block): output offsets and starting repeat offsets
 //      of every block, frame content sizes, capacity;
-//   4. execute (per block; a block whose matches reach into earlier blocks waits for them;
-//      or, for the matches, per frame in block order: zstd_bp_in_order): literal and match
-//      copies;
+//   4. execute (literals per block; matches per stretch of blocks in order, a match that reaches
+//      before its stretch chasing or waiting for the bytes, or per frame in order:
+//      zstd_bp_in_order, zstd_bp_stretch_head): literal and match copies;
 //   5. hash (four threads per frame with a checksum): XXH64 of the frame's content;
 //   6. finish (serial per chunk): the first failure in stream order, content checksums.
 // Everything is CUZARR_HOST_DEVICE, allocation-free and exception-free; state lives in a slot of
@@ -727,25 +727,46 @@ CUZARR_HOST_DEVICE inline uint64_t zstd_bp_external_match_bytes(uint64_t at, uin
   return before < period ? before : period;
 }
 
-/// How the matches pass runs a frame: a warp per block (chasing or waiting for bytes of earlier
-/// blocks), or in order, one warp per frame, block after block (every source final when read).
-/// In order is as fast or faster wherever a round has enough frames to fill the GPU, and several
-/// times faster on frames whose matches read earlier blocks, whose chases run long
-/// (docs/gpu_zstd.md, "Matches in order"; bench/RESULTS.md). Every frame of a round of at least
-/// this many chunks runs in order by default...
-inline constexpr uint32_t kZstdInOrderMinChunks = 64;
-/// ... and in smaller rounds, frames whose external match bytes (zstd_bp_external_match_bytes)
-/// make up at least this share of their output, in per mille.
+/// How the matches pass runs a frame. In order: one warp runs the frame's blocks one after the
+/// other, every source final when read (no chase, no wait). In stretches: the frame's blocks are
+/// cut into stretches of about `stretch` output bytes (zstd_bp_stretch_head), one warp runs each
+/// stretch in order, and a match byte whose source lies before its stretch is read from a block
+/// that is done, or chased, or waited for. In order is several times faster on frames whose
+/// matches read earlier blocks much, whose chases run long (docs/gpu_zstd.md, "Matches in
+/// order"; bench/RESULTS.md): frames whose external match bytes (zstd_bp_external_match_bytes)
+/// make up at least this share of their output, in per mille, run in order.
 inline constexpr uint32_t kZstdInOrderMatchesPermille = 100;
 
 /// Whether a frame whose executed blocks hold `bytes` bytes, `external` of them match bytes read
-/// from an earlier block, in a round of `chunks` chunks, runs its matches in order: when the
-/// round has kZstdInOrderMinChunks chunks or more, or external >= permille / 1000 of bytes
-/// (permille 0: every frame; above 1000: none, whatever the round).
-CUZARR_HOST_DEVICE inline bool zstd_bp_in_order(uint64_t external, uint64_t bytes, uint64_t chunks,
+/// from an earlier block, runs its matches in order (else in stretches): when external >= permille
+/// / 1000 of bytes (permille 0: every frame; above 1000: none).
+CUZARR_HOST_DEVICE inline bool zstd_bp_in_order(uint64_t external, uint64_t bytes,
                                                 uint32_t permille) {
   if (permille > 1000) return false;
-  return chunks >= kZstdInOrderMinChunks || external * 1000 >= bytes * permille;
+  return external * 1000 >= bytes * permille;
+}
+
+/// Stretches: a stretch length of kZstdStretchAuto picks zstd_bp_auto_stretch; kZstdStretchWhole
+/// makes every frame one stretch, and a length of 1 every block its own.
+inline constexpr uint64_t kZstdStretchAuto = 0;
+inline constexpr uint64_t kZstdStretchWhole = UINT64_MAX;
+/// Rounds of at least this many chunks run every frame whole (in order): their frames fill the
+/// GPU alone.
+inline constexpr uint64_t kZstdInOrderMinChunks = 64;
+
+/// The stretch length for a round of `chunks` chunks: whole frames from kZstdInOrderMinChunks
+/// chunks on, else a warp per block. Stretches of fixed lengths between the two (256 KiB to
+/// 2 MiB) measured no faster than the nearer of them (docs/gpu_zstd.md, "Matches in stretches").
+CUZARR_HOST_DEVICE inline uint64_t zstd_bp_auto_stretch(uint64_t chunks) {
+  return chunks >= kZstdInOrderMinChunks ? kZstdStretchWhole : 1;
+}
+
+/// Whether a block whose output starts `offset` bytes into its frame starts a stretch of
+/// `stretch` bytes, the block before it starting `previous` bytes in (`first`: the frame's first
+/// block): when the two lie in different multiples of the stretch.
+CUZARR_HOST_DEVICE inline bool zstd_bp_stretch_head(bool first, uint64_t previous, uint64_t offset,
+                                                    uint64_t stretch) {
+  return first || previous / stretch != offset / stretch;
 }
 
 /// Phase 4a for block b, serially: its literals (raw / RLE blocks whole) and its offset checks.

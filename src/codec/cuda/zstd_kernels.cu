@@ -142,6 +142,7 @@ struct BpRound {
   uint64_t max_output;
   uint64_t min_capacity;       // block-parallel from this capacity on
   uint32_t in_order_permille;  // frames with this share of external match bytes: in order
+  uint64_t stretch;            // the other frames' matches: in stretches of this many bytes
 };
 
 __device__ inline ZstdSlot bp_slot(const BpRound& r, uint32_t s) {
@@ -556,30 +557,40 @@ __device__ inline bool bp_frame_in_order(const BpRound& r, const ZstdSlot& slot,
   }
   external = detail::shfl64(detail::warp_inclusive_sum64(external, lane), kWarpSize - 1);
   bytes = detail::shfl64(detail::warp_inclusive_sum64(bytes, lane), kWarpSize - 1);
-  return zstd_bp_in_order(external, bytes, r.n, r.in_order_permille);
+  return zstd_bp_in_order(external, bytes, r.in_order_permille);
 }
 
-/// Warps take blocks in list order (a ticket), so a block waits only for blocks that running
-/// warps hold: the earliest unfinished block never waits, and every wait ends. A frame that runs
-/// its matches in order goes to the warp that takes its first block, which runs them block after
-/// block (every source final when read: no chase, no wait); the warps that take its other blocks
-/// move on.
+/// Whether block k of `frame` starts a stretch of `stretch` bytes (zstd_bp_stretch_head).
+__device__ inline bool bp_stretch_head(const ZstdSlot& slot, const ZstdFrameRecord& frame,
+                                       uint32_t k, uint64_t stretch) {
+  const bool first = k == frame.first_block;
+  const uint64_t previous = first ? 0 : slot.blocks[k - 1].output_offset - frame.output_offset;
+  return zstd_bp_stretch_head(first, previous, slot.blocks[k].output_offset - frame.output_offset,
+                              stretch);
+}
+
+/// Warps take blocks in list order (a ticket). The warp that takes the first block of a stretch
+/// (the whole frame when it runs in order) runs the stretch's matches block after block: sources
+/// in the stretch are final when read; those before it are read from a block that is done, or
+/// chased, or waited for. The warps that take a stretch's other blocks move on. A stretch waits
+/// only for earlier stretches, whose first blocks running warps took before it: the earliest
+/// unfinished stretch never waits, and every wait ends.
 __global__ void __launch_bounds__(kBpWarps* kWarpSize)
     zstd_bp_matches_kernel(BpRound r, const uint32_t* prefix, uint32_t* ticket) {
   const unsigned lane = threadIdx.x % kWarpSize;
   bp_for_each_claimed_item<true>(r, prefix, ticket, [&](const BpListItem& item) {
     const ZstdSlot& slot = item.slot;
     const uint32_t f = slot.blocks[item.block].frame;
-    if (!bp_frame_in_order(r, slot, f, lane)) {
-      bp_matches_block(slot, item.block, item.out, lane, slot.blocks[item.block].output_offset);
-      return;
-    }
     const ZstdFrameRecord& frame = slot.frames[f];
-    if (item.block != frame.first_block) return;
+    const uint64_t stretch = bp_frame_in_order(r, slot, f, lane) ? kZstdStretchWhole : r.stretch;
+    if (!bp_stretch_head(slot, frame, item.block, stretch)) return;
     const uint32_t end = min(frame.first_block + frame.block_count, slot.plan->executed_blocks);
-    for (uint32_t k = frame.first_block; k < end; ++k) {
-      bp_matches_block(slot, k, item.out, lane, frame.output_offset);
-    }
+    const uint64_t ordered_from = slot.blocks[item.block].output_offset;
+    uint32_t k = item.block;
+    do {
+      bp_matches_block(slot, k, item.out, lane, ordered_from);
+      ++k;
+    } while (k < end && !bp_stretch_head(slot, frame, k, stretch));
   });
 }
 
@@ -651,7 +662,7 @@ size_t zstd_decode_temp_bytes(size_t count, uint64_t max_output, uint64_t block_
 
 void zstd_decode_batch(const DeviceChunkBatch& batch, bool verify_checksum, uint64_t max_output,
                        void* temp, Stream stream, uint64_t block_parallel_from,
-                       uint32_t in_order_permille) {
+                       uint32_t in_order_permille, uint64_t stretch) {
   if (batch.count == 0) return;
   block_parallel_from = zstd_block_parallel_from(batch.count, block_parallel_from);
   const cudaStream_t s = detail::to_cuda(stream.native());
@@ -674,6 +685,7 @@ void zstd_decode_batch(const DeviceChunkBatch& batch, bool verify_checksum, uint
     for (size_t first = 0; first < batch.count; first += slots) {
       r.first = first;
       r.n = static_cast<uint32_t>(std::min(slots, batch.count - first));
+      r.stretch = stretch == kZstdStretchAuto ? zstd_bp_auto_stretch(r.n) : stretch;
       const unsigned chunk_blocks = (r.n + 127) / 128;
       zstd_bp_plan_kernel<<<chunk_blocks, 128, 0, s>>>(r, control.handled);
       zstd_bp_list_kernel<<<1, kListThreads, 0, s>>>(r, control.entropy_prefix, BpList::entropy,

@@ -57,13 +57,16 @@ void zstd_decode_batch(const DeviceChunkBatch& batch, bool verify_checksum, void
 /// max_output, block_parallel_from) bytes): chunks of capacity >= zstd_block_parallel_from(count,
 /// block_parallel_from) decode block-parallel. Statuses are those of
 /// zstd_decode_block_parallel_host (with the same threshold) for them, of zstd_decode_serial for
-/// the others. Every frame of a round of kZstdInOrderMinChunks chunks or more, and in smaller
-/// rounds the frames whose match bytes read earlier blocks for at least `in_order_permille` per
+/// the others. Frames whose match bytes read earlier blocks for at least `in_order_permille` per
 /// mille of their output (zstd_bp_in_order; 0: every frame, above 1000: none) run their matches
-/// in order, block after block by one warp; the others a warp per block.
+/// in order, block after block by one warp; the others in stretches of `stretch` output bytes
+/// (kZstdStretchAuto: zstd_bp_auto_stretch of the round, whole frames in rounds of
+/// kZstdInOrderMinChunks chunks or more, else a warp per block; kZstdStretchWhole: whole frames;
+/// 1: a warp per block), each stretch in order by one warp.
 void zstd_decode_batch(const DeviceChunkBatch& batch, bool verify_checksum, uint64_t max_output,
                        void* temp, Stream stream,
                        uint64_t block_parallel_from = kZstdBlockParallelAuto,
-                       uint32_t in_order_permille = kZstdInOrderMatchesPermille);
+                       uint32_t in_order_permille = kZstdInOrderMatchesPermille,
+                       uint64_t stretch = kZstdStretchAuto);
 
 }  // namespace cuzarr::gpu
