@@ -682,12 +682,19 @@ void zstd_decode_batch(const DeviceChunkBatch& batch, bool verify_checksum, uint
     r.min_capacity = block_parallel_from;
     r.in_order_permille = in_order_permille;
     const unsigned sequence_blocks = bp_sequence_threads(slots, max_output) / kBpSequenceThreads;
+    // The serial per-chunk kernels (plan, scan, finish) walk a chunk's blocks one after the other
+    // (the plan reads every block's section headers and FSE table descriptions). A round whose
+    // chunks fit in one wave of one-thread blocks gives each chunk a warp of its own, spread over
+    // every SM, rather than 32 walks diverging in one warp on a few SMs (a 32 MiB chunk's walk is
+    // 256 blocks long); larger rounds (small chunks, short walks) keep 128 chunks a block.
+    const uint64_t one_thread_wave = detail::resident_blocks(zstd_bp_plan_kernel, 1);
     for (size_t first = 0; first < batch.count; first += slots) {
       r.first = first;
       r.n = static_cast<uint32_t>(std::min(slots, batch.count - first));
       r.stretch = stretch == kZstdStretchAuto ? zstd_bp_auto_stretch(r.n) : stretch;
-      const unsigned chunk_blocks = (r.n + 127) / 128;
-      zstd_bp_plan_kernel<<<chunk_blocks, 128, 0, s>>>(r, control.handled);
+      const unsigned chunk_threads = r.n <= one_thread_wave ? 1 : 128;
+      const unsigned chunk_blocks = (r.n + chunk_threads - 1) / chunk_threads;
+      zstd_bp_plan_kernel<<<chunk_blocks, chunk_threads, 0, s>>>(r, control.handled);
       zstd_bp_list_kernel<<<1, kListThreads, 0, s>>>(r, control.entropy_prefix, BpList::entropy,
                                                      control.ticket);
       if (sequence_blocks > 0) {
@@ -708,7 +715,7 @@ void zstd_decode_batch(const DeviceChunkBatch& batch, bool verify_checksum, uint
         zstd_bp_warp_sequences_kernel<<<kBpBlocks, kBpWarps * kWarpSize, 0, s>>>(
             r, control.entropy_prefix);
       }
-      zstd_bp_scan_kernel<<<chunk_blocks, 128, 0, s>>>(r);
+      zstd_bp_scan_kernel<<<chunk_blocks, chunk_threads, 0, s>>>(r);
       zstd_bp_list_kernel<<<1, kListThreads, 0, s>>>(r, control.execute_prefix, BpList::execute,
                                                      control.ticket);
       zstd_bp_literals_kernel<<<kBpBlocks, kBpWarps * kWarpSize, 0, s>>>(r, control.execute_prefix);
@@ -717,9 +724,9 @@ void zstd_decode_batch(const DeviceChunkBatch& batch, bool verify_checksum, uint
       if (verify_checksum) {
         zstd_bp_list_kernel<<<1, kListThreads, 0, s>>>(r, control.hash_prefix, BpList::hash,
                                                        control.ticket);
-        zstd_bp_hash_kernel<<<chunk_blocks, 128, 0, s>>>(r, control.hash_prefix);
+        zstd_bp_hash_kernel<<<(r.n + 127) / 128, 128, 0, s>>>(r, control.hash_prefix);
       }
-      zstd_bp_finish_kernel<<<chunk_blocks, 128, 0, s>>>(r, verify_checksum);
+      zstd_bp_finish_kernel<<<chunk_blocks, chunk_threads, 0, s>>>(r, verify_checksum);
       CUZARR_CUDA_CHECK(cudaGetLastError());
     }
   }
