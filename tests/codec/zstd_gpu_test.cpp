@@ -137,8 +137,9 @@ TEST_F(GpuZstd, MatchesRunInOrderInStretchesOrByBlockAlike) {
   // Frames whose matches mostly read earlier blocks (a delta-encoded float32 field, a label
   // volume) beside ordinary ones (the uint16 field, every input family), their matches run in
   // order by one warp per frame (permille 0), a warp per block (1001, stretches of 1 byte), in
-  // stretches of 256 KiB and 1 MiB (1001: no frame whole), and as the default picks (frames
-  // by their external share, the others in the round's stretches).
+  // stretches of 256 KiB and 1 MiB (1001: no frame whole), and as the default picks (a round of
+  // fewer than kZstdInOrderMinChunks chunks: frames whole by their external share, the others a
+  // warp per block).
   Chunks inputs, frames;
   int k = 0;
   for (size_t size : {size_t{1} << 20, size_t{4} << 20}) {
