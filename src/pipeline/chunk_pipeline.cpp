@@ -266,8 +266,7 @@ void ChunkPipeline::read(const NormalizedSelection& selection, const NDBuffer& o
   // whose codecs all decode on the GPU (into pinned memory: a blosc chunk whose inner codec has
   // no GPU decoder is still decoded on the CPU from there).
   DeviceReadSink device(out, metadata_->fill_value, Stream::create(),
-                        options_.effective_codec_placement(),
-                        std::max<size_t>(1, options_.concurrent_device_batches));
+                        options_.effective_codec_placement(), options_.concurrent_device_batches);
   MemoryKind fetch_kind = MemoryKind::host;
   if (device.stages_array_bytes(chunk_chain) && !metadata_->rectilinear_grid) {
     if (chunk_chain.bytes_to_bytes().empty())

@@ -158,16 +158,14 @@ DeviceReadSink::DeviceReadSink(NDBuffer out, std::vector<std::byte> fill_value, 
 
 DeviceReadSink::~DeviceReadSink() {
   // The buffers of the batches in flight (in_flight_) go only after every stream is done.
-  try {
-    copy_stream_.synchronize();
-  } catch (...) {
-  }
-  for (const Stream& s : kernel_streams_) {
+  const auto synchronize_quietly = [](const Stream& s) {
     try {
       s.synchronize();
     } catch (...) {
     }
-  }
+  };
+  synchronize_quietly(copy_stream_);
+  for (const Stream& s : kernel_streams_) synchronize_quietly(s);
 }
 
 bool DeviceReadSink::stages_array_bytes(const CodecChain& chain) {

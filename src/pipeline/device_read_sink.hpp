@@ -33,10 +33,10 @@ class DeviceReadSink {
  public:
   /// `out` is the whole output (full result shape, device memory); `fill_value` one element;
   /// `placement` says which codecs may decode on the GPU; the kernels of up to
-  /// `concurrent_batches` batches (at least 1) run at the same time, the first batch's on
+  /// `concurrent_batches` batches (0 counts as 1) run at the same time, the first batch's on
   /// `stream`.
   DeviceReadSink(NDBuffer out, std::vector<std::byte> fill_value, Stream stream,
-                 CodecPlacement placement = {}, size_t concurrent_batches = 3);
+                 CodecPlacement placement, size_t concurrent_batches);
   /// Waits for the queued work (errors are dropped here; call finish() to see them).
   ~DeviceReadSink();
   DeviceReadSink(const DeviceReadSink&) = delete;
