@@ -48,9 +48,11 @@ __device__ int find_item(const uint64_t* first_block, int count, uint64_t block)
 }
 
 // Each block copies up to kElementsPerBlock consecutive (C-order) elements of one item. Word is
-// the element type when size and alignment allow; otherwise unsigned char moves element_size
-// bytes one by one.
-template <class Word>
+// the element type when size and alignment allow (or a 16-byte word of a row, see
+// rows_of_words); otherwise unsigned char moves element_size bytes one by one. kNarrow: every
+// item has fewer than 2^32 elements, so an element's index splits into coordinates with 32-bit
+// divisions (a 64-bit one is a long software sequence).
+template <class Word, bool kNarrow>
 __global__ void scatter_kernel(const DeviceScatterItem* items, const uint64_t* first_block,
                                int item_count, int element_size, int swap_unit) {
   const uint64_t block = blockIdx.x;
@@ -63,12 +65,25 @@ __global__ void scatter_kernel(const DeviceScatterItem* items, const uint64_t* f
   const auto* src = reinterpret_cast<const unsigned char*>(item.source);
   auto* dst = reinterpret_cast<unsigned char*>(item.destination);
   for (int64_t e = begin + threadIdx.x; e < end; e += blockDim.x) {
-    int64_t rest = e, s = 0, t = 0;
-    for (int d = item.ndim - 1; d >= 0; --d) {
-      const int64_t index = rest % item.shape[d];
-      rest /= item.shape[d];
-      s += index * item.source_strides[d];
-      t += index * item.destination_strides[d];
+    int64_t s = 0, t = 0;
+    if constexpr (kNarrow) {
+      auto rest = static_cast<uint32_t>(e);
+      for (int d = item.ndim - 1; d >= 0; --d) {
+        const auto extent = static_cast<uint32_t>(item.shape[d]);
+        const uint32_t next = rest / extent;
+        const auto index = static_cast<int64_t>(rest - next * extent);
+        rest = next;
+        s += index * item.source_strides[d];
+        t += index * item.destination_strides[d];
+      }
+    } else {
+      int64_t rest = e;
+      for (int d = item.ndim - 1; d >= 0; --d) {
+        const int64_t index = rest % item.shape[d];
+        rest /= item.shape[d];
+        s += index * item.source_strides[d];
+        t += index * item.destination_strides[d];
+      }
     }
     if constexpr (sizeof(Word) > 1) {
       *reinterpret_cast<Word*>(dst + t) =
@@ -94,11 +109,45 @@ bool aligned(const DeviceScatterItem& item, size_t alignment) {
   return true;
 }
 
+/// Whether the item's rows can move as 16-byte words: its innermost dimension is contiguous on
+/// both sides and every row starts and ends on a 16-byte boundary. (A unit swap stays inside its
+/// element, and elements of 1 to 16 bytes stay inside a word.)
+bool rows_of_words(const DeviceScatterItem& item, size_t element_size) {
+  if (item.ndim == 0 || 16 % element_size != 0) return false;
+  const int inner = item.ndim - 1;
+  const auto size = static_cast<int64_t>(element_size);
+  if (item.source_strides[inner] != size || item.destination_strides[inner] != size) return false;
+  if (item.shape[inner] * size % 16 != 0) return false;
+  if (reinterpret_cast<uintptr_t>(item.source) % 16 ||
+      reinterpret_cast<uintptr_t>(item.destination) % 16)
+    return false;
+  for (int d = 0; d < inner; ++d) {
+    if (item.source_strides[d] % 16 || item.destination_strides[d] % 16) return false;
+  }
+  return true;
+}
+
+/// The same copy in 16-byte words (rows_of_words holds).
+DeviceScatterItem as_words(DeviceScatterItem item, size_t element_size) {
+  const int inner = item.ndim - 1;
+  item.shape[inner] = item.shape[inner] * static_cast<int64_t>(element_size) / 16;
+  item.source_strides[inner] = 16;
+  item.destination_strides[inner] = 16;
+  return item;
+}
+
 template <class Word>
 void launch(const DeviceScatterItem* items, const uint64_t* first_block, int count, uint64_t blocks,
-            size_t element_size, size_t swap_unit, cudaStream_t stream) {
-  scatter_kernel<Word><<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(
-      items, first_block, count, static_cast<int>(element_size), static_cast<int>(swap_unit));
+            bool narrow, size_t element_size, size_t swap_unit, cudaStream_t stream) {
+  const auto grid = static_cast<unsigned>(blocks);
+  const auto size = static_cast<int>(element_size), unit = static_cast<int>(swap_unit);
+  if (narrow) {
+    scatter_kernel<Word, true>
+        <<<grid, kThreads, 0, stream>>>(items, first_block, count, size, unit);
+  } else {
+    scatter_kernel<Word, false>
+        <<<grid, kThreads, 0, stream>>>(items, first_block, count, size, unit);
+  }
   CUZARR_CUDA_CHECK(cudaGetLastError());
 }
 
@@ -142,14 +191,26 @@ bool make_scatter_item(const NDBuffer& source, const NDBuffer& destination,
   return true;
 }
 
-void scatter_on_device(std::span<const DeviceScatterItem> items, size_t element_size,
+void scatter_on_device(std::span<const DeviceScatterItem> given, size_t element_size,
                        size_t swap_unit, Stream stream) {
-  if (items.empty()) return;
-  if (items.size() > (size_t{1} << 30)) throw UnsupportedError("scatter of too many chunks");
+  if (given.empty()) return;
+  if (given.size() > (size_t{1} << 30)) throw UnsupportedError("scatter of too many chunks");
+  // Rows of 16-byte words when every item allows them (whole chunks of a C-order array whose
+  // rows are multiples of 16 bytes): 2 to 16 times fewer threads and index computations.
+  const bool by_words = std::all_of(given.begin(), given.end(), [&](const DeviceScatterItem& i) {
+    return rows_of_words(i, element_size);
+  });
+  std::vector<DeviceScatterItem> words;
+  if (by_words) {
+    words.reserve(given.size());
+    for (const DeviceScatterItem& item : given) words.push_back(as_words(item, element_size));
+  }
+  const std::span<const DeviceScatterItem> items =
+      by_words ? std::span<const DeviceScatterItem>(words) : given;
   // Blocks per item, as prefix sums; items with no elements still get one (idle) block.
   std::vector<uint64_t> first_block(items.size());
   uint64_t blocks = 0;
-  bool words_fit = true;
+  bool words_fit = true, narrow = true;
   for (size_t i = 0; i < items.size(); ++i) {
     first_block[i] = blocks;
     int64_t count = 1;
@@ -157,6 +218,7 @@ void scatter_on_device(std::span<const DeviceScatterItem> items, size_t element_
     blocks += static_cast<uint64_t>(
         std::max<int64_t>(1, (count + kElementsPerBlock - 1) / kElementsPerBlock));
     words_fit = words_fit && aligned(items[i], element_size);
+    narrow = narrow && count < (int64_t{1} << 32);
   }
   if (blocks > 0x7fffffffu) throw UnsupportedError("scatter of more than 2^31 blocks");
 
@@ -172,18 +234,24 @@ void scatter_on_device(std::span<const DeviceScatterItem> items, size_t element_
   const int count = static_cast<int>(items.size());
   const cudaStream_t s = to_cuda(stream.native());
   const size_t unit = swap_unit > 1 ? swap_unit : 0;
-  if (words_fit && element_size == 1 && unit == 0)
-    launch<uint8_t>(device_items, device_table, count, blocks, element_size, unit, s);
+  const auto go = [&](auto word) {
+    using Word = decltype(word);
+    launch<Word>(device_items, device_table, count, blocks, narrow, element_size, unit, s);
+  };
+  if (by_words)
+    go(Word16{});
+  else if (words_fit && element_size == 1 && unit == 0)
+    go(uint8_t{});
   else if (words_fit && element_size == 2)
-    launch<uint16_t>(device_items, device_table, count, blocks, element_size, unit, s);
+    go(uint16_t{});
   else if (words_fit && element_size == 4)
-    launch<uint32_t>(device_items, device_table, count, blocks, element_size, unit, s);
+    go(uint32_t{});
   else if (words_fit && element_size == 8)
-    launch<uint64_t>(device_items, device_table, count, blocks, element_size, unit, s);
+    go(uint64_t{});
   else if (words_fit && element_size == 16)
-    launch<Word16>(device_items, device_table, count, blocks, element_size, unit, s);
+    go(Word16{});
   else
-    launch<unsigned char>(device_items, device_table, count, blocks, element_size, unit, s);
+    go(static_cast<unsigned char>(0));
 }
 
 }  // namespace cuzarr::detail

@@ -319,6 +319,97 @@ TEST(ZstdBlockParallel, PlanPointsTreelessAndRepeatBlocksAtEarlierDescriptions) 
   EXPECT_GT(treeless + repeated, 0);
 }
 
+/// The plan of `frame` in its three parts, the blocks' section headers read in reverse order (the
+/// GPU reads them a thread per block, in any order).
+void plan_sections_in_reverse(const Bytes& frame, size_t capacity, const gpu::ZstdSlot& slot) {
+  gpu::zstd_bp_plan_headers(frame.data(), frame.size(), capacity, slot);
+  for (uint32_t b = slot.plan->block_count; b-- > 0;) {
+    gpu::zstd_bp_plan_sections(frame.data(), slot.blocks[b]);
+  }
+  gpu::zstd_bp_plan_link(capacity, slot);
+}
+
+void expect_same_plan(const gpu::ZstdSlot& a, const gpu::ZstdSlot& b, const std::string& what) {
+  ASSERT_EQ(a.plan->header_status, b.plan->header_status) << what;
+  ASSERT_EQ(a.plan->block_parallel, b.plan->block_parallel) << what;
+  if (!a.plan->block_parallel) return;
+  ASSERT_EQ(a.plan->block_count, b.plan->block_count) << what;
+  ASSERT_EQ(a.plan->frame_count, b.plan->frame_count) << what;
+  EXPECT_EQ(a.plan->literal_bytes, b.plan->literal_bytes) << what;
+  EXPECT_EQ(a.plan->sequence_count, b.plan->sequence_count) << what;
+  for (uint32_t k = 0; k < a.plan->block_count; ++k) {
+    const gpu::ZstdBlockRecord &x = a.blocks[k], &y = b.blocks[k];
+    ASSERT_EQ(x.in_offset, y.in_offset) << what << " block " << k;
+    ASSERT_EQ(x.type, y.type) << what << " block " << k;
+    EXPECT_EQ(x.literal_type, y.literal_type) << what << " block " << k;
+    EXPECT_EQ(x.literal_offset, y.literal_offset) << what << " block " << k;
+    EXPECT_EQ(x.literal_payload, y.literal_payload) << what << " block " << k;
+    EXPECT_EQ(x.huffman_tree, y.huffman_tree) << what << " block " << k;
+    EXPECT_EQ(x.sequence_offset, y.sequence_offset) << what << " block " << k;
+    EXPECT_EQ(x.sequence_count, y.sequence_count) << what << " block " << k;
+    EXPECT_EQ(x.bitstream, y.bitstream) << what << " block " << k;
+    for (int t = 0; t < 3; ++t) {
+      EXPECT_EQ(x.tables[t].offset, y.tables[t].offset) << what << " block " << k;
+      EXPECT_EQ(x.tables[t].mode, y.tables[t].mode) << what << " block " << k;
+    }
+  }
+  for (uint32_t f = 0; f < a.plan->frame_count; ++f) {
+    EXPECT_EQ(a.frames[f].first_block, b.frames[f].first_block) << what << " frame " << f;
+    EXPECT_EQ(a.frames[f].block_count, b.frames[f].block_count) << what << " frame " << f;
+    EXPECT_EQ(a.frames[f].complete, b.frames[f].complete) << what << " frame " << f;
+  }
+}
+
+TEST(ZstdBlockParallel, PlanReadsEachBlocksSectionsIndependently) {
+  // Level 19 reuses Huffman and FSE tables across blocks; damaged copies stop the plan at
+  // different blocks and steps. In every case the plan is the same whichever order the blocks'
+  // section headers are read in.
+  struct Case {
+    Bytes input;
+    int level;
+  };
+  const std::vector<Case> cases = {{test::smooth_float32_input(size_t{3} << 20, 3), 19},
+                                   {test::smooth_uint16_input(size_t{1} << 20, 5), 3}};
+  int stopped_early = 0;
+  for (const Case& c : cases) {
+    Params p;
+    p.level = c.level;
+    p.checksum = true;
+    const Bytes frame = zstd_compress(c.input, p);
+    const gpu::ZstdSlotLayout layout = gpu::zstd_bp_slot_layout(c.input.size());
+    std::vector<uint64_t> serial((layout.bytes + 7) / 8), reversed((layout.bytes + 7) / 8);
+    const gpu::ZstdSlot a = gpu::zstd_bp_slot(serial.data(), layout);
+    const gpu::ZstdSlot b = gpu::zstd_bp_slot(reversed.data(), layout);
+    // The blocks' section headers, where damage stops the plan (elsewhere it reaches the
+    // entropy passes).
+    gpu::zstd_bp_plan(frame.data(), frame.size(), c.input.size(), a);
+    std::vector<uint64_t> headers;
+    for (uint32_t k = 0; k < a.plan->block_count; ++k) headers.push_back(a.blocks[k].in_offset);
+    ASSERT_GE(headers.size(), 8u);
+    std::mt19937 rng(static_cast<uint32_t>(c.level));
+    for (int trial = 0; trial < 60; ++trial) {
+      Bytes damaged = frame;
+      for (int h = 0; trial > 0 && h < 2; ++h) {
+        const uint64_t at = headers[rng() % headers.size()] + rng() % 24;
+        damaged[at] = static_cast<unsigned char>(rng());
+      }
+      const std::string what =
+          "level " + std::to_string(c.level) + " trial " + std::to_string(trial);
+      gpu::zstd_bp_plan(damaged.data(), damaged.size(), c.input.size(), a);
+      plan_sections_in_reverse(damaged, c.input.size(), b);
+      expect_same_plan(a, b, what);
+      if (HasFatalFailure()) return;
+      if (trial == 0) {
+        ASSERT_EQ(a.plan->header_status, DeviceChunkStatus::ok) << what;
+        ASSERT_EQ(a.plan->block_parallel, 1u) << what;
+      } else if (a.plan->block_parallel && a.plan->header_status != DeviceChunkStatus::ok) {
+        ++stopped_early;
+      }
+    }
+  }
+  EXPECT_GT(stopped_early, 10);
+}
+
 TEST(ZstdBlockParallel, ReportsOutputTooSmallAndChecksums) {
   const Bytes input = test::smooth_float32_input(600000, 4);
   for (bool content_size : {false, true}) {

@@ -1,9 +1,11 @@
 // Block-parallel Zstandard decoding (RFC 8878) of one chunk in passes, so that the blocks of a
 // large frame are entropy-decoded at the same time:
-//   1. plan (serial per chunk): walks frames and block headers, locates each compressed block's
-//      literals section and sequences section, and records which input bytes describe the
-//      Huffman tree and the three FSE tables each block uses (a "treeless" / "repeat" block names
-//      an earlier block's description, which it reads again);
+//   1. plan: walks frames and block headers (serial per chunk), reads each compressed block's
+//      literals and sequences section headers (independent per block), then links them in order
+//      (serial per chunk, a few steps per block): the first failure in stream order, which input
+//      bytes describe the Huffman tree and the three FSE tables each block uses (a "treeless" /
+//      "repeat" block names an earlier block's description, which it reads again), and where
+//      each block's literals and sequences go;
 //   2. entropy (independent per block): decodes the literals into a literal area and the
 //      sequences into a sequence array, with repeat offsets kept symbolic (a function of the
 //      repeat offsets the block starts with);
@@ -78,6 +80,8 @@ struct ZstdBlockRecord {
   ZstdTableSource tables[3];
   uint64_t bitstream;
   uint32_t bitstream_size;
+  uint32_t plan_step;             ///< the first step of its section headers that failed
+  DeviceChunkStatus plan_status;  ///< and its status
   // Entropy.
   DeviceChunkStatus literal_status;  ///< of its literals
   DeviceChunkStatus status;          ///< of its sequences
@@ -108,6 +112,7 @@ struct ZstdFrameRecord {
 struct ZstdChunkPlan {
   DeviceChunkStatus header_status;  ///< what stopped the plan (ok: the input was read to its end)
   uint32_t block_parallel;          ///< 0: decode serially (small chunk, or past the budgets)
+  uint32_t headers_past_budget;     ///< the header walk stopped at the block or frame budget
   uint32_t block_count;
   uint32_t frame_count;
   uint64_t literal_bytes;
@@ -166,13 +171,12 @@ CUZARR_HOST_DEVICE inline ZstdSlot zstd_bp_slot(void* base, const ZstdSlotLayout
 // 1. Plan.
 
 /// Reads the literals section header of a compressed block (RFC 8878, 3.1.1.3.1.1) at
-/// in[ip, block_end) into `rec`; `tree` / `tree_available` hold the frame's latest Huffman tree
-/// description (tree_available 0: none yet). Advances ip past the section.
+/// in[ip, block_end) into `rec`. A block with a tree description names it in huffman_tree /
+/// huffman_tree_available; a treeless block is given its frame's latest tree by the link
+/// (zstd_bp_plan_link). Advances ip past the section.
 CUZARR_HOST_DEVICE inline DeviceChunkStatus zstd_bp_plan_literals(const unsigned char* in,
                                                                   uint64_t& ip, uint64_t block_end,
-                                                                  ZstdBlockRecord& rec,
-                                                                  uint64_t& tree,
-                                                                  uint32_t& tree_available) {
+                                                                  ZstdBlockRecord& rec) {
   const uint64_t size = block_end - ip;
   if (size < 1) return DeviceChunkStatus::corrupt_input;
   const unsigned b0 = in[ip];
@@ -221,20 +225,15 @@ CUZARR_HOST_DEVICE inline DeviceChunkStatus zstd_bp_plan_literals(const unsigned
   if (type == 2) {
     // The tree description's size follows from its first byte (RFC 8878, 4.2.1): < 128: that
     // many FSE-compressed bytes; else (byte - 127) 4-bit weights.
-    tree_available = 0;
     if (compressed < 1) return DeviceChunkStatus::corrupt_input;
     const unsigned hb = in[payload];
     const uint64_t tree_size = hb < 128 ? 1 + uint64_t{hb} : 1 + (uint64_t{hb} - 127 + 1) / 2;
     if (tree_size > compressed) return DeviceChunkStatus::corrupt_input;
-    tree = payload;
-    tree_available = static_cast<uint32_t>(compressed);
+    rec.huffman_tree = payload;
+    rec.huffman_tree_available = static_cast<uint32_t>(compressed);
     payload += tree_size;
     payload_size -= tree_size;
-  } else if (tree_available == 0) {
-    return DeviceChunkStatus::corrupt_input;  // treeless needs an earlier tree in the frame
   }
-  rec.huffman_tree = tree;
-  rec.huffman_tree_available = tree_available;
   rec.literal_payload = payload;
   rec.literal_payload_size = static_cast<uint32_t>(payload_size);
   ip += header + compressed;
@@ -242,17 +241,18 @@ CUZARR_HOST_DEVICE inline DeviceChunkStatus zstd_bp_plan_literals(const unsigned
 }
 
 /// Reads the sequences section header (RFC 8878, 3.1.1.3.2.1) at in[ip, block_end) into rec:
-/// count, table sources (`sources` / `valid`: the frame's tables in use, for the repeat mode),
-/// bitstream. FSE descriptions are read here (for their size), built by the entropy pass.
+/// count, table sources, bitstream. A table in the repeat mode is left as {0, 0, 3} for the link
+/// to name (it reads no bytes here). FSE descriptions are read here (for their size), built by
+/// the entropy pass. On a failure `failed_table` is the table it stopped at (0..2; 3: the count).
 CUZARR_HOST_DEVICE inline DeviceChunkStatus zstd_bp_plan_sequences(const unsigned char* in,
                                                                    uint64_t ip, uint64_t block_end,
                                                                    ZstdBlockRecord& rec,
-                                                                   ZstdTableSource* sources,
-                                                                   bool* valid) {
+                                                                   uint32_t& failed_table) {
   const uint64_t size = block_end - ip;
   const unsigned char* p = in + ip;
   ZstdSequencesCount h;
   const DeviceChunkStatus counted = zstd_read_sequences_count(p, size, h);
+  failed_table = 3;
   if (counted != DeviceChunkStatus::ok || h.count == 0) {
     rec.sequence_count = 0;
     rec.sequence_tables = 0;
@@ -267,12 +267,11 @@ CUZARR_HOST_DEVICE inline DeviceChunkStatus zstd_bp_plan_sequences(const unsigne
     const unsigned max_symbol = k == 0   ? kZstdMaxLiteralLengthCode
                                 : k == 1 ? kZstdMaxOffsetCode
                                          : kZstdMaxMatchLengthCode;
+    failed_table = static_cast<uint32_t>(k);
     if (mode == 3) {
-      if (!valid[k]) return DeviceChunkStatus::corrupt_input;
-      rec.tables[k] = sources[k];
+      rec.tables[k] = ZstdTableSource{0, 0, 3};
       continue;
     }
-    valid[k] = false;
     ZstdTableSource src{ip + pos, static_cast<uint32_t>(size - pos), mode};
     if (mode == 1) {
       if (size - pos < 1 || p[pos] > max_symbol) return DeviceChunkStatus::corrupt_input;
@@ -287,8 +286,6 @@ CUZARR_HOST_DEVICE inline DeviceChunkStatus zstd_bp_plan_sequences(const unsigne
       if (used > size - pos) return DeviceChunkStatus::corrupt_input;
       pos += used;
     }
-    sources[k] = src;
-    valid[k] = true;
     rec.tables[k] = src;
   }
   rec.sequence_count = static_cast<uint32_t>(count);
@@ -298,43 +295,58 @@ CUZARR_HOST_DEVICE inline DeviceChunkStatus zstd_bp_plan_sequences(const unsigne
   return DeviceChunkStatus::ok;
 }
 
-/// The plan's walk; returns the status that stops it. Sets `budget_exceeded` when the chunk
-/// needs more records, sequences or literals than its budgets.
-CUZARR_HOST_DEVICE inline DeviceChunkStatus zstd_bp_plan_walk(const unsigned char* in,
-                                                              uint64_t in_size, uint64_t capacity,
-                                                              const ZstdSlot& slot,
-                                                              bool& budget_exceeded) {
+/// The steps of a compressed block's section headers, in the order they are read: the first
+/// that fails is its plan_step (kZstdPlanPassed when none did).
+inline constexpr uint32_t kZstdPlanLiterals = 0;    ///< the literals section header
+inline constexpr uint32_t kZstdPlanCount = 1;       ///< the number of sequences and the modes
+inline constexpr uint32_t kZstdPlanFirstTable = 2;  ///< + k: code table k (its description)
+inline constexpr uint32_t kZstdPlanPassed = 5;
+
+/// Plan, part 1 (serial per chunk): walks the frames and block headers of a chunk (RFC 8878,
+/// 3.1.1), filling the frame records and each block's header fields (offset, size, type, frame);
+/// a compressed block's sections are read by part 2. Sets plan.block_count / frame_count to what
+/// it walked, header_status to the status that stopped it, and headers_past_budget when it
+/// stopped at the block or frame budget. Chunks of capacity below `min_capacity` are left to the
+/// serial decoder (block_parallel = 0, nothing walked).
+CUZARR_HOST_DEVICE inline void zstd_bp_plan_headers(
+    const unsigned char* in, uint64_t in_size, uint64_t capacity, const ZstdSlot& slot,
+    uint64_t min_capacity = kZstdBlockParallelMinCapacity) {
   ZstdChunkPlan& plan = *slot.plan;
+  plan = ZstdChunkPlan{};
+  plan.header_status = DeviceChunkStatus::ok;
+  plan.scan_status = DeviceChunkStatus::ok;
+  if (capacity < min_capacity) return;  // block_parallel = 0
+  plan.block_parallel = 1;
   const uint64_t max_blocks = zstd_bp_max_blocks(capacity);
-  const uint64_t max_sequences = zstd_bp_max_sequences(capacity);
   ZstdFrameDecoder fd;
   fd.init(in, in_size, nullptr, capacity, nullptr, false);
   uint64_t ip = 0;
   bool any_frame = false;
+  const auto stop = [&](DeviceChunkStatus status) { plan.header_status = status; };
   for (;;) {
     if (ip == in_size) {  // an input holds one or more frames
-      return any_frame ? DeviceChunkStatus::ok : DeviceChunkStatus::corrupt_input;
+      return stop(any_frame ? DeviceChunkStatus::ok : DeviceChunkStatus::corrupt_input);
     }
-    if (in_size - ip < 4) return DeviceChunkStatus::corrupt_input;
+    if (in_size - ip < 4) return stop(DeviceChunkStatus::corrupt_input);
     const uint32_t magic = load_le32(in + ip);
     if ((magic & kZstdSkippableMask) == kZstdSkippableMagic) {  // RFC 8878, 3.1.2
-      if (in_size - ip < 8) return DeviceChunkStatus::corrupt_input;
+      if (in_size - ip < 8) return stop(DeviceChunkStatus::corrupt_input);
       const uint64_t skip = load_le32(in + ip + 4);
-      if (skip > in_size - ip - 8) return DeviceChunkStatus::corrupt_input;
+      if (skip > in_size - ip - 8) return stop(DeviceChunkStatus::corrupt_input);
       ip += 8 + skip;
       any_frame = true;
       continue;
     }
-    if (magic != kZstdFrameMagic) return DeviceChunkStatus::corrupt_input;
+    if (magic != kZstdFrameMagic) return stop(DeviceChunkStatus::corrupt_input);
     ip += 4;
     fd.ip = ip;
     fd.op = 0;  // the scan checks the content size against the output left
     const DeviceChunkStatus hs = fd.read_frame_header();
-    if (hs != DeviceChunkStatus::ok) return hs;
+    if (hs != DeviceChunkStatus::ok) return stop(hs);
     ip = fd.ip;
     if (plan.frame_count >= max_blocks) {
-      budget_exceeded = true;
-      return DeviceChunkStatus::ok;
+      plan.headers_past_budget = 1;
+      return;
     }
     ZstdFrameRecord& frame = slot.frames[plan.frame_count++];
     frame = ZstdFrameRecord{};
@@ -342,24 +354,19 @@ CUZARR_HOST_DEVICE inline DeviceChunkStatus zstd_bp_plan_walk(const unsigned cha
     frame.content_size = fd.content_size;
     frame.has_content_size = fd.has_content_size;
     frame.has_checksum = fd.has_checksum;
-    // Tables do not carry over from a previous frame.
-    uint64_t tree = 0;
-    uint32_t tree_available = 0;
-    ZstdTableSource sources[3] = {};
-    bool valid[3] = {false, false, false};
     for (;;) {
       // Block header: Last_Block, Block_Type (2 bits), Block_Size (RFC 8878, 3.1.1.2.1).
-      if (in_size - ip < 3) return DeviceChunkStatus::corrupt_input;
+      if (in_size - ip < 3) return stop(DeviceChunkStatus::corrupt_input);
       const uint32_t header =
           uint32_t{in[ip]} | uint32_t{in[ip + 1]} << 8 | uint32_t{in[ip + 2]} << 16;
       ip += 3;
       const bool last = header & 1u;
       const unsigned type = (header >> 1) & 3u;
       const uint64_t size = header >> 3;
-      if (type == 3 || size > fd.block_max) return DeviceChunkStatus::corrupt_input;
+      if (type == 3 || size > fd.block_max) return stop(DeviceChunkStatus::corrupt_input);
       if (plan.block_count >= max_blocks) {
-        budget_exceeded = true;
-        return DeviceChunkStatus::ok;
+        plan.headers_past_budget = 1;
+        return;
       }
       ZstdBlockRecord& rec = slot.blocks[plan.block_count];
       rec = ZstdBlockRecord{};
@@ -367,44 +374,31 @@ CUZARR_HOST_DEVICE inline DeviceChunkStatus zstd_bp_plan_walk(const unsigned cha
       rec.block_max = static_cast<uint32_t>(fd.block_max);
       rec.frame = plan.frame_count - 1;
       rec.type = type;
+      rec.plan_step = kZstdPlanPassed;
       rec.literal_status = DeviceChunkStatus::ok;
       rec.status = DeviceChunkStatus::ok;
       rec.execute_status = DeviceChunkStatus::ok;
       if (type == 0) {
-        if (size > in_size - ip) return DeviceChunkStatus::corrupt_input;
+        if (size > in_size - ip) return stop(DeviceChunkStatus::corrupt_input);
         rec.in_size = static_cast<uint32_t>(size);
         rec.decoded_size = static_cast<uint32_t>(size);
         ip += size;
       } else if (type == 1) {
-        if (in_size - ip < 1) return DeviceChunkStatus::corrupt_input;
+        if (in_size - ip < 1) return stop(DeviceChunkStatus::corrupt_input);
         rec.in_size = 1;
         rec.decoded_size = static_cast<uint32_t>(size);
         ip += 1;
       } else {
-        if (size > in_size - ip || size == 0) return DeviceChunkStatus::corrupt_input;
+        if (size > in_size - ip || size == 0) return stop(DeviceChunkStatus::corrupt_input);
         rec.in_size = static_cast<uint32_t>(size);
-        const uint64_t block_end = ip + size;
-        DeviceChunkStatus s = zstd_bp_plan_literals(in, ip, block_end, rec, tree, tree_available);
-        if (s != DeviceChunkStatus::ok) return s;
-        s = zstd_bp_plan_sequences(in, ip, block_end, rec, sources, valid);
-        if (s != DeviceChunkStatus::ok) return s;
-        if (rec.literal_size > capacity - plan.literal_bytes ||
-            rec.sequence_count > max_sequences - plan.sequence_count) {
-          budget_exceeded = true;
-          return DeviceChunkStatus::ok;
-        }
-        rec.literal_offset = plan.literal_bytes;
-        plan.literal_bytes += rec.literal_size;
-        rec.sequence_offset = plan.sequence_count;
-        plan.sequence_count += rec.sequence_count;
-        ip = block_end;
+        ip += size;
       }
       ++plan.block_count;
       ++frame.block_count;
       if (last) break;
     }
     if (frame.has_checksum) {  // Content_Checksum: 4 bytes (RFC 8878, 3.1.1)
-      if (in_size - ip < 4) return DeviceChunkStatus::corrupt_input;
+      if (in_size - ip < 4) return stop(DeviceChunkStatus::corrupt_input);
       frame.checksum_offset = ip;
       ip += 4;
     }
@@ -413,20 +407,112 @@ CUZARR_HOST_DEVICE inline DeviceChunkStatus zstd_bp_plan_walk(const unsigned cha
   }
 }
 
-/// Pass 1 for one chunk: fills slot.plan, its block and frame records. The slot must hold the
-/// budgets of `capacity` (zstd_bp_slot_layout(c) with c >= capacity). Chunks of capacity below
-/// `min_capacity` are left to the serial decoder.
+/// Plan, part 2 (independent per block): reads a compressed block's literals and sequences
+/// section headers (FSE descriptions included) into `rec`, recording in plan_step / plan_status
+/// the first step that fails. What depends on earlier blocks (a treeless block's tree, a repeat
+/// table) is left to the link.
+CUZARR_HOST_DEVICE inline void zstd_bp_plan_sections(const unsigned char* in,
+                                                     ZstdBlockRecord& rec) {
+  if (rec.type != 2) return;
+  uint64_t ip = rec.in_offset;
+  const uint64_t block_end = ip + rec.in_size;
+  rec.plan_step = kZstdPlanLiterals;
+  rec.plan_status = zstd_bp_plan_literals(in, ip, block_end, rec);
+  if (rec.plan_status != DeviceChunkStatus::ok) return;
+  uint32_t failed_table = 0;
+  rec.plan_status = zstd_bp_plan_sequences(in, ip, block_end, rec, failed_table);
+  rec.plan_step = rec.plan_status == DeviceChunkStatus::ok ? kZstdPlanPassed
+                  : failed_table == 3                      ? kZstdPlanCount
+                                                           : kZstdPlanFirstTable + failed_table;
+}
+
+/// Plan, part 3 (serial per chunk, a few steps per block): follows the walked blocks in stream
+/// order, so that the chunk's outcome is the serial walk's: the first failing step of any block
+/// stops the plan there (header_status; the blocks, frames and the frame's block count are cut
+/// to what came before it); a treeless block takes its frame's latest tree and a repeat table
+/// its frame's latest table of that kind (RFC 8878, 3.1.1.3.1.1 and 3.1.1.3.2.1.1; a frame with
+/// none yet is corrupt); the literal area and sequence array are laid out block after block. Past
+/// a budget (blocks, frames, literals, sequences) the chunk goes to the serial decoder.
+CUZARR_HOST_DEVICE inline void zstd_bp_plan_link(uint64_t capacity, const ZstdSlot& slot) {
+  ZstdChunkPlan& plan = *slot.plan;
+  if (!plan.block_parallel) return;
+  const uint64_t max_sequences = zstd_bp_max_sequences(capacity);
+  uint64_t tree = 0;
+  uint32_t tree_available = 0;
+  ZstdTableSource sources[3] = {};
+  bool valid[3] = {false, false, false};
+  uint32_t frame = ~0u;
+  for (uint32_t b = 0; b < plan.block_count; ++b) {
+    ZstdBlockRecord& rec = slot.blocks[b];
+    if (rec.frame != frame) {  // tables do not carry over from a previous frame
+      frame = rec.frame;
+      tree_available = 0;
+      valid[0] = valid[1] = valid[2] = false;
+    }
+    if (rec.type != 2) continue;
+    DeviceChunkStatus failure = DeviceChunkStatus::ok;
+    if (rec.plan_step == kZstdPlanLiterals) {
+      failure = rec.plan_status;
+    } else if (rec.literal_type == 3 && tree_available == 0) {
+      failure = DeviceChunkStatus::corrupt_input;  // treeless needs an earlier tree in the frame
+    } else if (rec.plan_step == kZstdPlanCount) {
+      failure = rec.plan_status;
+    }
+    if (failure == DeviceChunkStatus::ok && rec.literal_type == 2) {
+      tree = rec.huffman_tree;
+      tree_available = rec.huffman_tree_available;
+    } else if (failure == DeviceChunkStatus::ok && rec.literal_type == 3) {
+      rec.huffman_tree = tree;
+      rec.huffman_tree_available = tree_available;
+    }
+    for (uint32_t k = 0; failure == DeviceChunkStatus::ok && rec.sequence_tables && k < 3; ++k) {
+      if (rec.tables[k].mode == 3) {
+        if (!valid[k]) failure = DeviceChunkStatus::corrupt_input;
+        rec.tables[k] = sources[k];
+      } else if (rec.plan_step == kZstdPlanFirstTable + k) {
+        failure = rec.plan_status;
+      } else {
+        sources[k] = rec.tables[k];
+        valid[k] = true;
+      }
+    }
+    if (failure != DeviceChunkStatus::ok) {
+      ZstdFrameRecord& f = slot.frames[rec.frame];
+      plan.header_status = failure;
+      plan.block_count = b;
+      plan.frame_count = rec.frame + 1;
+      plan.headers_past_budget = 0;
+      f.block_count = b - f.first_block;
+      f.complete = 0;
+      f.checksum_offset = 0;
+      return;
+    }
+    if (rec.literal_size > capacity - plan.literal_bytes ||
+        rec.sequence_count > max_sequences - plan.sequence_count) {
+      plan.block_parallel = 0;
+      plan.header_status = DeviceChunkStatus::ok;
+      return;
+    }
+    rec.literal_offset = plan.literal_bytes;
+    plan.literal_bytes += rec.literal_size;
+    rec.sequence_offset = plan.sequence_count;
+    plan.sequence_count += rec.sequence_count;
+  }
+  if (plan.headers_past_budget) {
+    plan.block_parallel = 0;
+    plan.header_status = DeviceChunkStatus::ok;
+  }
+}
+
+/// Pass 1 for one chunk, its three parts one after the other: fills slot.plan, its block and
+/// frame records. The slot must hold the budgets of `capacity` (zstd_bp_slot_layout(c) with c >=
+/// capacity). Chunks of capacity below `min_capacity` are left to the serial decoder.
 CUZARR_HOST_DEVICE inline void zstd_bp_plan(const unsigned char* in, uint64_t in_size,
                                             uint64_t capacity, const ZstdSlot& slot,
                                             uint64_t min_capacity = kZstdBlockParallelMinCapacity) {
-  ZstdChunkPlan& plan = *slot.plan;
-  plan = ZstdChunkPlan{};
-  plan.header_status = DeviceChunkStatus::ok;
-  plan.scan_status = DeviceChunkStatus::ok;
-  if (capacity < min_capacity) return;  // block_parallel = 0
-  bool budget_exceeded = false;
-  plan.header_status = zstd_bp_plan_walk(in, in_size, capacity, slot, budget_exceeded);
-  plan.block_parallel = budget_exceeded ? 0 : 1;
+  zstd_bp_plan_headers(in, in_size, capacity, slot, min_capacity);
+  for (uint32_t b = 0; b < slot.plan->block_count; ++b) zstd_bp_plan_sections(in, slot.blocks[b]);
+  zstd_bp_plan_link(capacity, slot);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -149,7 +149,8 @@ __device__ inline ZstdSlot bp_slot(const BpRound& r, uint32_t s) {
   return zstd_bp_slot(r.slots + s * r.slot_bytes, r.layout);
 }
 
-__global__ void zstd_bp_plan_kernel(BpRound r, uint32_t* handled) {
+/// Plan, part 1 (a thread per chunk): the walk over frames and block headers.
+__global__ void zstd_bp_plan_kernel(BpRound r) {
   const uint32_t s = blockIdx.x * blockDim.x + threadIdx.x;
   if (s >= r.n) return;
   const size_t c = r.first + s;
@@ -158,9 +159,19 @@ __global__ void zstd_bp_plan_kernel(BpRound r, uint32_t* handled) {
   if (capacity > r.max_output) {  // the slot is too small: leave it to the serial decoder
     *slot.plan = ZstdChunkPlan{};
   } else {
-    zstd_bp_plan(reinterpret_cast<const unsigned char*>(r.batch.inputs[c]), r.batch.input_sizes[c],
-                 capacity, slot, r.min_capacity);
+    zstd_bp_plan_headers(reinterpret_cast<const unsigned char*>(r.batch.inputs[c]),
+                         r.batch.input_sizes[c], capacity, slot, r.min_capacity);
   }
+}
+
+/// Plan, part 3 (a thread per chunk): the blocks linked in stream order; whether the chunk
+/// decodes block-parallel goes to `handled`.
+__global__ void zstd_bp_link_kernel(BpRound r, uint32_t* handled) {
+  const uint32_t s = blockIdx.x * blockDim.x + threadIdx.x;
+  if (s >= r.n) return;
+  const size_t c = r.first + s;
+  const ZstdSlot slot = bp_slot(r, s);
+  zstd_bp_plan_link(r.batch.output_capacities[c], slot);
   handled[c] = slot.plan->block_parallel;
 }
 
@@ -246,6 +257,17 @@ __device__ inline BpListItem bp_list_item(const BpRound& r, const uint32_t* pref
   return BpListItem{bp_slot(r, s), t - prefix[s],
                     reinterpret_cast<const unsigned char*>(r.batch.inputs[chunk]),
                     reinterpret_cast<unsigned char*>(r.batch.outputs[chunk])};
+}
+
+/// Plan, part 2 (a thread per walked block, the grid striding over the list): each compressed
+/// block's section headers. A 32 MiB chunk's 256 blocks would take one thread some 5 ms one
+/// after the other (H200), most of it in the FSE descriptions.
+__global__ void zstd_bp_sections_kernel(BpRound r, const uint32_t* prefix) {
+  const uint32_t total = prefix[r.n];
+  for (uint32_t t = blockIdx.x * blockDim.x + threadIdx.x; t < total; t += gridDim.x * blockDim.x) {
+    const BpListItem item = bp_list_item(r, prefix, t);
+    zstd_bp_plan_sections(item.in, item.rec());
+  }
 }
 
 /// Calls body(item) for every item of a block list, a warp per item (every lane alike), the
@@ -682,8 +704,9 @@ void zstd_decode_batch(const DeviceChunkBatch& batch, bool verify_checksum, uint
     r.min_capacity = block_parallel_from;
     r.in_order_permille = in_order_permille;
     const unsigned sequence_blocks = bp_sequence_threads(slots, max_output) / kBpSequenceThreads;
-    // The serial per-chunk kernels (plan, scan, finish) walk a chunk's blocks one after the other
-    // (the plan reads every block's section headers and FSE table descriptions). A round whose
+    // The serial per-chunk kernels (the plan's walk and link, scan, finish) go over a chunk's
+    // blocks one after the other (the section headers and FSE table descriptions are read a
+    // thread per block, between the walk and the link). A round whose
     // chunks fit in one wave of one-thread blocks gives each chunk a warp of its own, spread over
     // every SM, rather than 32 walks diverging in one warp on a few SMs (a 32 MiB chunk's walk is
     // 256 blocks long); larger rounds (small chunks, short walks) keep 128 chunks a block.
@@ -694,9 +717,13 @@ void zstd_decode_batch(const DeviceChunkBatch& batch, bool verify_checksum, uint
       r.stretch = stretch == kZstdStretchAuto ? zstd_bp_auto_stretch(r.n) : stretch;
       const unsigned chunk_threads = r.n <= one_thread_wave ? 1 : 128;
       const unsigned chunk_blocks = (r.n + chunk_threads - 1) / chunk_threads;
-      zstd_bp_plan_kernel<<<chunk_blocks, chunk_threads, 0, s>>>(r, control.handled);
+      zstd_bp_plan_kernel<<<chunk_blocks, chunk_threads, 0, s>>>(r);
       zstd_bp_list_kernel<<<1, kListThreads, 0, s>>>(r, control.entropy_prefix, BpList::entropy,
-                                                     control.ticket);
+                                                     control.ticket);  // the walked blocks
+      zstd_bp_sections_kernel<<<kBpBlocks, kBpWarps * kWarpSize, 0, s>>>(r, control.entropy_prefix);
+      zstd_bp_link_kernel<<<chunk_blocks, chunk_threads, 0, s>>>(r, control.handled);
+      zstd_bp_list_kernel<<<1, kListThreads, 0, s>>>(r, control.entropy_prefix, BpList::entropy,
+                                                     control.ticket);  // the planned blocks
       if (sequence_blocks > 0) {
         // The sequences kernel (a thread per block: few warps, and its time is its longest
         // blocks' chains) on a high-priority fork, launched first, so that its threads start at
