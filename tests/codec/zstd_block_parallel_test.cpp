@@ -279,9 +279,13 @@ TEST(ZstdBlockParallel, RareModesAndTableReuseAcrossBlocks) {
   const Bytes orphan = {0x28, 0xB5, 0x2F, 0xFD, 0x20, 0x04, 0x2D,
                         0x00, 0x00, 0x43, 0x40, 0x00, 0x1E, 0x00};
   EXPECT_EQ(decode(orphan, 200000).result.status, DeviceChunkStatus::corrupt_input);
-  Bytes split = {0x28, 0xB5, 0x2F, 0xFD, 0x20, 0x08, 0x45, 0x00, 0x00,
-                 0x82, 0x00, 0x01, 0x80, 0x10, 0x69, 0x01, 0x00};
-  split.insert(split.end(), orphan.begin(), orphan.end());
+  // A frame with a tree, then the orphan as a second frame (tables do not carry over).
+  const Bytes with_tree = {0x28, 0xB5, 0x2F, 0xFD, 0x20, 0x08, 0x45, 0x00, 0x00,
+                           0x82, 0x00, 0x01, 0x80, 0x10, 0x69, 0x01, 0x00};
+  Bytes split(with_tree.size() + orphan.size());
+  std::copy(with_tree.begin(), with_tree.end(), split.begin());
+  std::copy(orphan.begin(), orphan.end(),
+            split.begin() + static_cast<std::ptrdiff_t>(with_tree.size()));
   EXPECT_EQ(decode(split, 200000).result.status, DeviceChunkStatus::corrupt_input);
   // libzstd reuses Huffman and FSE tables ("treeless" / "repeat") across the blocks of large
   // frames at high levels; these decode through the table descriptions of earlier blocks.
