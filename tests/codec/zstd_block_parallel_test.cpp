@@ -414,6 +414,46 @@ TEST(ZstdBlockParallel, PlanReadsEachBlocksSectionsIndependently) {
   EXPECT_GT(stopped_early, 10);
 }
 
+TEST(ZstdBlockParallel, PlanStopsAtTheFirstBlockWhoseTableDescriptionIsBad) {
+  // A bad accuracy log (RFC 8878, 4.1.1: at most 9 for literal lengths and match lengths, 8 for
+  // offsets) in the first FSE description of a block in the middle of the frame: the plan stops
+  // at that block, as the serial walk did, and the chunk fails as the serial decoder fails.
+  Params p;
+  p.level = 3;
+  const Bytes input = test::smooth_uint16_input(size_t{2} << 20, 9);
+  const Bytes frame = zstd_compress(input, p);
+  const gpu::ZstdSlotLayout layout = gpu::zstd_bp_slot_layout(input.size());
+  std::vector<uint64_t> storage((layout.bytes + 7) / 8);
+  const gpu::ZstdSlot slot = gpu::zstd_bp_slot(storage.data(), layout);
+  gpu::zstd_bp_plan(frame.data(), frame.size(), input.size(), slot);
+  ASSERT_EQ(slot.plan->header_status, DeviceChunkStatus::ok);
+  uint64_t description = 0;
+  uint32_t block = 0;
+  for (uint32_t b = slot.plan->block_count / 2; b < slot.plan->block_count && !description; ++b) {
+    for (const auto& table : slot.blocks[b].tables) {
+      if (table.mode == 2 && table.offset > slot.blocks[b].in_offset) {
+        description = table.offset;
+        block = b;
+        break;
+      }
+    }
+  }
+  ASSERT_NE(description, 0u) << "no block in the second half has its own FSE description";
+  Bytes damaged = frame;
+  damaged[description] = static_cast<unsigned char>(damaged[description] | 0x0F);  // log 20
+  gpu::zstd_bp_plan(damaged.data(), damaged.size(), input.size(), slot);
+  EXPECT_NE(slot.plan->header_status, DeviceChunkStatus::ok);
+  EXPECT_EQ(slot.plan->block_parallel, 1u);
+  EXPECT_EQ(slot.plan->block_count, block);
+  EXPECT_EQ(slot.frames[0].complete, 0u);
+  Bytes serial_out;
+  const gpu::DecodeResult serial = decode_serial(damaged, input.size(), serial_out);
+  const Decoded d = decode(damaged, input.size());
+  EXPECT_NE(serial.status, DeviceChunkStatus::ok);
+  EXPECT_EQ(d.result.status, serial.status);
+  EXPECT_TRUE(d.block_parallel);
+}
+
 TEST(ZstdBlockParallel, ReportsOutputTooSmallAndChecksums) {
   const Bytes input = test::smooth_float32_input(600000, 4);
   for (bool content_size : {false, true}) {

@@ -465,7 +465,11 @@ CUZARR_HOST_DEVICE inline void zstd_bp_plan_link(uint64_t capacity, const ZstdSl
       rec.huffman_tree = tree;
       rec.huffman_tree_available = tree_available;
     }
-    for (uint32_t k = 0; failure == DeviceChunkStatus::ok && rec.sequence_tables && k < 3; ++k) {
+    // The block has code tables when its count was read and is not 0: it passed (sequence_tables
+    // set) or failed at one of its tables (sequence_tables is set only once all are read).
+    const bool has_tables = rec.sequence_tables != 0 || (rec.plan_step >= kZstdPlanFirstTable &&
+                                                         rec.plan_step < kZstdPlanPassed);
+    for (uint32_t k = 0; failure == DeviceChunkStatus::ok && has_tables && k < 3; ++k) {
       if (rec.tables[k].mode == 3) {
         if (!valid[k]) failure = DeviceChunkStatus::corrupt_input;
         rec.tables[k] = sources[k];
