@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <cstring>
 #include <string>
+#include <type_traits>
 
 #include "cuzarr/core/error.hpp"
 #include "cuzarr/memory/buffer.hpp"
@@ -65,25 +66,16 @@ __global__ void scatter_kernel(const DeviceScatterItem* items, const uint64_t* f
   const auto* src = reinterpret_cast<const unsigned char*>(item.source);
   auto* dst = reinterpret_cast<unsigned char*>(item.destination);
   for (int64_t e = begin + threadIdx.x; e < end; e += blockDim.x) {
+    using Index = std::conditional_t<kNarrow, uint32_t, int64_t>;
+    auto rest = static_cast<Index>(e);
     int64_t s = 0, t = 0;
-    if constexpr (kNarrow) {
-      auto rest = static_cast<uint32_t>(e);
-      for (int d = item.ndim - 1; d >= 0; --d) {
-        const auto extent = static_cast<uint32_t>(item.shape[d]);
-        const uint32_t next = rest / extent;
-        const auto index = static_cast<int64_t>(rest - next * extent);
-        rest = next;
-        s += index * item.source_strides[d];
-        t += index * item.destination_strides[d];
-      }
-    } else {
-      int64_t rest = e;
-      for (int d = item.ndim - 1; d >= 0; --d) {
-        const int64_t index = rest % item.shape[d];
-        rest /= item.shape[d];
-        s += index * item.source_strides[d];
-        t += index * item.destination_strides[d];
-      }
+    for (int d = item.ndim - 1; d >= 0; --d) {
+      const auto extent = static_cast<Index>(item.shape[d]);
+      const Index next = rest / extent;
+      const auto index = static_cast<int64_t>(rest - next * extent);
+      rest = next;
+      s += index * item.source_strides[d];
+      t += index * item.destination_strides[d];
     }
     if constexpr (sizeof(Word) > 1) {
       *reinterpret_cast<Word*>(dst + t) =

@@ -34,6 +34,19 @@ struct Decoded {
   Bytes out;
 };
 
+/// Caller memory for one chunk's block-parallel state, for chunks of up to `capacity` bytes.
+struct SlotStorage {
+  explicit SlotStorage(size_t capacity)
+      : layout(gpu::zstd_bp_slot_layout(capacity)),
+        words((layout.bytes + 7) / 8),
+        slot(gpu::zstd_bp_slot(words.data(), layout)) {}
+  SlotStorage(const SlotStorage&) = delete;  // slot points into words
+  SlotStorage& operator=(const SlotStorage&) = delete;
+  gpu::ZstdSlotLayout layout;
+  std::vector<uint64_t> words;
+  gpu::ZstdSlot slot;
+};
+
 /// Decodes from an exact-size heap copy of `frame` into exactly `capacity` heap bytes.
 Decoded decode(const Bytes& frame, size_t capacity, bool verify = true) {
   auto in = std::unique_ptr<unsigned char[]>(new unsigned char[frame.size()]);
@@ -300,9 +313,8 @@ TEST(ZstdBlockParallel, PlanPointsTreelessAndRepeatBlocksAtEarlierDescriptions) 
   p.level = 19;
   const Bytes input = test::smooth_float32_input(size_t{3} << 20, 3);
   const Bytes frame = zstd_compress(input, p);
-  const gpu::ZstdSlotLayout layout = gpu::zstd_bp_slot_layout(input.size());
-  std::vector<uint64_t> storage((layout.bytes + 7) / 8);
-  const gpu::ZstdSlot slot = gpu::zstd_bp_slot(storage.data(), layout);
+  SlotStorage storage(input.size());
+  const gpu::ZstdSlot& slot = storage.slot;
   gpu::zstd_bp_plan(frame.data(), frame.size(), input.size(), slot);
   ASSERT_EQ(slot.plan->header_status, DeviceChunkStatus::ok);
   ASSERT_EQ(slot.plan->block_parallel, 1u);
@@ -380,10 +392,8 @@ TEST(ZstdBlockParallel, PlanReadsEachBlocksSectionsIndependently) {
     p.level = c.level;
     p.checksum = true;
     const Bytes frame = zstd_compress(c.input, p);
-    const gpu::ZstdSlotLayout layout = gpu::zstd_bp_slot_layout(c.input.size());
-    std::vector<uint64_t> serial((layout.bytes + 7) / 8), reversed((layout.bytes + 7) / 8);
-    const gpu::ZstdSlot a = gpu::zstd_bp_slot(serial.data(), layout);
-    const gpu::ZstdSlot b = gpu::zstd_bp_slot(reversed.data(), layout);
+    SlotStorage serial(c.input.size()), reversed(c.input.size());
+    const gpu::ZstdSlot &a = serial.slot, &b = reversed.slot;
     // The blocks' section headers, where damage stops the plan (elsewhere it reaches the
     // entropy passes).
     gpu::zstd_bp_plan(frame.data(), frame.size(), c.input.size(), a);
@@ -422,9 +432,8 @@ TEST(ZstdBlockParallel, PlanStopsAtTheFirstBlockWhoseTableDescriptionIsBad) {
   p.level = 3;
   const Bytes input = test::smooth_uint16_input(size_t{2} << 20, 9);
   const Bytes frame = zstd_compress(input, p);
-  const gpu::ZstdSlotLayout layout = gpu::zstd_bp_slot_layout(input.size());
-  std::vector<uint64_t> storage((layout.bytes + 7) / 8);
-  const gpu::ZstdSlot slot = gpu::zstd_bp_slot(storage.data(), layout);
+  SlotStorage storage(input.size());
+  const gpu::ZstdSlot& slot = storage.slot;
   gpu::zstd_bp_plan(frame.data(), frame.size(), input.size(), slot);
   ASSERT_EQ(slot.plan->header_status, DeviceChunkStatus::ok);
   uint64_t description = 0;
@@ -667,9 +676,8 @@ TEST(ZstdBlockParallel, LiteralsPassCountsEachBlocksExternalMatchBytes) {
     Params p;
     p.level = 3;
     const Bytes frame = zstd_compress(c.input, p);
-    const gpu::ZstdSlotLayout layout = gpu::zstd_bp_slot_layout(size);
-    std::vector<uint64_t> storage((layout.bytes + 7) / 8);
-    const gpu::ZstdSlot slot = gpu::zstd_bp_slot(storage.data(), layout);
+    SlotStorage storage(size);
+    const gpu::ZstdSlot& slot = storage.slot;
     gpu::zstd_bp_plan(frame.data(), frame.size(), size, slot);
     ASSERT_EQ(slot.plan->block_parallel, 1u);
     Bytes out(size);
