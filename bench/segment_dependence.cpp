@@ -14,9 +14,10 @@
 // the matches pass counted in steps of 32 sequences (docs/gpu_zstd.md, "Matches in order").
 // Data: the quantized uint16 field, the uint16 field, "delta": the float32 field delta-encoded
 // as numcodecs.delta does (runs of small, repeated byte patterns), or "labels": a uint32 label
-// volume (ids constant over blobs).
-// usage: cuzarr_segment_dependence [lz4 | zstd LEVEL] [chunk KiB] [quantized|field|delta|labels]
-//        (CPU only)
+// volume (ids constant over blobs); or "file:PATH": the first `chunk` bytes of a file (a chunk of
+// the read benchmark's array, say).
+// usage: cuzarr_segment_dependence [lz4 | zstd LEVEL] [chunk KiB]
+//        [quantized|field|delta|labels|file:PATH]   (CPU only)
 #include <lz4.h>
 #include <zstd.h>
 
@@ -24,6 +25,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -262,15 +264,24 @@ int main(int argc, char** argv) {
   const size_t chunk = (argc > arg ? std::strtoull(argv[arg++], nullptr, 10) : 4096) * 1024;
   const std::string kind = argc > arg ? argv[arg++] : "quantized";
   if ((codec != "lz4" && codec != "zstd") || chunk == 0 || chunk > (size_t{1} << 30) ||
-      (kind != "quantized" && kind != "field" && kind != "delta" && kind != "labels")) {
-    std::fprintf(
-        stderr,
-        "usage: %s [lz4 | zstd LEVEL] [chunk KiB, 1..1048576] [quantized|field|delta|labels]\n",
-        argv[0]);
+      (kind != "quantized" && kind != "field" && kind != "delta" && kind != "labels" &&
+       kind.rfind("file:", 0) != 0)) {
+    std::fprintf(stderr,
+                 "usage: %s [lz4 | zstd LEVEL] [chunk KiB, 1..1048576] "
+                 "[quantized|field|delta|labels|file:PATH]\n",
+                 argv[0]);
     return 2;
   }
   std::vector<unsigned char> data;
-  if (kind == "quantized") {
+  if (kind.rfind("file:", 0) == 0) {
+    const std::string path = kind.substr(5);
+    std::ifstream file(path, std::ios::binary);
+    data.resize(chunk);
+    if (!file.read(reinterpret_cast<char*>(data.data()), static_cast<std::streamsize>(chunk))) {
+      std::fprintf(stderr, "cannot read %zu bytes from %s\n", chunk, path.c_str());
+      return 2;
+    }
+  } else if (kind == "quantized") {
     data = cuzarr::bench::make_quantized_field(chunk, 2);
   } else if (kind == "field") {
     data = cuzarr::bench::make_field(chunk, false, 1);

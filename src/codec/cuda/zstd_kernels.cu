@@ -497,14 +497,32 @@ __device__ inline void bp_copy_earlier(const ZstdSlot& slot, uint32_t b, uint64_
   }
 }
 
+/// Copies one match of block b by its own lane, in order (an overlapping match reads the bytes it
+/// has just written): bytes before `ordered_from` by runs (bp_copy_earlier), the others straight.
+__device__ inline void bp_lane_match(const ZstdSlot& slot, uint32_t b, uint64_t at, uint64_t ml,
+                                     uint64_t offset, uint64_t ordered_from, unsigned char* out,
+                                     ZstdChaseHint& hint) {
+  for (uint64_t t = 0; t < ml;) {
+    const uint64_t q = at + t - offset;
+    if (q < ordered_from) {  // consecutive bytes before the block, by runs
+      const uint64_t n = detail::umin(ml - t, ordered_from - q);
+      bp_copy_earlier(slot, b, at + t, q, n, out, hint);
+      t += n;
+    } else {
+      out[at + t] = out[q];
+      ++t;
+    }
+  }
+}
+
 /// Phase 4b for block b (zstd_bp_execute_matches_serial, by a warp), after 4a for every block:
 /// 32 sequences at a time. Every byte from `ordered_from` (the block's start, or its frame's when
-/// the warp runs the frame's blocks in order) up to the block is final. A group whose matches
-/// read only bytes from there on is copied in waves (warp_copy_matches). Otherwise each lane
-/// copies its own match when no match of the group reads an earlier match of the group (its
-/// source ends before the group's first match, or lies in its own literals and output) and the
-/// matches are short, else the warp copies them one by one; bytes before `ordered_from` are
-/// chased. Ends by publishing the block's `done`.
+/// the warp runs the frame's blocks in order) up to the block is final. A group's matches run in
+/// waves (warp_match_waves: a match runs once no pending match of the group writes its source).
+/// When they all read bytes from `ordered_from` on, the lanes copy them as the warp decoders do
+/// (warp_copy_matches); otherwise a ready match of up to kLaneItemBytes is copied by its lane
+/// with the bytes before `ordered_from` chased by runs (bp_lane_match), a longer one by the whole
+/// warp, a byte a lane. Ends by publishing the block's `done`.
 __device__ inline void bp_matches_block(const ZstdSlot& slot, uint32_t b, unsigned char* out,
                                         unsigned lane, uint64_t ordered_from) {
   ZstdBlockRecord& rec = slot.blocks[b];
@@ -513,52 +531,37 @@ __device__ inline void bp_matches_block(const ZstdSlot& slot, uint32_t b, unsign
     const uint64_t frame_start = slot.frames[rec.frame].output_offset;
     const ZstdSeqRecord* seqs = slot.sequences + rec.sequence_offset;
     const uint32_t count = rec.sequence_tables ? rec.sequence_count : 0;
+    ZstdChaseHint hint;
     for (uint32_t g = 0; g < count; g += kWarpSize) {
       const uint32_t i = g + lane;
       ZstdSeqRecord seq{0, 0, 0, 0};
       if (i < count) seq = seqs[i];
-      const uint64_t ll = seq.literal_length, ml = seq.match_length & kZstdSeqLengthMask;
-      const uint64_t at = rec.output_offset + seq.match_at;
+      const uint64_t ml = seq.match_length & kZstdSeqLengthMask;
+      // Lanes without a match sit at the block's end, past every match (warp_match_waves).
+      const uint64_t at = i < count ? rec.output_offset + seq.match_at : block_end;
       uint64_t offset = 1;
       if (i < count) zstd_bp_resolve_offset(seq, rec.start_reps, at, frame_start, offset);
-      const uint64_t from_mine = at - offset;
-      // A group whose sources all lie in this block (literals, and matches of earlier groups or
-      // of this group, which the waves order) goes through the lane copies of the warp decoders.
       const bool has_match = i < count && ml > 0;
-      if (!__any_sync(kFullMask, has_match && from_mine < ordered_from)) {
-        detail::warp_copy_matches(has_match, i < count ? at : block_end, ml, offset, out, lane);
+      if (!__any_sync(kFullMask, has_match && at - offset < ordered_from)) {
+        detail::warp_copy_matches(has_match, at, ml, offset, out, lane);
         continue;
       }
-      const uint64_t first_match = __shfl_sync(kFullMask, static_cast<unsigned long long>(at), 0);
-      const bool independent =
-          i >= count || from_mine + detail::umin(ml, offset) <= first_match || from_mine >= at - ll;
-      ZstdChaseHint hint;
-      if (__all_sync(kFullMask, independent && ml <= 64)) {
-        for (uint64_t t = 0; t < ml;) {
-          const uint64_t q = at + t - offset;
-          if (q < ordered_from) {  // consecutive bytes before the block, by runs
-            const uint64_t n = detail::umin(ml - t, ordered_from - q);
-            bp_copy_earlier(slot, b, at + t, q, n, out, hint);
-            t += n;
-          } else {
-            out[at + t] = out[q];
-            ++t;
-          }
+      detail::warp_match_waves(has_match, at, ml, offset, lane, [&](bool ready) {
+        if (ready && ml <= detail::kLaneItemBytes) {
+          bp_lane_match(slot, b, at, ml, offset, ordered_from, out, hint);
         }
-      } else {
-        const uint32_t n = count - g < kWarpSize ? count - g : kWarpSize;
-        for (uint32_t j = 0; j < n; ++j) {
-          const uint64_t len = __shfl_sync(kFullMask, static_cast<unsigned long long>(ml), j);
-          const uint64_t to = __shfl_sync(kFullMask, static_cast<unsigned long long>(at), j);
-          const uint64_t dist = __shfl_sync(kFullMask, static_cast<unsigned long long>(offset), j);
-          if (to - dist + len > first_match) __syncwarp();  // it may read earlier matches
+        unsigned long_ready = __ballot_sync(kFullMask, ready && ml > detail::kLaneItemBytes);
+        while (long_ready != 0) {
+          const unsigned j = __ffs(long_ready) - 1;
+          long_ready &= long_ready - 1;
+          const uint64_t len = detail::shfl64(ml, j), to = detail::shfl64(at, j);
+          const uint64_t dist = detail::shfl64(offset, j);
           for (uint64_t t = lane; t < len; t += kWarpSize) {
             const uint64_t q = match_source(to, dist, t);
             out[to + t] = q < ordered_from ? bp_earlier_byte(slot, b, q, out, hint) : out[q];
           }
         }
-      }
-      __syncwarp();  // the next group reads these bytes
+      });
     }
   }
   __threadfence();  // every lane's bytes are visible device-wide before `done`
