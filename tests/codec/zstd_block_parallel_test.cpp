@@ -699,5 +699,74 @@ TEST(ZstdBlockParallel, LiteralsPassCountsEachBlocksExternalMatchBytes) {
   }
 }
 
+/// Checks the chase's lookups (zstd_bp_block_at, zstd_bp_sequence_at) against linear searches at
+/// every 7th position of the frame.
+void expect_lookups_exact(const gpu::ZstdSlot& slot, uint64_t size, const std::string& what) {
+  SCOPED_TRACE(what);
+  const uint32_t blocks = slot.plan->executed_blocks;
+  uint32_t mismatches = 0;
+  for (uint64_t q = 0; q < size && mismatches < 5; q += 7) {
+    uint32_t k = 0;
+    while (k + 1 < blocks && slot.blocks[k + 1].output_offset <= q) ++k;
+    const uint32_t found = gpu::zstd_bp_block_at(slot, 0, blocks, q);
+    if (found != k) {
+      ++mismatches;
+      ADD_FAILURE() << "block of " << q << ": " << found << ", expected " << k;
+    }
+    const gpu::ZstdBlockRecord& rec = slot.blocks[k];
+    const uint32_t count = rec.type == 2 && rec.sequence_tables ? rec.sequence_count : 0;
+    const gpu::ZstdSeqRecord* seqs = slot.sequences + rec.sequence_offset;
+    const uint64_t local = q - rec.output_offset;
+    if (count == 0 || local < seqs[0].match_at) continue;
+    uint32_t i = 0;
+    while (i + 1 < count && seqs[i + 1].match_at <= local) ++i;
+    const uint32_t at = gpu::zstd_bp_sequence_at(slot, k, count, local);
+    if (at != i) {
+      ++mismatches;
+      ADD_FAILURE() << "sequence of " << q << " in block " << k << ": " << at << ", expected " << i;
+    }
+  }
+}
+
+TEST(ZstdBlockParallel, ChaseLookupsAreExactWhateverThePositionIndexHolds) {
+  // The index only shortens the searches: as the literals pass writes it, shuffled (entries of
+  // other blocks and positions), and random, the lookups give what a linear search gives.
+  const size_t size = size_t{3} << 20;
+  Params p;
+  p.level = 3;
+  const Bytes input = test::smooth_uint16_input(size, 4);
+  const Bytes frame = zstd_compress(input, p);
+  SlotStorage storage(size);
+  const gpu::ZstdSlot& slot = storage.slot;
+  gpu::zstd_bp_plan(frame.data(), frame.size(), size, slot);
+  ASSERT_EQ(slot.plan->block_parallel, 1u);
+  Bytes out(size);
+  ASSERT_EQ(gpu::zstd_bp_run_passes_host(frame.data(), out.data(), size, slot).status,
+            DeviceChunkStatus::ok);
+  ASSERT_TRUE(out == input);
+  ASSERT_GE(slot.plan->executed_blocks, 24u);
+  const uint64_t entries = gpu::zstd_bp_index_entries(size);
+  // As written: every entry inside the output names the block that holds its position.
+  for (uint64_t e = 0; e * gpu::kZstdIndexBytes < size; ++e) {
+    const gpu::ZstdIndexEntry& x = slot.index[e];
+    ASSERT_LT(x.block, slot.plan->executed_blocks) << "entry " << e;
+    const gpu::ZstdBlockRecord& rec = slot.blocks[x.block];
+    ASSERT_LE(rec.output_offset, e * gpu::kZstdIndexBytes) << "entry " << e;
+    ASSERT_GT(rec.output_offset + rec.decoded_size, e * gpu::kZstdIndexBytes) << "entry " << e;
+  }
+  expect_lookups_exact(slot, size, "as written");
+  std::mt19937_64 rng(7);
+  std::shuffle(slot.index, slot.index + entries, rng);
+  expect_lookups_exact(slot, size, "shuffled");
+  for (uint64_t e = 0; e < entries; ++e) {
+    const uint64_t v = rng();
+    // Small values too, so that some point at real blocks and sequences.
+    slot.index[e] =
+        gpu::ZstdIndexEntry{static_cast<uint32_t>(e % 3 == 0 ? v % 64 : v),
+                            static_cast<uint32_t>(e % 2 == 0 ? (v >> 32) % 4096 : v >> 32)};
+  }
+  expect_lookups_exact(slot, size, "random");
+}
+
 }  // namespace
 }  // namespace cuzarr

@@ -132,9 +132,27 @@ CUZARR_HOST_DEVICE inline uint64_t zstd_bp_max_sequences(uint64_t capacity) {
   return capacity / 4 + 64;
 }
 
+/// Output bytes per entry of a slot's position index.
+inline constexpr uint64_t kZstdIndexBytes = 512;
+
+/// Entry e of a slot's position index: where output position e * kZstdIndexBytes of the chunk
+/// lies, its block and the last sequence of that block whose match starts at or before it (0 when
+/// none does). The literals pass (4a) writes the entries of the blocks it executes; the matches
+/// pass's chase starts its searches there. An entry is a hint: it is checked before use, so one
+/// that no block wrote (leftover bytes) costs only the full searches.
+struct ZstdIndexEntry {
+  uint32_t block;
+  uint32_t sequence;
+};
+
+/// Entries for output positions below `capacity`, and one past the last (zstd_bp_sequence_at).
+CUZARR_HOST_DEVICE inline uint64_t zstd_bp_index_entries(uint64_t capacity) {
+  return capacity / kZstdIndexBytes + 2;
+}
+
 /// Byte offsets of a slot's parts for chunks of at most `capacity` output bytes.
 struct ZstdSlotLayout {
-  uint64_t blocks_at, frames_at, sequences_at, literals_at, bytes;
+  uint64_t blocks_at, frames_at, sequences_at, literals_at, index_at, bytes;
 };
 
 CUZARR_HOST_DEVICE inline uint64_t zstd_bp_align(uint64_t n) { return (n + 255) / 256 * 256; }
@@ -147,7 +165,8 @@ CUZARR_HOST_DEVICE inline ZstdSlotLayout zstd_bp_slot_layout(uint64_t capacity) 
   l.sequences_at = l.frames_at + zstd_bp_align(blocks * sizeof(ZstdFrameRecord));
   l.literals_at =
       l.sequences_at + zstd_bp_align(zstd_bp_max_sequences(capacity) * sizeof(ZstdSeqRecord));
-  l.bytes = l.literals_at + zstd_bp_align(capacity + 16);
+  l.index_at = l.literals_at + zstd_bp_align(capacity + 16);
+  l.bytes = l.index_at + zstd_bp_align(zstd_bp_index_entries(capacity) * sizeof(ZstdIndexEntry));
   return l;
 }
 
@@ -157,6 +176,7 @@ struct ZstdSlot {
   ZstdFrameRecord* frames;
   ZstdSeqRecord* sequences;
   unsigned char* literals;
+  ZstdIndexEntry* index;
 };
 
 CUZARR_HOST_DEVICE inline ZstdSlot zstd_bp_slot(void* base, const ZstdSlotLayout& l) {
@@ -164,7 +184,9 @@ CUZARR_HOST_DEVICE inline ZstdSlot zstd_bp_slot(void* base, const ZstdSlotLayout
   return ZstdSlot{reinterpret_cast<ZstdChunkPlan*>(b),
                   reinterpret_cast<ZstdBlockRecord*>(b + l.blocks_at),
                   reinterpret_cast<ZstdFrameRecord*>(b + l.frames_at),
-                  reinterpret_cast<ZstdSeqRecord*>(b + l.sequences_at), b + l.literals_at};
+                  reinterpret_cast<ZstdSeqRecord*>(b + l.sequences_at),
+                  b + l.literals_at,
+                  reinterpret_cast<ZstdIndexEntry*>(b + l.index_at)};
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -898,10 +920,46 @@ CUZARR_HOST_DEVICE inline DeviceChunkStatus zstd_bp_execute_literals_serial(cons
   return DeviceChunkStatus::ok;
 }
 
-/// The block of frame `frame` (blocks [first, b)) that holds output position q.
+/// The last sequence i in [lo, hi) with seqs[i].match_at <= local (lo when none after it does).
+CUZARR_HOST_DEVICE inline uint32_t zstd_bp_last_match_at(const ZstdSeqRecord* seqs, uint32_t lo,
+                                                         uint32_t hi, uint64_t local) {
+  while (hi - lo > 1) {
+    const uint32_t mid = lo + (hi - lo) / 2;
+    if (seqs[mid].match_at <= local) {
+      lo = mid;
+    } else {
+      hi = mid;
+    }
+  }
+  return lo;
+}
+
+/// 4a, block b's entries of the position index (those at multiples of kZstdIndexBytes inside
+/// the block): entry e by lane e % lanes.
+CUZARR_HOST_DEVICE inline void zstd_bp_index_block(const ZstdSlot& slot, uint32_t b, unsigned lane,
+                                                   unsigned lanes) {
+  const ZstdBlockRecord& rec = slot.blocks[b];
+  const ZstdSeqRecord* seqs = slot.sequences + rec.sequence_offset;
+  const uint32_t count = rec.type == 2 && rec.sequence_tables ? rec.sequence_count : 0;
+  const uint64_t end = rec.output_offset + rec.decoded_size;
+  for (uint64_t e = (rec.output_offset + kZstdIndexBytes - 1) / kZstdIndexBytes + lane;
+       e * kZstdIndexBytes < end; e += lanes) {
+    const uint64_t local = e * kZstdIndexBytes - rec.output_offset;
+    slot.index[e] = ZstdIndexEntry{b, count > 0 ? zstd_bp_last_match_at(seqs, 0, count, local) : 0};
+  }
+}
+
+/// The block of frame `frame` (blocks [first, b)) that holds output position q: from the
+/// position index's block for q when it is one of them and starts at or before q (the last such
+/// block is the answer), by a binary search otherwise or past it.
 CUZARR_HOST_DEVICE inline uint32_t zstd_bp_block_at(const ZstdSlot& slot, uint32_t first,
                                                     uint32_t b, uint64_t q) {
   uint32_t lo = first, hi = b;  // output_offset[lo] <= q < output_offset[hi]
+  const uint32_t hinted = slot.index[q / kZstdIndexBytes].block;
+  if (hinted >= first && hinted < b && slot.blocks[hinted].output_offset <= q) {
+    lo = hinted;
+    if (lo + 1 == b || slot.blocks[lo + 1].output_offset > q) return lo;
+  }
   while (hi - lo > 1) {
     const uint32_t mid = lo + (hi - lo) / 2;
     if (slot.blocks[mid].output_offset <= q) {
@@ -911,6 +969,28 @@ CUZARR_HOST_DEVICE inline uint32_t zstd_bp_block_at(const ZstdSlot& slot, uint32
     }
   }
   return lo;
+}
+
+/// The last of block k's `count` sequences whose match starts at or before `local` (a position
+/// in the block at or after its first match): between the position index's sequences for the
+/// entries around it when they are block k's and bound `local`, by a binary search.
+CUZARR_HOST_DEVICE inline uint32_t zstd_bp_sequence_at(const ZstdSlot& slot, uint32_t k,
+                                                       uint32_t count, uint64_t local) {
+  const ZstdBlockRecord& rec = slot.blocks[k];
+  const ZstdSeqRecord* seqs = slot.sequences + rec.sequence_offset;
+  const uint64_t e = (rec.output_offset + local) / kZstdIndexBytes;
+  const ZstdIndexEntry below = slot.index[e], above = slot.index[e + 1];
+  uint32_t lo = 0, hi = count;
+  if (below.block == k && below.sequence < count && seqs[below.sequence].match_at <= local) {
+    lo = below.sequence;
+  }
+  // Entry e + 1 lies past q (in the index: q < capacity), so its sequence is at or after the
+  // answer when it is block k's and the sequence after it starts past `local`.
+  if (above.block == k && above.sequence >= lo && above.sequence < count &&
+      (above.sequence + 1 == count || seqs[above.sequence + 1].match_at > local)) {
+    hi = above.sequence + 1;
+  }
+  return zstd_bp_last_match_at(seqs, lo, hi, local);
 }
 
 /// The block and sequence where the last chase started (consecutive bytes of a match's source
@@ -952,19 +1032,12 @@ CUZARR_HOST_DEVICE inline bool zstd_bp_chase_run(const ZstdSlot& slot, uint32_t 
       end = rec.output_offset + seqs[0].match_at;
       return false;
     }
-    uint32_t lo = 0, hi = count;
+    uint32_t lo = 0;
     if (hinted && hint.sequence < count && seqs[hint.sequence].match_at <= local &&
         (hint.sequence + 1 == count || seqs[hint.sequence + 1].match_at > local)) {
       lo = hint.sequence;
     } else {
-      while (hi - lo > 1) {
-        const uint32_t mid = lo + (hi - lo) / 2;
-        if (seqs[mid].match_at <= local) {
-          lo = mid;
-        } else {
-          hi = mid;
-        }
-      }
+      lo = zstd_bp_sequence_at(slot, k, count, local);
     }
     if (step == 0) hint = ZstdChaseHint{k, lo};
     const ZstdSeqRecord& seq = seqs[lo];

@@ -34,6 +34,7 @@ inline DecodeResult zstd_bp_run_passes_host(const unsigned char* in, unsigned ch
   zstd_bp_scan(capacity, slot);
   for (uint32_t b = 0; b < slot.plan->executed_blocks; ++b) {
     slot.blocks[b].execute_status = zstd_bp_execute_literals_serial(in, slot, b, out);
+    zstd_bp_index_block(slot, b, 0, 1);
   }
   // Matches block by block, last block first: any order gives the same bytes, and this one sends
   // every read of an earlier block's match bytes through the source chase.

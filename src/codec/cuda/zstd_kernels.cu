@@ -366,7 +366,8 @@ __global__ void zstd_bp_scan_kernel(BpRound r) {
 }
 
 /// Phase 4a for block b (zstd_bp_execute_literals_serial, by a warp): raw / RLE blocks, the
-/// literals of a compressed block 32 sequences at a time, every offset checked.
+/// literals of a compressed block 32 sequences at a time, every offset checked; then the block's
+/// entries of the position index (zstd_bp_index_block).
 __device__ inline void bp_literals_block(const unsigned char* in, const ZstdSlot& slot, uint32_t b,
                                          unsigned char* out, unsigned lane) {
   ZstdBlockRecord& rec = slot.blocks[b];
@@ -416,6 +417,7 @@ __device__ inline void bp_literals_block(const unsigned char* in, const ZstdSlot
     external = detail::shfl64(detail::warp_inclusive_sum64(external, lane), kWarpSize - 1);
     if (lane == 0) rec.external_bytes = static_cast<uint32_t>(external);
   }
+  zstd_bp_index_block(slot, b, lane, kWarpSize);
   bad = __any_sync(kFullMask, bad);
   if (lane == 0)
     rec.execute_status = bad ? DeviceChunkStatus::corrupt_input : DeviceChunkStatus::ok;
