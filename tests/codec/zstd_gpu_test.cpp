@@ -10,6 +10,7 @@
 #include <zstd.h>
 
 #include <algorithm>
+#include <cstring>
 #include <memory>
 #include <random>
 #include <string>
@@ -265,6 +266,47 @@ TEST_F(GpuZstd, LargeBatchesOfSmallChunksDecodeBlockParallelByDefault) {
   const Decoded d = gpu_decode_block_parallel(frames, test::sizes_of(inputs), 0, true,
                                               gpu::kZstdBlockParallelAuto);
   expect_decoded(d, inputs);
+}
+
+TEST_F(GpuZstd, RoundsOfManyBlocksDecodeLongSequenceChainsAWarpEach) {
+  // A round of kZstdBlockParallelBatch blocks decodes its sequences a thread per block, but the
+  // blocks of kZstdWarpSequencesFrom sequences or more a warp each beside it. Half the chunks
+  // are random 4-byte words from a vocabulary of 16 (a sequence every few bytes), half a smooth
+  // field (few sequences): both kinds in one round, each byte-exact.
+  constexpr size_t kSize = size_t{64} << 10;
+  Chunks pool_inputs, pool_frames;
+  for (uint32_t seed = 0; seed < 8; ++seed) {
+    Bytes input;
+    if (seed % 2 == 0) {
+      const Bytes words = test::random_input(64, seed);
+      std::mt19937 rng(seed);
+      input.resize(kSize);
+      for (size_t i = 0; i < kSize; i += 4) std::memcpy(&input[i], &words[4 * (rng() % 16)], 4);
+    } else {
+      input = test::smooth_uint16_input(kSize, seed);
+    }
+    pool_frames.push_back(zstd_compress(input, seed % 4 == 0 ? 1 : 3, seed % 3 == 0, true));
+    pool_inputs.push_back(std::move(input));
+    // The plan's count of the chunk's (single) block's sequences: long chains for the words.
+    gpu::ZstdSlotLayout layout = gpu::zstd_bp_slot_layout(kSize);
+    std::vector<uint64_t> storage((layout.bytes + 7) / 8);
+    const gpu::ZstdSlot slot = gpu::zstd_bp_slot(storage.data(), layout);
+    gpu::zstd_bp_plan(pool_frames.back().data(), pool_frames.back().size(), kSize, slot, 0);
+    ASSERT_EQ(slot.plan->block_count, 1u);
+    if (seed % 2 == 0) {
+      EXPECT_GE(slot.blocks[0].sequence_count, gpu::kZstdWarpSequencesFrom) << "seed " << seed;
+    } else {
+      EXPECT_LT(slot.blocks[0].sequence_count, gpu::kZstdWarpSequencesFrom) << "seed " << seed;
+    }
+  }
+  Chunks inputs, frames;
+  for (size_t i = 0; i < gpu::kZstdBlockParallelBatch; ++i) {
+    inputs.push_back(pool_inputs[i % pool_inputs.size()]);
+    frames.push_back(pool_frames[i % pool_frames.size()]);
+  }
+  expect_decoded(gpu_decode_block_parallel(frames, test::sizes_of(inputs), 0, true,
+                                           gpu::kZstdBlockParallelAuto),
+                 inputs);
 }
 
 TEST_F(GpuZstd, BlockParallelVerifiesChecksumsUnlessAskedNotTo) {

@@ -544,6 +544,12 @@ CUZARR_HOST_DEVICE inline void zstd_bp_plan(const unsigned char* in, uint64_t in
 // ---------------------------------------------------------------------------------------------
 // 2. Entropy.
 
+/// Blocks of at least this many sequences decode them a warp each (lane 0 follows the FSE chain)
+/// even in rounds whose other blocks take a thread each: their chains set the time of the pass
+/// (the read benchmark's uint16 field at level 3: a median of 91 sequences a block, 9049 at
+/// most, 14 % of the blocks at 2048 or more).
+inline constexpr uint32_t kZstdWarpSequencesFrom = 2048;
+
 /// The tables one block's literals need (its sequences need a ZstdSequenceTables).
 struct ZstdLiteralTables {
   ZstdHuffmanTable huffman;

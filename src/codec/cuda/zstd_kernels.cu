@@ -88,6 +88,9 @@ constexpr uint32_t kBpMaxSequenceThreads = 32768;
 /// block (H200, level 3, 1 MiB chunks: 256 MiB rounds at 15.6 GB/s a warp per block against 14.3
 /// a thread per block; from 512 MiB on a thread per block is faster: bench/RESULTS.md).
 constexpr uint64_t kBpThreadSequencesFrom = 4096;
+/// Thread blocks of the warp-per-block sequences kernel when it takes only the blocks of
+/// kZstdWarpSequencesFrom sequences or more, beside the thread-per-block kernel.
+constexpr unsigned kBpLongSequenceBlocks = 256;
 
 /// Threads of the thread-per-block sequences kernel (one block's sequences at a time each, with
 /// its own code tables): a thread per block of 128 KiB that a round's slots can hold, at most
@@ -323,8 +326,9 @@ __global__ void __launch_bounds__(kBpWarps* kWarpSize)
   });
 }
 
-/// Phase 2b, sequences (a thread per block): zstd_bp_decode_sequences for every block, each
-/// thread with its own code tables (`tables`, in global memory: 6 KiB a thread would not fit
+/// Phase 2b, sequences (a thread per block): zstd_bp_decode_sequences for every block of fewer
+/// than kZstdWarpSequencesFrom sequences (the warp kernel takes the others), each thread with its
+/// own code tables (`tables`, in global memory: 6 KiB a thread would not fit
 /// shared memory), claiming blocks from `next_block` until none are left. A block's FSE states
 /// form one serial chain, so a block is one thread's work. Thread blocks of kBpSequenceThreads:
 /// the threads of a warp finish their blocks at different times (level 3 on the bench's field:
@@ -336,6 +340,7 @@ __global__ void __launch_bounds__(kBpSequenceThreads)
   ZstdSequenceTables& mine = tables[blockIdx.x * blockDim.x + threadIdx.x];
   bp_for_each_claimed_item<false>(r, prefix, next_block, [&](const BpListItem& item) {
     ZstdBlockRecord& rec = item.rec();
+    if (rec.sequence_count >= kZstdWarpSequencesFrom) return;
     rec.status = zstd_bp_decode_sequences(item.in, rec, mine, item.slot.sequences);
   });
 }
@@ -343,14 +348,16 @@ __global__ void __launch_bounds__(kBpSequenceThreads)
 /// Phase 2b for small rounds, sequences a warp per block (warp_zstd_bp_decode_sequences: lane 0
 /// follows the FSE chain, the other lanes read the extra bits, check and write the records), the
 /// code tables in shared memory. With few blocks, one block's chain is the pass's whole time, and
-/// lane 0 alone follows it about 2.5 times faster than a thread that does everything.
+/// lane 0 alone follows it about 2.5 times faster than a thread that does everything. Only the
+/// blocks of at least `min_sequences` sequences (0: every block).
 __global__ void __launch_bounds__(kBpWarps* kWarpSize)
-    zstd_bp_warp_sequences_kernel(BpRound r, const uint32_t* prefix) {
+    zstd_bp_warp_sequences_kernel(BpRound r, const uint32_t* prefix, uint32_t min_sequences) {
   __shared__ ZstdSequenceTables tables[kBpWarps];
   __shared__ ZstdSequenceCodes codes[kBpWarps][kWarpSize];
   const unsigned warp = threadIdx.x / kWarpSize, lane = threadIdx.x % kWarpSize;
   bp_for_each_item_by_warp(r, prefix, [&](const BpListItem& item) {
     ZstdBlockRecord& rec = item.rec();
+    if (rec.sequence_count < min_sequences) return;
     const DeviceChunkStatus status = detail::warp_zstd_bp_decode_sequences(
         item.in, rec, tables[warp], item.slot.sequences, codes[warp], lane);
     if (lane == 0) rec.status = status;
@@ -484,7 +491,10 @@ __device__ inline void bp_copy_earlier(const ZstdSlot& slot, uint32_t b, uint64_
                                        uint64_t n, unsigned char* out, ZstdChaseHint& hint) {
   while (n > 0) {
     uint64_t from = q, run = n, end = 0;
-    if (bp_block_done(slot, bp_earlier_block(slot, b, q, hint), end)) {
+    const uint32_t k = bp_earlier_block(slot, b, q, hint);
+    // The chase's first step looks for q's sequence in block k without searching for the block.
+    if (hint.block != k) hint = ZstdChaseHint{k, UINT32_MAX};
+    if (bp_block_done(slot, k, end)) {
       run = detail::umin(n, end - q);
       for (uint64_t i = 0; i < run; ++i) out[to + i] = __ldcg(out + from + i);
     } else if (zstd_bp_chase_run(slot, b, from, kBpChaseSteps, hint, run)) {
@@ -730,22 +740,27 @@ void zstd_decode_batch(const DeviceChunkBatch& batch, bool verify_checksum, uint
       zstd_bp_list_kernel<<<1, kListThreads, 0, s>>>(r, control.entropy_prefix, BpList::entropy,
                                                      control.ticket);  // the planned blocks
       if (sequence_blocks > 0) {
-        // The sequences kernel (a thread per block: few warps, and its time is its longest
-        // blocks' chains) on a high-priority fork, launched first, so that its threads start at
-        // once and the Huffman kernel fills the rest of the GPU beside them (H200, level 3, 64
-        // KiB chunks: 1.11x; bench/RESULTS.md).
+        // The sequences kernels (a thread per block: few warps, and its time is its longest
+        // blocks' chains; a warp per block of many sequences) on high-priority forks, launched
+        // first, so that their threads start at once and the Huffman kernel fills the rest of
+        // the GPU beside them (H200, level 3, 64 KiB chunks: 1.11x; bench/RESULTS.md).
+        detail::StreamFork long_fork(s, true);
         detail::StreamFork fork(s, true);
+        zstd_bp_warp_sequences_kernel<<<kBpLongSequenceBlocks, kBpWarps * kWarpSize, 0,
+                                        long_fork.get()>>>(r, control.entropy_prefix,
+                                                           kZstdWarpSequencesFrom);
         zstd_bp_sequences_kernel<<<sequence_blocks, kBpSequenceThreads, 0, fork.get()>>>(
             r, control.entropy_prefix, control.ticket, control.sequence_tables);
         CUZARR_CUDA_CHECK(cudaGetLastError());
         zstd_bp_huffman_kernel<<<kBpBlocks, kBpWarps * kWarpSize, 0, s>>>(r,
                                                                           control.entropy_prefix);
         fork.join();
+        long_fork.join();
       } else {
         zstd_bp_huffman_kernel<<<kBpBlocks, kBpWarps * kWarpSize, 0, s>>>(r,
                                                                           control.entropy_prefix);
         zstd_bp_warp_sequences_kernel<<<kBpBlocks, kBpWarps * kWarpSize, 0, s>>>(
-            r, control.entropy_prefix);
+            r, control.entropy_prefix, 0);
       }
       zstd_bp_scan_kernel<<<chunk_blocks, chunk_threads, 0, s>>>(r);
       zstd_bp_list_kernel<<<1, kListThreads, 0, s>>>(r, control.execute_prefix, BpList::execute,
