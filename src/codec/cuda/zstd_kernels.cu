@@ -88,9 +88,6 @@ constexpr uint32_t kBpMaxSequenceThreads = 32768;
 /// block (H200, level 3, 1 MiB chunks: 256 MiB rounds at 15.6 GB/s a warp per block against 14.3
 /// a thread per block; from 512 MiB on a thread per block is faster: bench/RESULTS.md).
 constexpr uint64_t kBpThreadSequencesFrom = 4096;
-/// Thread blocks of the warp-per-block sequences kernel when it takes only the blocks of
-/// kZstdWarpSequencesFrom sequences or more, beside the thread-per-block kernel.
-constexpr unsigned kBpLongSequenceBlocks = 256;
 
 /// Threads of the thread-per-block sequences kernel (one block's sequences at a time each, with
 /// its own code tables): a thread per block of 128 KiB that a round's slots can hold, at most
@@ -746,7 +743,7 @@ void zstd_decode_batch(const DeviceChunkBatch& batch, bool verify_checksum, uint
         // the GPU beside them (H200, level 3, 64 KiB chunks: 1.11x; bench/RESULTS.md).
         detail::StreamFork long_fork(s, true);
         detail::StreamFork fork(s, true);
-        zstd_bp_warp_sequences_kernel<<<kBpLongSequenceBlocks, kBpWarps * kWarpSize, 0,
+        zstd_bp_warp_sequences_kernel<<<kBpBlocks, kBpWarps * kWarpSize, 0,
                                         long_fork.get()>>>(r, control.entropy_prefix,
                                                            kZstdWarpSequencesFrom);
         zstd_bp_sequences_kernel<<<sequence_blocks, kBpSequenceThreads, 0, fork.get()>>>(
