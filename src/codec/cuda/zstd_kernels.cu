@@ -743,9 +743,8 @@ void zstd_decode_batch(const DeviceChunkBatch& batch, bool verify_checksum, uint
         // the GPU beside them (H200, level 3, 64 KiB chunks: 1.11x; bench/RESULTS.md).
         detail::StreamFork long_fork(s, true);
         detail::StreamFork fork(s, true);
-        zstd_bp_warp_sequences_kernel<<<kBpBlocks, kBpWarps * kWarpSize, 0,
-                                        long_fork.get()>>>(r, control.entropy_prefix,
-                                                           kZstdWarpSequencesFrom);
+        zstd_bp_warp_sequences_kernel<<<kBpBlocks, kBpWarps * kWarpSize, 0, long_fork.get()>>>(
+            r, control.entropy_prefix, kZstdWarpSequencesFrom);
         zstd_bp_sequences_kernel<<<sequence_blocks, kBpSequenceThreads, 0, fork.get()>>>(
             r, control.entropy_prefix, control.ticket, control.sequence_tables);
         CUZARR_CUDA_CHECK(cudaGetLastError());
