@@ -11,7 +11,8 @@
 // average (the chain a round-based second pass would follow). Then, for segments of 32 and 128
 // KiB taken as zstd blocks run a warp each: the matches that read earlier blocks (and those
 // whose source there is a match byte), the chase steps of the bytes they read, and a model of
-// the matches pass counted in steps of 32 sequences (docs/gpu_zstd.md, "Matches in order").
+// the matches pass counted in steps of 32 sequences (docs/gpu_zstd.md, "Matches in order"); last,
+// how the sequences spread over 128 KiB segments.
 // Data: the quantized uint16 field, the uint16 field, "delta": the float32 field delta-encoded
 // as numcodecs.delta does (runs of small, repeated byte patterns), or "labels": a uint32 label
 // volume (ids constant over blobs); or "file:PATH": the first `chunk` bytes of a file (a chunk of
@@ -254,6 +255,23 @@ void report_schedule(const std::vector<int64_t>& source,
               static_cast<unsigned long long>(longest_chase));
 }
 
+/// How unevenly the sequences fall on segments of S bytes (zstd blocks, for S = 128 KiB): the
+/// passes that run a block's sequences one after another (the sequences pass's FSE chain, the
+/// matches pass's groups) take as long as their longest block.
+void report_sequences_per_segment(const std::vector<uint64_t>& sequence_starts, size_t n,
+                                  size_t segment_bytes) {
+  std::vector<size_t> counts((n + segment_bytes - 1) / segment_bytes, 0);
+  for (uint64_t start : sequence_starts) ++counts[start / segment_bytes];
+  std::sort(counts.begin(), counts.end());
+  const size_t many = static_cast<size_t>(
+      counts.end() - std::lower_bound(counts.begin(), counts.end(), size_t{2048}));
+  std::printf(
+      "\nsequences per %zu KiB segment: median %zu, 90th percentile %zu, max %zu; %zu of %zu "
+      "segments hold 2048 or more\n",
+      segment_bytes >> 10, counts[counts.size() / 2], counts[counts.size() * 9 / 10],
+      counts.back(), many, counts.size());
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -323,5 +341,6 @@ int main(int argc, char** argv) {
               "segment", "one block", "whole frame", "wait progress", "wait block",
               "chase, progress");
   for (size_t segment : {32768, 131072}) report_schedule(source, sequence_starts, segment);
+  report_sequences_per_segment(sequence_starts, source.size(), 131072);
   return 0;
 }
