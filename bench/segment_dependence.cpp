@@ -268,8 +268,8 @@ void report_sequences_per_segment(const std::vector<uint64_t>& sequence_starts, 
   std::printf(
       "\nsequences per %zu KiB segment: median %zu, 90th percentile %zu, max %zu; %zu of %zu "
       "segments hold 2048 or more\n",
-      segment_bytes >> 10, counts[counts.size() / 2], counts[counts.size() * 9 / 10],
-      counts.back(), many, counts.size());
+      segment_bytes >> 10, counts[counts.size() / 2], counts[counts.size() * 9 / 10], counts.back(),
+      many, counts.size());
 }
 
 }  // namespace
