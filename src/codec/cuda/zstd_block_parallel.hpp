@@ -808,12 +808,13 @@ CUZARR_HOST_DEVICE inline void zstd_bp_scan(uint64_t capacity, const ZstdSlot& s
 // ---------------------------------------------------------------------------------------------
 // 4. Execute, in two phases. Every output byte is written once, by a literal copy or a match.
 //   4a. literals (any order of blocks): raw and RLE blocks, every compressed block's literals,
-//       and every offset checked;
+//       every offset checked, and the block's entries of the position index (ZstdIndexEntry);
 //   4b. matches (per block, in order within the block): a match byte whose source lies in an
 //       earlier block reads it only if it is a literal there (final since 4a); if it is a match
 //       byte there, the source is followed through that match to its own source, until a
-//       literal or the current block (zstd_bp_source_byte). So blocks need not wait for each
-//       other; a caller may bound the chase and wait for the block instead.
+//       literal or the current block (zstd_bp_chase_run, which finds each step's block and
+//       sequence from the position index). So blocks need not wait for each other; a caller may
+//       bound the chase and wait for the block instead.
 
 /// A sequence's match offset from the block's starting repeat offsets, checked: at least 1 and
 /// reaching back no further than the frame's start from `match_at` (no dictionary).
