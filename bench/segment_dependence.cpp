@@ -12,7 +12,8 @@
 // KiB taken as zstd blocks run a warp each: the matches that read earlier blocks (and those
 // whose source there is a match byte), the chase steps of the bytes they read, and a model of
 // the matches pass counted in steps of 32 sequences (docs/gpu_zstd.md, "Matches in order"); last,
-// how the sequences spread over 128 KiB segments.
+// how the sequences spread over 128 KiB segments, and what cutting those into pieces of a bounded
+// number of sequences would leave to chase.
 // Data: the quantized uint16 field, the uint16 field, "delta": the float32 field delta-encoded
 // as numcodecs.delta does (runs of small, repeated byte patterns), or "labels": a uint32 label
 // volume (ids constant over blobs); or "file:PATH": the first `chunk` bytes of a file (a chunk of
@@ -272,6 +273,43 @@ void report_sequences_per_segment(const std::vector<uint64_t>& sequence_starts, 
       many, counts.size());
 }
 
+/// The blocks of S bytes cut further into pieces of at most P sequences (a warp each, a block's
+/// pieces at once): the most groups of 32 sequences one warp runs, and the match bytes whose
+/// source lies before their piece but inside their block (chased through the block's own
+/// earlier pieces, on top of those read from earlier blocks).
+void report_pieces(const std::vector<int64_t>& source, const std::vector<uint64_t>& sequence_starts,
+                   size_t segment_bytes, size_t piece_sequences) {
+  const size_t n = source.size();
+  uint64_t widest = 0, inside = 0, before_block = 0;
+  size_t s = 0;
+  while (s < sequence_starts.size()) {
+    const uint64_t block_start = sequence_starts[s];
+    size_t e = s;
+    while (e < sequence_starts.size() && sequence_starts[e] < block_start + segment_bytes) ++e;
+    for (size_t p = s; p < e; p += piece_sequences) {
+      const size_t q = std::min(e, p + piece_sequences);
+      widest = std::max<uint64_t>(widest, (q - p + 31) / 32);
+      const uint64_t start = sequence_starts[p];
+      const uint64_t end = q < sequence_starts.size() ? sequence_starts[q] : n;
+      for (uint64_t b = start; b < end; ++b) {
+        if (source[b] < 0 || static_cast<uint64_t>(source[b]) >= start) continue;
+        if (static_cast<uint64_t>(source[b]) >= block_start) {
+          ++inside;
+        } else {
+          ++before_block;
+        }
+      }
+    }
+    s = e;
+  }
+  std::printf(
+      "pieces of %zu sequences in %zu KiB blocks: at most %llu groups a warp; match bytes read "
+      "before their piece: %.1f %% of the output in their block, %.1f %% in earlier blocks\n",
+      piece_sequences, segment_bytes >> 10, static_cast<unsigned long long>(widest),
+      100.0 * static_cast<double>(inside) / static_cast<double>(n),
+      100.0 * static_cast<double>(before_block) / static_cast<double>(n));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -342,5 +380,6 @@ int main(int argc, char** argv) {
               "chase, progress");
   for (size_t segment : {32768, 131072}) report_schedule(source, sequence_starts, segment);
   report_sequences_per_segment(sequence_starts, source.size(), 131072);
+  for (size_t piece : {512, 1024}) report_pieces(source, sequence_starts, 131072, piece);
   return 0;
 }
