@@ -455,9 +455,8 @@ int main(int argc, char** argv) {
         const bool schedules = chunk > kZstdMaxBlockSize;
         if (schedules) {
           std::vector<unsigned char> out(chunk);
-          const ZstdSlotLayout layout = zstd_bp_slot_layout(chunk);
-          std::vector<uint64_t> storage((layout.bytes + 7) / 8);
-          const ZstdSlot slot = zstd_bp_slot(storage.data(), layout);
+          const ZstdHostSlot storage(chunk);
+          const ZstdSlot& slot = storage.slot;
           zstd_bp_plan(host.data(), sizes[0], chunk, slot);
           uint64_t external = 0;
           if (slot.plan->block_parallel != 0 &&

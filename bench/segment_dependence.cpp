@@ -98,6 +98,14 @@ std::vector<int64_t> zstd_byte_sources(const std::vector<char>& frame, size_t ou
   return source;
 }
 
+/// The segment that starts at sequence s ends before the first sequence that starts
+/// segment_bytes or more past it (the output is cut at sequence starts).
+size_t segment_end(const std::vector<uint64_t>& sequence_starts, size_t s, size_t segment_bytes) {
+  size_t e = s;
+  while (e < sequence_starts.size() && sequence_starts[e] < sequence_starts[s] + segment_bytes) ++e;
+  return e;
+}
+
 void report(const std::vector<int64_t>& source, const std::vector<uint64_t>& sequence_starts,
             size_t segment_bytes) {
   const size_t n = source.size();
@@ -111,8 +119,7 @@ void report(const std::vector<int64_t>& source, const std::vector<uint64_t>& seq
   size_t s = 0;
   while (s < sequence_starts.size()) {
     const uint64_t start = sequence_starts[s];
-    size_t e = s;
-    while (e < sequence_starts.size() && sequence_starts[e] < start + segment_bytes) ++e;
+    const size_t e = segment_end(sequence_starts, s, segment_bytes);
     const uint64_t end = e < sequence_starts.size() ? sequence_starts[e] : n;
     size_t here = 0;
     for (uint64_t p = start; p < end; ++p) {
@@ -170,8 +177,7 @@ void report_schedule(const std::vector<int64_t>& source,
   size_t s = 0;
   while (s < sequence_starts.size()) {
     const uint64_t start = sequence_starts[s];
-    size_t e = s;
-    while (e < sequence_starts.size() && sequence_starts[e] < start + segment_bytes) ++e;
+    const size_t e = segment_end(sequence_starts, s, segment_bytes);
     uint64_t progress_step = 0, block_step = 0, chase_step = 0, steps = 0;
     for (size_t g = s; g < e; g += kGroup) {
       const uint64_t gs = sequence_starts[g];
@@ -284,8 +290,7 @@ void report_pieces(const std::vector<int64_t>& source, const std::vector<uint64_
   size_t s = 0;
   while (s < sequence_starts.size()) {
     const uint64_t block_start = sequence_starts[s];
-    size_t e = s;
-    while (e < sequence_starts.size() && sequence_starts[e] < block_start + segment_bytes) ++e;
+    const size_t e = segment_end(sequence_starts, s, segment_bytes);
     for (size_t p = s; p < e; p += piece_sequences) {
       const size_t q = std::min(e, p + piece_sequences);
       widest = std::max<uint64_t>(widest, (q - p + 31) / 32);

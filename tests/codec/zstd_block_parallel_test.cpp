@@ -34,19 +34,6 @@ struct Decoded {
   Bytes out;
 };
 
-/// Caller memory for one chunk's block-parallel state, for chunks of up to `capacity` bytes.
-struct SlotStorage {
-  explicit SlotStorage(size_t capacity)
-      : layout(gpu::zstd_bp_slot_layout(capacity)),
-        words((layout.bytes + 7) / 8),
-        slot(gpu::zstd_bp_slot(words.data(), layout)) {}
-  SlotStorage(const SlotStorage&) = delete;  // slot points into words
-  SlotStorage& operator=(const SlotStorage&) = delete;
-  gpu::ZstdSlotLayout layout;
-  std::vector<uint64_t> words;
-  gpu::ZstdSlot slot;
-};
-
 /// Decodes from an exact-size heap copy of `frame` into exactly `capacity` heap bytes.
 Decoded decode(const Bytes& frame, size_t capacity, bool verify = true) {
   auto in = std::unique_ptr<unsigned char[]>(new unsigned char[frame.size()]);
@@ -313,7 +300,7 @@ TEST(ZstdBlockParallel, PlanPointsTreelessAndRepeatBlocksAtEarlierDescriptions) 
   p.level = 19;
   const Bytes input = test::smooth_float32_input(size_t{3} << 20, 3);
   const Bytes frame = zstd_compress(input, p);
-  SlotStorage storage(input.size());
+  gpu::ZstdHostSlot storage(input.size());
   const gpu::ZstdSlot& slot = storage.slot;
   gpu::zstd_bp_plan(frame.data(), frame.size(), input.size(), slot);
   ASSERT_EQ(slot.plan->header_status, DeviceChunkStatus::ok);
@@ -392,7 +379,7 @@ TEST(ZstdBlockParallel, PlanReadsEachBlocksSectionsIndependently) {
     p.level = c.level;
     p.checksum = true;
     const Bytes frame = zstd_compress(c.input, p);
-    SlotStorage serial(c.input.size()), reversed(c.input.size());
+    gpu::ZstdHostSlot serial(c.input.size()), reversed(c.input.size());
     const gpu::ZstdSlot &a = serial.slot, &b = reversed.slot;
     // The blocks' section headers, where damage stops the plan (elsewhere it reaches the
     // entropy passes).
@@ -432,7 +419,7 @@ TEST(ZstdBlockParallel, PlanStopsAtTheFirstBlockWhoseTableDescriptionIsBad) {
   p.level = 3;
   const Bytes input = test::smooth_uint16_input(size_t{2} << 20, 9);
   const Bytes frame = zstd_compress(input, p);
-  SlotStorage storage(input.size());
+  gpu::ZstdHostSlot storage(input.size());
   const gpu::ZstdSlot& slot = storage.slot;
   gpu::zstd_bp_plan(frame.data(), frame.size(), input.size(), slot);
   ASSERT_EQ(slot.plan->header_status, DeviceChunkStatus::ok);
@@ -676,7 +663,7 @@ TEST(ZstdBlockParallel, LiteralsPassCountsEachBlocksExternalMatchBytes) {
     Params p;
     p.level = 3;
     const Bytes frame = zstd_compress(c.input, p);
-    SlotStorage storage(size);
+    gpu::ZstdHostSlot storage(size);
     const gpu::ZstdSlot& slot = storage.slot;
     gpu::zstd_bp_plan(frame.data(), frame.size(), size, slot);
     ASSERT_EQ(slot.plan->block_parallel, 1u);
@@ -736,7 +723,7 @@ TEST(ZstdBlockParallel, ChaseLookupsAreExactWhateverThePositionIndexHolds) {
   p.level = 3;
   const Bytes input = test::smooth_uint16_input(size, 4);
   const Bytes frame = zstd_compress(input, p);
-  SlotStorage storage(size);
+  gpu::ZstdHostSlot storage(size);
   const gpu::ZstdSlot& slot = storage.slot;
   gpu::zstd_bp_plan(frame.data(), frame.size(), size, slot);
   ASSERT_EQ(slot.plan->block_parallel, 1u);

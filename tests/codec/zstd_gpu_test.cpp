@@ -288,9 +288,8 @@ TEST_F(GpuZstd, RoundsOfManyBlocksDecodeLongSequenceChainsAWarpEach) {
     pool_frames.push_back(zstd_compress(input, seed % 4 == 0 ? 1 : 3, seed % 3 == 0, true));
     pool_inputs.push_back(std::move(input));
     // The plan's count of the chunk's (single) block's sequences: long chains for the words.
-    gpu::ZstdSlotLayout layout = gpu::zstd_bp_slot_layout(kSize);
-    std::vector<uint64_t> storage((layout.bytes + 7) / 8);
-    const gpu::ZstdSlot slot = gpu::zstd_bp_slot(storage.data(), layout);
+    const gpu::ZstdHostSlot storage(kSize);
+    const gpu::ZstdSlot& slot = storage.slot;
     gpu::zstd_bp_plan(pool_frames.back().data(), pool_frames.back().size(), kSize, slot, 0);
     ASSERT_EQ(slot.plan->block_count, 1u);
     if (seed % 2 == 0) {

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "codec/cuda/zstd_block_parallel_host.hpp"
 #include "codec/cuda/zstd_warp_sequences.cuh"
 #include "gpu_codec_inputs.hpp"
 #include "zstd_test_frames.hpp"
@@ -37,9 +38,8 @@ bool same_slot(const ZstdRepSlot& a, const ZstdRepSlot& b) {
 /// ways; counts the blocks that decoded, those that failed, and the sequences compared.
 void compare_blocks(const Bytes& frame, size_t capacity, int& decoded, int& failures,
                     size_t& sequences) {
-  const ZstdSlotLayout layout = zstd_bp_slot_layout(capacity);
-  std::vector<uint64_t> storage((layout.bytes + 7) / 8);
-  const ZstdSlot slot = zstd_bp_slot(storage.data(), layout);
+  const ZstdHostSlot storage(capacity);
+  const ZstdSlot& slot = storage.slot;
   zstd_bp_plan(frame.data(), frame.size(), capacity, slot, 0);
   if (!slot.plan->block_parallel) return;
   auto serial_tables = std::make_unique<ZstdSequenceTables>();

@@ -10,6 +10,20 @@
 
 namespace cuzarr::gpu {
 
+/// Host memory for one chunk's block-parallel state (chunks of up to `capacity` bytes) and the
+/// slot that points into it.
+struct ZstdHostSlot {
+  explicit ZstdHostSlot(uint64_t capacity)
+      : layout(zstd_bp_slot_layout(capacity)),
+        words((layout.bytes + 7) / 8),
+        slot(zstd_bp_slot(words.data(), layout)) {}
+  ZstdHostSlot(const ZstdHostSlot&) = delete;  // slot points into words
+  ZstdHostSlot& operator=(const ZstdHostSlot&) = delete;
+  ZstdSlotLayout layout;
+  std::vector<uint64_t> words;
+  ZstdSlot slot;
+};
+
 /// The passes after the plan, over `slot` (zstd_bp_plan has run and set block_parallel):
 /// entropy, scan, literals, matches, hash, finish. The slot's records stay for the caller.
 inline DecodeResult zstd_bp_run_passes_host(const unsigned char* in, unsigned char* out,
@@ -60,9 +74,8 @@ inline DecodeResult zstd_decode_block_parallel_host(
     const unsigned char* in, uint64_t in_size, unsigned char* out, uint64_t capacity,
     bool verify_checksum = true, bool* block_parallel = nullptr,
     uint64_t min_capacity = kZstdBlockParallelMinCapacity) {
-  const ZstdSlotLayout layout = zstd_bp_slot_layout(capacity);
-  std::vector<uint64_t> storage((layout.bytes + 7) / 8);
-  const ZstdSlot slot = zstd_bp_slot(storage.data(), layout);
+  const ZstdHostSlot storage(capacity);
+  const ZstdSlot& slot = storage.slot;
   zstd_bp_plan(in, in_size, capacity, slot, min_capacity);
   if (block_parallel) *block_parallel = slot.plan->block_parallel != 0;
   if (!slot.plan->block_parallel) {
