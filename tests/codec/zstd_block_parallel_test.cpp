@@ -755,5 +755,78 @@ TEST(ZstdBlockParallel, ChaseLookupsAreExactWhateverThePositionIndexHolds) {
   expect_lookups_exact(slot, size, "random");
 }
 
+TEST(ZstdBlockParallel, PiecesAreBoundedAndListedInBlockOrder) {
+  // At least kZstdPieceSequences sequences a piece, at most kZstdMaxPieces pieces a block, for
+  // every count a block's section header can give (up to 0x7F00 + 0xFFFF, RFC 8878, 3.1.1.3.2.1).
+  for (uint32_t count = 1; count <= 0x7F00 + 0xFFFF; count += count < 5000 ? 1 : 97) {
+    const uint32_t per = gpu::zstd_bp_piece_sequences(count);
+    ASSERT_GE(per, gpu::kZstdPieceSequences) << count;
+    ASSERT_LE((count + per - 1) / per, gpu::kZstdMaxPieces) << count;
+  }
+  // A 2 MiB delta-encoded field at level 3 (about 8-byte sequences): its blocks hold several
+  // pieces; the scan lists every block's pieces after those of the blocks before it.
+  const size_t size = size_t{2} << 20;
+  const Bytes input = test::delta_float32_input(size, 4);
+  Params p;
+  p.level = 3;
+  const Bytes frame = zstd_compress(input, p);
+  gpu::ZstdHostSlot storage(size);
+  const gpu::ZstdSlot& slot = storage.slot;
+  gpu::zstd_bp_plan(frame.data(), frame.size(), size, slot);
+  ASSERT_EQ(slot.plan->block_parallel, 1u);
+  Bytes out(size);
+  ASSERT_EQ(gpu::zstd_bp_run_passes_host(frame.data(), out.data(), size, slot).status,
+            DeviceChunkStatus::ok);
+  ASSERT_TRUE(out == input);
+  uint32_t pieces = 0, split = 0;
+  for (uint32_t b = 0; b < slot.plan->executed_blocks; ++b) {
+    const gpu::ZstdBlockRecord& rec = slot.blocks[b];
+    EXPECT_EQ(rec.piece_first, pieces) << "block " << b;
+    const uint32_t n = gpu::zstd_bp_pieces(rec);
+    EXPECT_EQ(n, (gpu::zstd_bp_executed_sequences(rec) + gpu::kZstdPieceSequences - 1) /
+                         gpu::kZstdPieceSequences +
+                     (gpu::zstd_bp_executed_sequences(rec) == 0 ? 1 : 0))
+        << "block " << b;
+    split += n > 1 ? 1 : 0;
+    pieces += n;
+  }
+  EXPECT_EQ(slot.plan->executed_pieces, pieces);
+  EXPECT_GT(split, 0u) << "no block of this input holds more than one piece";
+}
+
+TEST(ZstdBlockParallel, MatchesInPiecesOfAnyLengthDecodeAlike) {
+  // The host passes run each block's pieces last first, so every match byte whose source is a
+  // match of an earlier piece of its own block is chased there (down to one sequence a piece).
+  const size_t size = size_t{1} << 20;
+  struct Case {
+    const char* name;
+    Bytes input;
+  };
+  for (const Case& c : {Case{"delta float32", test::delta_float32_input(size, 4)},
+                        Case{"smooth uint16", test::smooth_uint16_input(size, 5)},
+                        Case{"label volume", test::label_volume_input(size)},
+                        Case{"runs", test::runs_input(size, 6)},
+                        Case{"repeated pattern", repeated_pattern(size, 300, 7)}}) {
+    for (int level : {1, 3, 19}) {
+      Params p;
+      p.level = level;
+      const Bytes frame = zstd_compress(c.input, p);
+      for (uint32_t per : {1u, 7u, 64u, 0u}) {
+        SCOPED_TRACE(std::string(c.name) + " level " + std::to_string(level) + ", pieces of " +
+                     std::to_string(per));
+        gpu::ZstdHostSlot storage(size);
+        const gpu::ZstdSlot& slot = storage.slot;
+        gpu::zstd_bp_plan(frame.data(), frame.size(), size, slot);
+        ASSERT_EQ(slot.plan->block_parallel, 1u);
+        Bytes out(size, 0xA5);
+        const gpu::DecodeResult r =
+            gpu::zstd_bp_run_passes_host(frame.data(), out.data(), size, slot, true, per);
+        ASSERT_EQ(r.status, DeviceChunkStatus::ok);
+        ASSERT_TRUE(out == c.input);
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace cuzarr

@@ -308,6 +308,42 @@ TEST_F(GpuZstd, RoundsOfManyBlocksDecodeLongSequenceChainsAWarpEach) {
                  inputs);
 }
 
+TEST_F(GpuZstd, BlocksOfManySequencesRunTheirMatchesInPiecesAWarpEach) {
+  // A round of few large chunks runs a warp per block; blocks of more than kZstdPieceSequences
+  // sequences run a warp per piece. The delta-encoded field (about 8-byte sequences, most match
+  // bytes read earlier bytes) forced out of order chases and waits across pieces everywhere; the
+  // words (a sequence every few bytes) and the smooth field beside it, at levels 1, 3 and 19.
+  constexpr size_t kSize = size_t{2} << 20;
+  Bytes words_input(kSize);
+  const Bytes words = test::random_input(64, 3);
+  std::mt19937 rng(3);
+  for (size_t i = 0; i < kSize; i += 4) std::memcpy(&words_input[i], &words[4 * (rng() % 16)], 4);
+  Chunks inputs, frames;
+  uint32_t split_blocks = 0;
+  for (const Bytes& input :
+       {test::delta_float32_input(kSize, 2), words_input, test::smooth_uint16_input(kSize, 3)}) {
+    for (int level : {1, 3, 19}) {
+      frames.push_back(zstd_compress(input, level, level != 3, true));
+      inputs.push_back(input);
+      const gpu::ZstdHostSlot storage(kSize);
+      const gpu::ZstdSlot& slot = storage.slot;
+      gpu::zstd_bp_plan(frames.back().data(), frames.back().size(), kSize, slot);
+      Bytes out(kSize);
+      ASSERT_EQ(gpu::zstd_bp_run_passes_host(frames.back().data(), out.data(), kSize, slot).status,
+                DeviceChunkStatus::ok);
+      for (uint32_t b = 0; b < slot.plan->executed_blocks; ++b)
+        split_blocks += gpu::zstd_bp_pieces(slot.blocks[b]) > 1 ? 1 : 0;
+    }
+  }
+  EXPECT_GT(split_blocks, 10u);
+  for (const uint32_t permille : {1001u, gpu::kZstdInOrderMatchesPermille}) {
+    SCOPED_TRACE("in order from " + std::to_string(permille) + " per mille");
+    expect_decoded(gpu_decode_block_parallel(frames, test::sizes_of(inputs), 0, true,
+                                             gpu::kZstdBlockParallelMinCapacity, permille, 1),
+                   inputs);
+  }
+}
+
 TEST_F(GpuZstd, BlockParallelVerifiesChecksumsUnlessAskedNotTo) {
   Chunks inputs, frames;
   for (size_t size : {size_t{200000}, size_t{3} << 20}) {

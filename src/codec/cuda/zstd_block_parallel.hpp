@@ -93,7 +93,9 @@ struct ZstdBlockRecord {
   // Execute.
   DeviceChunkStatus execute_status;
   uint32_t external_bytes;  ///< match bytes whose source lies before the block (set by 4a)
-  uint32_t done;
+  uint32_t piece_first;     ///< its first piece in the chunk's list of pieces (set by the scan)
+  uint32_t pieces_done;     ///< a bit for each of its pieces whose matches are final (4b)
+  uint32_t done;            ///< every byte of it is final (4b)
 };
 
 struct ZstdFrameRecord {
@@ -120,6 +122,7 @@ struct ZstdChunkPlan {
   // Scan.
   DeviceChunkStatus scan_status;
   uint32_t executed_blocks;  ///< blocks [0, executed_blocks) are executed
+  uint32_t executed_pieces;  ///< their pieces (zstd_bp_pieces), in block order
   uint32_t checked_frames;   ///< frames [0, checked_frames) passed their end checks
   uint64_t output_size;
 };
@@ -749,6 +752,36 @@ CUZARR_HOST_DEVICE inline DeviceChunkStatus zstd_bp_decode_sequences(const unsig
 // ---------------------------------------------------------------------------------------------
 // 3. Scan.
 
+/// Pieces. The matches pass, where it runs a warp per block, cuts a block of many sequences into
+/// pieces of consecutive sequences, a warp each: the pass lasts as long as its longest warp, and
+/// a 128 KiB block at level 3 can hold some 9000 sequences where the median block holds 200
+/// (docs/gpu_zstd.md, "Matches in pieces"). A piece reads the bytes before its first match as it
+/// reads bytes of earlier blocks: final once the pieces before it are done, else chased or waited
+/// for. A piece holds at least kZstdPieceSequences sequences...
+inline constexpr uint32_t kZstdPieceSequences = 1024;
+/// ... and a block has at most kZstdMaxPieces pieces (a bit each in ZstdBlockRecord::pieces_done).
+inline constexpr uint32_t kZstdMaxPieces = 32;
+
+/// The sequences of block `rec` whose matches the execute phase runs (none in raw and RLE blocks).
+CUZARR_HOST_DEVICE inline uint32_t zstd_bp_executed_sequences(const ZstdBlockRecord& rec) {
+  return rec.type == 2 && rec.sequence_tables ? rec.sequence_count : 0;
+}
+
+/// The sequences of each piece of a block of `count` sequences (the last piece holds the rest).
+CUZARR_HOST_DEVICE inline uint32_t zstd_bp_piece_sequences(uint32_t count) {
+  const uint32_t even = (count + kZstdMaxPieces - 1) / kZstdMaxPieces;
+  return even > kZstdPieceSequences ? even : kZstdPieceSequences;
+}
+
+/// How many pieces block `rec` has (at least 1), of `per` sequences each (0: the default,
+/// zstd_bp_piece_sequences).
+CUZARR_HOST_DEVICE inline uint32_t zstd_bp_pieces(const ZstdBlockRecord& rec, uint32_t per = 0) {
+  const uint32_t count = zstd_bp_executed_sequences(rec);
+  if (count == 0) return 1;
+  if (per == 0) per = zstd_bp_piece_sequences(count);
+  return static_cast<uint32_t>((uint64_t{count} + per - 1) / per);
+}
+
 /// Pass 3 for one chunk (after every block's entropy pass): output offsets, starting repeat
 /// offsets, the frames' content sizes and the capacity, in stream order; the first failure stops
 /// it (plan.scan_status, plan.executed_blocks, plan.checked_frames).
@@ -757,6 +790,7 @@ CUZARR_HOST_DEVICE inline void zstd_bp_scan(uint64_t capacity, const ZstdSlot& s
   uint64_t op = 0;
   plan.scan_status = DeviceChunkStatus::ok;
   plan.executed_blocks = 0;
+  plan.executed_pieces = 0;
   plan.checked_frames = 0;
   for (uint32_t f = 0; f < plan.frame_count; ++f) {
     ZstdFrameRecord& frame = slot.frames[f];
@@ -788,6 +822,8 @@ CUZARR_HOST_DEVICE inline void zstd_bp_scan(uint64_t capacity, const ZstdSlot& s
         next[k] = r.source < 0 ? r.value : reps[r.source] - r.value;
       }
       for (int k = 0; k < 3; ++k) reps[k] = next[k];
+      rec.piece_first = plan.executed_pieces;
+      plan.executed_pieces += zstd_bp_pieces(rec);
       plan.executed_blocks = b + 1;
     }
     if (!frame.complete) {
@@ -1007,29 +1043,30 @@ struct ZstdChaseHint {
   uint32_t sequence = 0;
 };
 
-/// Where the bytes from q on (before block b, in b's frame) come from: after `steps` at most, q
-/// is a literal or raw / RLE byte of an earlier block (returns true); false when the chase needs
-/// more steps (q is then a match byte of an earlier block). `run` (in: at most this many, at
-/// least 1) becomes the number of bytes from the original q whose values lie from the final q on
-/// (chase_match_run). A corrupt earlier block (its failure is reported first) ends the chase at
-/// its bytes.
-CUZARR_HOST_DEVICE inline bool zstd_bp_chase_run(const ZstdSlot& slot, uint32_t b, uint64_t& q,
-                                                 uint32_t steps, ZstdChaseHint& hint,
-                                                 uint64_t& run) {
+/// Where the bytes from q on (before `own_start`, a position in block b at or before its first
+/// match not yet executed: its start, or a piece's first match) come from: after `steps` at most,
+/// q is a literal or raw / RLE byte of b's frame, or at or past `own_start` (returns true); false
+/// when the chase needs more steps (q is then a match byte of an earlier block, or of b before
+/// `own_start`). `run` (in: at most this many, at least 1) becomes the number of bytes from the
+/// original q whose values lie from the final q on (chase_match_run). A corrupt earlier block
+/// (its failure is reported first) ends the chase at its bytes.
+CUZARR_HOST_DEVICE inline bool zstd_bp_chase_run(const ZstdSlot& slot, uint32_t b,
+                                                 uint64_t own_start, uint64_t& q, uint32_t steps,
+                                                 ZstdChaseHint& hint, uint64_t& run) {
   const ZstdBlockRecord& cur = slot.blocks[b];
   const uint32_t first = slot.frames[cur.frame].first_block;
   const uint64_t frame_start = slot.frames[cur.frame].output_offset;
   // The match of an earlier block that writes q (false: q is final there, up to `end`).
   auto find_match = [&](uint64_t at_q, uint32_t step, ChaseMatch& m, uint64_t& end) {
     const bool hinted =
-        step == 0 && hint.block >= first && hint.block < b &&
+        step == 0 && hint.block >= first && hint.block <= b &&
         slot.blocks[hint.block].output_offset <= at_q &&
         at_q - slot.blocks[hint.block].output_offset < slot.blocks[hint.block].decoded_size;
-    const uint32_t k = hinted ? hint.block : zstd_bp_block_at(slot, first, b, at_q);
+    const uint32_t k = hinted ? hint.block : zstd_bp_block_at(slot, first, b + 1, at_q);
     const ZstdBlockRecord& rec = slot.blocks[k];
     if (rec.execute_status != DeviceChunkStatus::ok) return false;  // end: q + 1
     const uint64_t block_end = rec.output_offset + rec.decoded_size;
-    const uint32_t count = rec.type == 2 && rec.sequence_tables ? rec.sequence_count : 0;
+    const uint32_t count = zstd_bp_executed_sequences(rec);
     end = block_end;
     if (count == 0) return false;
     // The last sequence whose match starts at or before q.
@@ -1060,46 +1097,75 @@ CUZARR_HOST_DEVICE inline bool zstd_bp_chase_run(const ZstdSlot& slot, uint32_t 
     return zstd_bp_resolve_offset(seq, rec.start_reps, m.at, frame_start, m.distance) ==
            DeviceChunkStatus::ok;
   };
-  return chase_match_run(q, cur.output_offset, steps, run, find_match);
+  return chase_match_run(q, own_start, steps, run, find_match);
 }
 
 /// zstd_bp_chase_run for the one byte at q.
-CUZARR_HOST_DEVICE inline bool zstd_bp_chase_source(const ZstdSlot& slot, uint32_t b, uint64_t& q,
-                                                    uint32_t steps, ZstdChaseHint& hint) {
+CUZARR_HOST_DEVICE inline bool zstd_bp_chase_source(const ZstdSlot& slot, uint32_t b,
+                                                    uint64_t own_start, uint64_t& q, uint32_t steps,
+                                                    ZstdChaseHint& hint) {
   uint64_t run = 1;
-  return zstd_bp_chase_run(slot, b, q, steps, hint, run);
+  return zstd_bp_chase_run(slot, b, own_start, q, steps, hint, run);
 }
 
-/// Phase 4b for block b, serially (blocks in any order, after 4a for all): its matches.
-CUZARR_HOST_DEVICE inline void zstd_bp_execute_matches_serial(const ZstdSlot& slot, uint32_t b,
-                                                              unsigned char* out) {
+/// Where the bytes of the piece of block `rec` whose first sequence is `first` start, as the
+/// matches pass sees them: the block's start for its first piece, else the piece's first match
+/// (the bytes before it are literals, final since 4a).
+CUZARR_HOST_DEVICE inline uint64_t zstd_bp_piece_start(const ZstdSlot& slot,
+                                                       const ZstdBlockRecord& rec, uint32_t first) {
+  if (first == 0) return rec.output_offset;
+  return rec.output_offset + slot.sequences[rec.sequence_offset + first].match_at;
+}
+
+/// Phase 4b for piece `piece` of block b, its pieces of `per` sequences (0: the default,
+/// zstd_bp_piece_sequences), serially (blocks and pieces in any order, after 4a for all): its
+/// matches, with the bytes before the piece chased.
+CUZARR_HOST_DEVICE inline void zstd_bp_execute_piece_matches_serial(const ZstdSlot& slot,
+                                                                    uint32_t b, uint32_t piece,
+                                                                    uint32_t per,
+                                                                    unsigned char* out) {
   const ZstdBlockRecord& rec = slot.blocks[b];
   if (rec.type != 2 || rec.execute_status != DeviceChunkStatus::ok) return;
+  const uint32_t count = zstd_bp_executed_sequences(rec);
+  if (per == 0) per = zstd_bp_piece_sequences(count);
+  const uint64_t begin = uint64_t{piece} * per;
+  if (begin >= count) return;
+  const uint64_t end = begin + per < count ? begin + per : count;
   const uint64_t start = rec.output_offset;
+  const uint64_t own_start = zstd_bp_piece_start(slot, rec, static_cast<uint32_t>(begin));
   const uint64_t frame_start = slot.frames[rec.frame].output_offset;
   const ZstdSeqRecord* seqs = slot.sequences + rec.sequence_offset;
-  const uint32_t count = rec.sequence_tables ? rec.sequence_count : 0;
-  for (uint32_t i = 0; i < count; ++i) {
+  ZstdChaseHint hint;
+  for (uint64_t i = begin; i < end; ++i) {
     const ZstdSeqRecord seq = seqs[i];
     const uint64_t ml = seq.match_length & kZstdSeqLengthMask, at = start + seq.match_at;
     uint64_t offset = 0;
     zstd_bp_resolve_offset(seq, rec.start_reps, at, frame_start, offset);  // checked in 4a
-    // Bytes before the block by runs (their sources follow each other), the others one by one.
-    ZstdChaseHint hint;
+    // Bytes before the piece by runs (their sources follow each other), the others one by one.
     for (uint64_t t = 0; t < ml;) {
       uint64_t q = match_source(at, offset, t);
-      if (q >= start) {
+      if (q >= own_start) {
         out[at + t] = out[q];
         ++t;
         continue;
       }
       uint64_t run = ml - t;
       if (offset < ml && offset - t % offset < run) run = offset - t % offset;
-      zstd_bp_chase_run(slot, b, q, UINT32_MAX, hint, run);
-      for (uint64_t i = 0; i < run; ++i) out[at + t + i] = out[q + i];
+      zstd_bp_chase_run(slot, b, own_start, q, UINT32_MAX, hint, run);
+      for (uint64_t k = 0; k < run; ++k) out[at + t + k] = out[q + k];
       t += run;
     }
   }
+}
+
+/// Phase 4b for block b, serially (blocks in any order, after 4a for all): its matches, piece by
+/// piece (pieces of `per` sequences, 0: the default), last piece first: any order gives the same
+/// bytes, and this one sends every read of an earlier piece's match bytes through the chase.
+CUZARR_HOST_DEVICE inline void zstd_bp_execute_matches_serial(const ZstdSlot& slot, uint32_t b,
+                                                              unsigned char* out,
+                                                              uint32_t per = 0) {
+  for (uint32_t p = zstd_bp_pieces(slot.blocks[b], per); p-- > 0;)
+    zstd_bp_execute_piece_matches_serial(slot, b, p, per, out);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -25,10 +25,12 @@ struct ZstdHostSlot {
 };
 
 /// The passes after the plan, over `slot` (zstd_bp_plan has run and set block_parallel):
-/// entropy, scan, literals, matches, hash, finish. The slot's records stay for the caller.
+/// entropy, scan, literals, matches (in pieces of `piece_sequences` sequences; 0: the GPU's,
+/// zstd_bp_piece_sequences), hash, finish. The slot's records stay for the caller.
 inline DecodeResult zstd_bp_run_passes_host(const unsigned char* in, unsigned char* out,
                                             uint64_t capacity, const ZstdSlot& slot,
-                                            bool verify_checksum = true) {
+                                            bool verify_checksum = true,
+                                            uint32_t piece_sequences = 0) {
   auto literal_tables = std::make_unique<ZstdLiteralTables>();
   auto sequence_tables = std::make_unique<ZstdSequenceTables>();
   for (uint32_t b = 0; b < slot.plan->block_count; ++b) {
@@ -50,10 +52,11 @@ inline DecodeResult zstd_bp_run_passes_host(const unsigned char* in, unsigned ch
     slot.blocks[b].execute_status = zstd_bp_execute_literals_serial(in, slot, b, out);
     zstd_bp_index_block(slot, b, 0, 1);
   }
-  // Matches block by block, last block first: any order gives the same bytes, and this one sends
-  // every read of an earlier block's match bytes through the source chase.
+  // Matches block by block, last block first (and each block's pieces last first): any order
+  // gives the same bytes, and this one sends every read of an earlier block's or piece's match
+  // bytes through the source chase.
   for (uint32_t b = slot.plan->executed_blocks; b-- > 0;)
-    zstd_bp_execute_matches_serial(slot, b, out);
+    zstd_bp_execute_matches_serial(slot, b, out, piece_sequences);
   for (uint32_t f = 0; verify_checksum && f < slot.plan->frame_count; ++f) {
     if (!zstd_bp_frame_hashed(slot, f)) continue;
     ZstdFrameRecord& frame = slot.frames[f];

@@ -100,19 +100,20 @@ uint32_t bp_sequence_threads(size_t slots, uint64_t max_output) {
       std::min<uint64_t>(groups * kBpSequenceThreads, kBpMaxSequenceThreads));
 }
 
-/// The control area: handled[count], three list prefixes of slots + 1 entries, a ticket, the
+/// The control area: handled[count], four list prefixes of slots + 1 entries, a ticket, the
 /// sequences kernel's code tables.
 struct BpControl {
   uint32_t* handled;
   uint32_t* entropy_prefix;
   uint32_t* execute_prefix;
+  uint32_t* pieces_prefix;
   uint32_t* hash_prefix;
   uint32_t* ticket;
   ZstdSequenceTables* sequence_tables;  // one per thread of the thread-per-block sequences kernel
 };
 
 uint64_t bp_control_bytes(size_t count, size_t slots, uint64_t max_output) {
-  return align256(count * 4) + 3 * align256((slots + 1) * 4) + 256 +
+  return align256(count * 4) + 4 * align256((slots + 1) * 4) + 256 +
          align256(uint64_t{bp_sequence_threads(slots, max_output)} * sizeof(ZstdSequenceTables));
 }
 
@@ -123,6 +124,8 @@ BpControl bp_control(unsigned char* base, size_t count, size_t slots) {
   c.entropy_prefix = reinterpret_cast<uint32_t*>(base);
   base += align256((slots + 1) * 4);
   c.execute_prefix = reinterpret_cast<uint32_t*>(base);
+  base += align256((slots + 1) * 4);
+  c.pieces_prefix = reinterpret_cast<uint32_t*>(base);
   base += align256((slots + 1) * 4);
   c.hash_prefix = reinterpret_cast<uint32_t*>(base);
   base += align256((slots + 1) * 4);
@@ -175,19 +178,20 @@ __global__ void zstd_bp_link_kernel(BpRound r, uint32_t* handled) {
   handled[c] = slot.plan->block_parallel;
 }
 
-enum class BpList { entropy, execute, hash };
+enum class BpList { entropy, execute, pieces, hash };
 
 /// Threads of the list kernel (one block; one warp scans the warps' totals).
 constexpr unsigned kListThreads = 1024;
 static_assert(kListThreads == kWarpSize * kWarpSize);
 
 /// The list items of slot s (entropy: every planned block; execute: the blocks the scan kept;
-/// hash: the frames that passed the scan).
+/// pieces: their pieces, zstd_bp_pieces; hash: the frames that passed the scan).
 __device__ inline uint32_t bp_list_items(const BpRound& r, uint32_t s, BpList list) {
   const ZstdChunkPlan& plan = *bp_slot(r, s).plan;
   if (!plan.block_parallel) return 0;
   return list == BpList::entropy   ? plan.block_count
          : list == BpList::execute ? plan.executed_blocks
+         : list == BpList::pieces  ? plan.executed_pieces
                                    : plan.checked_frames;
 }
 
@@ -242,21 +246,45 @@ __device__ inline uint32_t bp_find_slot(const uint32_t* prefix, uint32_t n, uint
   return lo;
 }
 
-/// A block list's item: block `block` of a slot, whose chunk decodes from `in` into `out`.
+/// A block list's item: block `block` of a slot (its piece `piece` in the list of pieces, else
+/// 0), whose chunk decodes from `in` into `out`.
 struct BpListItem {
   ZstdSlot slot;
   uint32_t block;
+  uint32_t piece;
   const unsigned char* in;
   unsigned char* out;
   __device__ ZstdBlockRecord& rec() const { return slot.blocks[block]; }
 };
 
-__device__ inline BpListItem bp_list_item(const BpRound& r, const uint32_t* prefix, uint32_t t) {
+/// The block of a slot's executed blocks that holds its piece p: the last b with piece_first <= p.
+__device__ inline uint32_t bp_piece_block(const ZstdSlot& slot, uint32_t p) {
+  uint32_t lo = 0, hi = slot.plan->executed_blocks;  // piece_first[lo] <= p < piece_first[hi]
+  while (hi - lo > 1) {
+    const uint32_t mid = (lo + hi) / 2;
+    if (slot.blocks[mid].piece_first <= p) {
+      lo = mid;
+    } else {
+      hi = mid;
+    }
+  }
+  return lo;
+}
+
+/// Item t of list `list` (whose prefix is `prefix`).
+__device__ inline BpListItem bp_list_item(const BpRound& r, const uint32_t* prefix, uint32_t t,
+                                          BpList list = BpList::execute) {
   const uint32_t s = bp_find_slot(prefix, r.n, t);
   const size_t chunk = r.first + s;
-  return BpListItem{bp_slot(r, s), t - prefix[s],
-                    reinterpret_cast<const unsigned char*>(r.batch.inputs[chunk]),
-                    reinterpret_cast<unsigned char*>(r.batch.outputs[chunk])};
+  BpListItem item{bp_slot(r, s), t - prefix[s], 0,
+                  reinterpret_cast<const unsigned char*>(r.batch.inputs[chunk]),
+                  reinterpret_cast<unsigned char*>(r.batch.outputs[chunk])};
+  if (list == BpList::pieces) {
+    const uint32_t p = item.block;
+    item.block = bp_piece_block(item.slot, p);
+    item.piece = p - item.slot.blocks[item.block].piece_first;
+  }
+  return item;
 }
 
 /// Plan, part 2 (a thread per walked block, the grid striding over the list): each compressed
@@ -282,18 +310,19 @@ __device__ inline void bp_for_each_item_by_warp(const BpRound& r, const uint32_t
   }
 }
 
-/// Claims list items from `ticket` (a warp at a time, every lane alike, when kByWarp; else each
-/// thread for itself) and calls body(item) until the list is done: items go in list order.
+/// Claims items of list `list` from `ticket` (a warp at a time, every lane alike, when kByWarp;
+/// else each thread for itself) and calls body(item) until the list is done: items go in list
+/// order.
 template <bool kByWarp, class Body>
 __device__ inline void bp_for_each_claimed_item(const BpRound& r, const uint32_t* prefix,
-                                                uint32_t* ticket, Body&& body) {
+                                                uint32_t* ticket, BpList list, Body&& body) {
   const uint32_t total = prefix[r.n];
   for (;;) {
     uint32_t t = 0;
     if (!kByWarp || threadIdx.x % kWarpSize == 0) t = atomicAdd(ticket, 1u);
     if (kByWarp) t = __shfl_sync(kFullMask, t, 0);
     if (t >= total) return;
-    body(bp_list_item(r, prefix, t));
+    body(bp_list_item(r, prefix, t, list));
   }
 }
 
@@ -335,11 +364,12 @@ __global__ void __launch_bounds__(kBpSequenceThreads)
     zstd_bp_sequences_kernel(BpRound r, const uint32_t* prefix, uint32_t* next_block,
                              ZstdSequenceTables* tables) {
   ZstdSequenceTables& mine = tables[blockIdx.x * blockDim.x + threadIdx.x];
-  bp_for_each_claimed_item<false>(r, prefix, next_block, [&](const BpListItem& item) {
-    ZstdBlockRecord& rec = item.rec();
-    if (rec.sequence_count >= kZstdWarpSequencesFrom) return;
-    rec.status = zstd_bp_decode_sequences(item.in, rec, mine, item.slot.sequences);
-  });
+  bp_for_each_claimed_item<false>(
+      r, prefix, next_block, BpList::entropy, [&](const BpListItem& item) {
+        ZstdBlockRecord& rec = item.rec();
+        if (rec.sequence_count >= kZstdWarpSequencesFrom) return;
+        rec.status = zstd_bp_decode_sequences(item.in, rec, mine, item.slot.sequences);
+      });
 }
 
 /// Phase 2b for small rounds, sequences a warp per block (warp_zstd_bp_decode_sequences: lane 0
@@ -438,67 +468,109 @@ __global__ void __launch_bounds__(kBpWarps* kWarpSize)
 /// Source chase steps before a match byte waits for the earlier block that writes its source.
 constexpr uint32_t kBpChaseSteps = 16;
 
-/// The byte at q, a match byte of an earlier block than b after a long chain: read once the block
-/// that writes it is done, through L2 (an L1 line may predate it).
-__device__ inline unsigned char bp_wait_byte(const ZstdSlot& slot, uint32_t b, uint64_t q,
-                                             const unsigned char* out) {
-  const uint32_t k = zstd_bp_block_at(slot, slot.frames[slot.blocks[b].frame].first_block, b, q);
-  const volatile uint32_t* done = &slot.blocks[k].done;
-  while (*done == 0) __nanosleep(64);
+/// Who reads bytes before its own in the matches pass: block `block`, whose own bytes (written in
+/// order by the reading warp, or literals) start at `own_start`. A warp that runs a stretch of
+/// blocks reads as each of them, with own_start at the stretch's start (piece 0); a warp that
+/// runs piece `piece` of a block, with own_start at zstd_bp_piece_start: the bytes of the block
+/// before it are final once the block's earlier pieces are done.
+struct BpReader {
+  uint32_t block;
+  uint32_t piece;
+  uint64_t own_start;
+};
+
+/// The pieces_done bits of the reader's earlier pieces.
+__device__ inline uint32_t bp_earlier_pieces(const BpReader& reader) {
+  return (1u << reader.piece) - 1;  // piece < kZstdMaxPieces = 32
+}
+
+/// Whether earlier pieces `mask` of block k are all done.
+__device__ inline bool bp_pieces_done(const ZstdSlot& slot, uint32_t k, uint32_t mask) {
+  const auto* bits = reinterpret_cast<const volatile uint32_t*>(&slot.blocks[k].pieces_done);
+  return (*bits & mask) == mask;
+}
+
+/// The byte at q, before the reader's own bytes, after a long chain: read once the block (or the
+/// reader's earlier pieces) that write it are done, through L2 (an L1 line may predate it).
+__device__ inline unsigned char bp_wait_byte(const ZstdSlot& slot, const BpReader& reader,
+                                             uint64_t q, const unsigned char* out) {
+  const uint32_t b = reader.block;
+  const uint32_t k =
+      zstd_bp_block_at(slot, slot.frames[slot.blocks[b].frame].first_block, b + 1, q);
+  if (k == b) {
+    while (!bp_pieces_done(slot, b, bp_earlier_pieces(reader))) __nanosleep(64);
+  } else {
+    const volatile uint32_t* done = &slot.blocks[k].done;
+    while (*done == 0) __nanosleep(64);
+  }
   __threadfence();
   return __ldcg(out + q);
 }
 
-/// The block before b (in b's frame) that holds output position q; `hint` first.
-__device__ inline uint32_t bp_earlier_block(const ZstdSlot& slot, uint32_t b, uint64_t q,
-                                            const ZstdChaseHint& hint) {
+/// The block of the reader's frame, up to its own, that holds output position q; `hint` first.
+__device__ inline uint32_t bp_earlier_block(const ZstdSlot& slot, const BpReader& reader,
+                                            uint64_t q, const ZstdChaseHint& hint) {
+  const uint32_t b = reader.block;
   const uint32_t first = slot.frames[slot.blocks[b].frame].first_block;
-  if (hint.block >= first && hint.block < b) {
+  if (hint.block >= first && hint.block <= b) {
     const ZstdBlockRecord& rec = slot.blocks[hint.block];
     if (rec.output_offset <= q && q - rec.output_offset < rec.decoded_size) return hint.block;
   }
-  return zstd_bp_block_at(slot, first, b, q);
+  return zstd_bp_block_at(slot, first, b + 1, q);
 }
 
-/// Whether earlier block k is done (every byte of it final; read them through L2, as an L1 line
-/// may predate them); `end`: where it ends.
-__device__ inline bool bp_block_done(const ZstdSlot& slot, uint32_t k, uint64_t& end) {
+/// Whether the bytes of block k (an earlier block, or the reader's own before its own bytes) are
+/// final (read them through L2, as an L1 line may predate them); `end`: where they end.
+__device__ inline bool bp_block_done(const ZstdSlot& slot, const BpReader& reader, uint32_t k,
+                                     uint64_t& end) {
   const ZstdBlockRecord& rec = slot.blocks[k];
-  end = rec.output_offset + rec.decoded_size;
-  if (*reinterpret_cast<const volatile uint32_t*>(&rec.done) == 0) return false;
+  if (k == reader.block) {
+    end = reader.own_start;
+    if (!bp_pieces_done(slot, k, bp_earlier_pieces(reader))) return false;
+  } else {
+    end = rec.output_offset + rec.decoded_size;
+    if (*reinterpret_cast<const volatile uint32_t*>(&rec.done) == 0) return false;
+  }
   __threadfence();
   return true;
 }
 
-/// The byte a match of block b reads at q, before b: read at once when its block is done, else
-/// chased to a literal of an earlier block (written by the literals kernel, never rewritten: a
-/// plain load is right), else bp_wait_byte.
-__device__ inline unsigned char bp_earlier_byte(const ZstdSlot& slot, uint32_t b, uint64_t q,
-                                                const unsigned char* out, ZstdChaseHint& hint) {
+/// The byte a match of the reader reads at q, before its own bytes: read at once when what writes
+/// it is done, else chased to a literal (written by the literals kernel, never rewritten: a plain
+/// load is right) or to the reader's own bytes, else bp_wait_byte.
+__device__ inline unsigned char bp_earlier_byte(const ZstdSlot& slot, const BpReader& reader,
+                                                uint64_t q, const unsigned char* out,
+                                                ZstdChaseHint& hint) {
   uint64_t end = 0;
-  if (bp_block_done(slot, bp_earlier_block(slot, b, q, hint), end)) return __ldcg(out + q);
-  if (zstd_bp_chase_source(slot, b, q, kBpChaseSteps, hint)) return out[q];
-  return bp_wait_byte(slot, b, q, out);
+  if (bp_block_done(slot, reader, bp_earlier_block(slot, reader, q, hint), end)) {
+    return __ldcg(out + q);
+  }
+  if (zstd_bp_chase_source(slot, reader.block, reader.own_start, q, kBpChaseSteps, hint)) {
+    return out[q];
+  }
+  return bp_wait_byte(slot, reader, q, out);
 }
 
-/// Copies to out[to, to + n) the bytes at out[q, q + n), all before block b: straight from a
-/// block that is done, else by runs chased to literals of earlier blocks (zstd_bp_chase_run), one
-/// byte at a time where a chain is long.
-__device__ inline void bp_copy_earlier(const ZstdSlot& slot, uint32_t b, uint64_t to, uint64_t q,
-                                       uint64_t n, unsigned char* out, ZstdChaseHint& hint) {
+/// Copies to out[to, to + n) the bytes at out[q, q + n), all before the reader's own bytes:
+/// straight from a block (or earlier pieces) that is done, else by runs chased to literals
+/// (zstd_bp_chase_run), one byte at a time where a chain is long.
+__device__ inline void bp_copy_earlier(const ZstdSlot& slot, const BpReader& reader, uint64_t to,
+                                       uint64_t q, uint64_t n, unsigned char* out,
+                                       ZstdChaseHint& hint) {
   while (n > 0) {
     uint64_t from = q, run = n, end = 0;
-    const uint32_t k = bp_earlier_block(slot, b, q, hint);
+    const uint32_t k = bp_earlier_block(slot, reader, q, hint);
     // The chase's first step looks for q's sequence in block k without searching for the block.
     if (hint.block != k) hint = ZstdChaseHint{k, UINT32_MAX};
-    if (bp_block_done(slot, k, end)) {
+    if (bp_block_done(slot, reader, k, end)) {
       run = detail::umin(n, end - q);
       for (uint64_t i = 0; i < run; ++i) out[to + i] = __ldcg(out + from + i);
-    } else if (zstd_bp_chase_run(slot, b, from, kBpChaseSteps, hint, run)) {
+    } else if (zstd_bp_chase_run(slot, reader.block, reader.own_start, from, kBpChaseSteps, hint,
+                                 run)) {
       for (uint64_t i = 0; i < run; ++i) out[to + i] = out[from + i];
     } else {
       run = 1;
-      out[to] = bp_wait_byte(slot, b, from, out);
+      out[to] = bp_wait_byte(slot, reader, from, out);
     }
     to += run;
     q += run;
@@ -506,16 +578,17 @@ __device__ inline void bp_copy_earlier(const ZstdSlot& slot, uint32_t b, uint64_
   }
 }
 
-/// Copies one match of block b by its own lane, in order (an overlapping match reads the bytes it
-/// has just written): bytes before `ordered_from` by runs (bp_copy_earlier), the others straight.
-__device__ inline void bp_lane_match(const ZstdSlot& slot, uint32_t b, uint64_t at, uint64_t ml,
-                                     uint64_t offset, uint64_t ordered_from, unsigned char* out,
+/// Copies one match of the reader by its own lane, in order (an overlapping match reads the bytes
+/// it has just written): bytes before the reader's own by runs (bp_copy_earlier), the others
+/// straight.
+__device__ inline void bp_lane_match(const ZstdSlot& slot, const BpReader& reader, uint64_t at,
+                                     uint64_t ml, uint64_t offset, unsigned char* out,
                                      ZstdChaseHint& hint) {
   for (uint64_t t = 0; t < ml;) {
     const uint64_t q = at + t - offset;
-    if (q < ordered_from) {  // consecutive bytes before the block, by runs
-      const uint64_t n = detail::umin(ml - t, ordered_from - q);
-      bp_copy_earlier(slot, b, at + t, q, n, out, hint);
+    if (q < reader.own_start) {  // consecutive bytes before the reader's own, by runs
+      const uint64_t n = detail::umin(ml - t, reader.own_start - q);
+      bp_copy_earlier(slot, reader, at + t, q, n, out, hint);
       t += n;
     } else {
       out[at + t] = out[q];
@@ -524,58 +597,91 @@ __device__ inline void bp_lane_match(const ZstdSlot& slot, uint32_t b, uint64_t 
   }
 }
 
-/// Phase 4b for block b (zstd_bp_execute_matches_serial, by a warp), after 4a for every block:
-/// 32 sequences at a time. Every byte from `ordered_from` (the block's start, or its frame's when
-/// the warp runs the frame's blocks in order) up to the block is final. A group's matches run in
-/// waves (warp_match_waves: a match runs once no pending match of the group writes its source).
-/// When they all read bytes from `ordered_from` on, the lanes copy them as the warp decoders do
-/// (warp_copy_matches); otherwise a ready match of up to kLaneItemBytes is copied by its lane
-/// with the bytes before `ordered_from` chased by runs (bp_lane_match), a longer one by the whole
-/// warp, a byte a lane. Ends by publishing the block's `done`.
+/// Phase 4b for sequences [begin, end) of the reader's block (zstd_bp_execute_matches_serial, by
+/// a warp), after 4a for every block: 32 sequences at a time. Every byte from the reader's
+/// `own_start` up to them is final. A group's matches run in waves (warp_match_waves: a match
+/// runs once no pending match of the group writes its source). When they all read bytes from
+/// `own_start` on, the lanes copy them as the warp decoders do (warp_copy_matches); otherwise a
+/// ready match of up to kLaneItemBytes is copied by its lane with the bytes before `own_start`
+/// chased by runs (bp_lane_match), a longer one by the whole warp, a byte a lane. The caller
+/// publishes that they are done.
+__device__ inline void bp_matches_run(const ZstdSlot& slot, const BpReader& reader, uint32_t begin,
+                                      uint32_t end, unsigned char* out, unsigned lane) {
+  const ZstdBlockRecord& rec = slot.blocks[reader.block];
+  if (rec.type != 2 || rec.execute_status != DeviceChunkStatus::ok) return;
+  const uint64_t block_end = rec.output_offset + rec.decoded_size;
+  const uint64_t frame_start = slot.frames[rec.frame].output_offset;
+  const uint64_t ordered_from = reader.own_start;
+  const ZstdSeqRecord* seqs = slot.sequences + rec.sequence_offset;
+  ZstdChaseHint hint;
+  for (uint32_t g = begin; g < end; g += kWarpSize) {
+    const uint32_t i = g + lane;
+    ZstdSeqRecord seq{0, 0, 0, 0};
+    if (i < end) seq = seqs[i];
+    const uint64_t ml = seq.match_length & kZstdSeqLengthMask;
+    // Lanes without a match sit at the block's end, past every match (warp_match_waves).
+    const uint64_t at = i < end ? rec.output_offset + seq.match_at : block_end;
+    uint64_t offset = 1;
+    if (i < end) zstd_bp_resolve_offset(seq, rec.start_reps, at, frame_start, offset);
+    const bool has_match = i < end && ml > 0;
+    if (!__any_sync(kFullMask, has_match && at - offset < ordered_from)) {
+      detail::warp_copy_matches(has_match, at, ml, offset, out, lane);
+      continue;
+    }
+    detail::warp_match_waves(has_match, at, ml, offset, lane, [&](bool ready) {
+      if (ready && ml <= detail::kLaneItemBytes) {
+        bp_lane_match(slot, reader, at, ml, offset, out, hint);
+      }
+      unsigned long_ready = __ballot_sync(kFullMask, ready && ml > detail::kLaneItemBytes);
+      while (long_ready != 0) {
+        const unsigned j = __ffs(long_ready) - 1;
+        long_ready &= long_ready - 1;
+        const uint64_t len = detail::shfl64(ml, j), to = detail::shfl64(at, j);
+        const uint64_t dist = detail::shfl64(offset, j);
+        for (uint64_t t = lane; t < len; t += kWarpSize) {
+          const uint64_t q = match_source(to, dist, t);
+          out[to + t] = q < ordered_from ? bp_earlier_byte(slot, reader, q, out, hint) : out[q];
+        }
+      }
+    });
+  }
+}
+
+/// Phase 4b for block b whole, in a stretch that starts at `ordered_from` (bp_matches_run), then
+/// publishes the block's `done`.
 __device__ inline void bp_matches_block(const ZstdSlot& slot, uint32_t b, unsigned char* out,
                                         unsigned lane, uint64_t ordered_from) {
   ZstdBlockRecord& rec = slot.blocks[b];
-  if (rec.type == 2 && rec.execute_status == DeviceChunkStatus::ok) {
-    const uint64_t block_end = rec.output_offset + rec.decoded_size;
-    const uint64_t frame_start = slot.frames[rec.frame].output_offset;
-    const ZstdSeqRecord* seqs = slot.sequences + rec.sequence_offset;
-    const uint32_t count = rec.sequence_tables ? rec.sequence_count : 0;
-    ZstdChaseHint hint;
-    for (uint32_t g = 0; g < count; g += kWarpSize) {
-      const uint32_t i = g + lane;
-      ZstdSeqRecord seq{0, 0, 0, 0};
-      if (i < count) seq = seqs[i];
-      const uint64_t ml = seq.match_length & kZstdSeqLengthMask;
-      // Lanes without a match sit at the block's end, past every match (warp_match_waves).
-      const uint64_t at = i < count ? rec.output_offset + seq.match_at : block_end;
-      uint64_t offset = 1;
-      if (i < count) zstd_bp_resolve_offset(seq, rec.start_reps, at, frame_start, offset);
-      const bool has_match = i < count && ml > 0;
-      if (!__any_sync(kFullMask, has_match && at - offset < ordered_from)) {
-        detail::warp_copy_matches(has_match, at, ml, offset, out, lane);
-        continue;
-      }
-      detail::warp_match_waves(has_match, at, ml, offset, lane, [&](bool ready) {
-        if (ready && ml <= detail::kLaneItemBytes) {
-          bp_lane_match(slot, b, at, ml, offset, ordered_from, out, hint);
-        }
-        unsigned long_ready = __ballot_sync(kFullMask, ready && ml > detail::kLaneItemBytes);
-        while (long_ready != 0) {
-          const unsigned j = __ffs(long_ready) - 1;
-          long_ready &= long_ready - 1;
-          const uint64_t len = detail::shfl64(ml, j), to = detail::shfl64(at, j);
-          const uint64_t dist = detail::shfl64(offset, j);
-          for (uint64_t t = lane; t < len; t += kWarpSize) {
-            const uint64_t q = match_source(to, dist, t);
-            out[to + t] = q < ordered_from ? bp_earlier_byte(slot, b, q, out, hint) : out[q];
-          }
-        }
-      });
-    }
-  }
+  bp_matches_run(slot, BpReader{b, 0, ordered_from}, 0, zstd_bp_executed_sequences(rec), out, lane);
   __threadfence();  // every lane's bytes are visible device-wide before `done`
   __syncwarp();
   if (lane == 0) *reinterpret_cast<volatile uint32_t*>(&rec.done) = 1;
+}
+
+/// Phase 4b for piece p of block b (a block that is a stretch by itself, zstd_bp_pieces), then
+/// publishes the piece's bit in `pieces_done`; the warp that sets the last bit publishes the
+/// block's `done`.
+__device__ inline void bp_matches_piece(const ZstdSlot& slot, uint32_t b, uint32_t p,
+                                        unsigned char* out, unsigned lane) {
+  ZstdBlockRecord& rec = slot.blocks[b];
+  const uint32_t count = zstd_bp_executed_sequences(rec);
+  const uint32_t pieces = zstd_bp_pieces(rec);
+  const uint32_t per = zstd_bp_piece_sequences(count);
+  if (p < pieces && uint64_t{p} * per < count) {
+    const uint32_t begin = p * per, end = min(count, begin + per);
+    bp_matches_run(slot, BpReader{b, p, zstd_bp_piece_start(slot, rec, begin)}, begin, end, out,
+                   lane);
+  }
+  __threadfence();  // every lane's bytes are visible device-wide before the piece's bit
+  __syncwarp();
+  if (lane == 0) {
+    const uint32_t all = pieces >= 32 ? ~0u : (1u << pieces) - 1;
+    const uint32_t was = atomicOr(&rec.pieces_done, 1u << p);
+    if ((was | (1u << p)) == all) {
+      __threadfence();  // the other pieces' bytes, seen through their bits, before `done`
+      *reinterpret_cast<volatile uint32_t*>(&rec.done) = 1;
+    }
+  }
 }
 
 /// Whether frame f runs its matches in order (zstd_bp_in_order over its executed blocks, by the
@@ -603,22 +709,30 @@ __device__ inline bool bp_stretch_head(const ZstdSlot& slot, const ZstdFrameReco
                               stretch);
 }
 
-/// Warps take blocks in list order (a ticket). The warp that takes the first block of a stretch
+/// Warps take pieces of blocks in list order (a ticket). A block that is a stretch by itself (a
+/// frame not in order whose stretches are no longer than a block) runs a warp per piece
+/// (bp_matches_piece). Otherwise the warp that takes the first piece of a stretch's first block
 /// (the whole frame when it runs in order) runs the stretch's matches block after block: sources
 /// in the stretch are final when read; those before it are read from a block that is done, or
-/// chased, or waited for. The warps that take a stretch's other blocks move on. A stretch waits
-/// only for earlier stretches, whose first blocks running warps took before it: the earliest
-/// unfinished stretch never waits, and every wait ends.
+/// chased, or waited for; the warps that take the stretch's other pieces move on. A piece or
+/// stretch waits only for earlier pieces and stretches, whose first pieces running warps took
+/// before it: the earliest unfinished one never waits, and every wait ends.
 __global__ void __launch_bounds__(kBpWarps* kWarpSize)
     zstd_bp_matches_kernel(BpRound r, const uint32_t* prefix, uint32_t* ticket) {
   const unsigned lane = threadIdx.x % kWarpSize;
-  bp_for_each_claimed_item<true>(r, prefix, ticket, [&](const BpListItem& item) {
+  bp_for_each_claimed_item<true>(r, prefix, ticket, BpList::pieces, [&](const BpListItem& item) {
     const ZstdSlot& slot = item.slot;
     const uint32_t f = slot.blocks[item.block].frame;
     const ZstdFrameRecord& frame = slot.frames[f];
     const uint64_t stretch = bp_frame_in_order(r, slot, f, lane) ? kZstdStretchWhole : r.stretch;
     if (!bp_stretch_head(slot, frame, item.block, stretch)) return;
     const uint32_t end = min(frame.first_block + frame.block_count, slot.plan->executed_blocks);
+    if (stretch != kZstdStretchWhole &&
+        (item.block + 1 == end || bp_stretch_head(slot, frame, item.block + 1, stretch))) {
+      bp_matches_piece(slot, item.block, item.piece, item.out, lane);
+      return;
+    }
+    if (item.piece != 0) return;
     const uint64_t ordered_from = slot.blocks[item.block].output_offset;
     uint32_t k = item.block;
     do {
@@ -761,8 +875,10 @@ void zstd_decode_batch(const DeviceChunkBatch& batch, bool verify_checksum, uint
       zstd_bp_scan_kernel<<<chunk_blocks, chunk_threads, 0, s>>>(r);
       zstd_bp_list_kernel<<<1, kListThreads, 0, s>>>(r, control.execute_prefix, BpList::execute,
                                                      control.ticket);
+      zstd_bp_list_kernel<<<1, kListThreads, 0, s>>>(r, control.pieces_prefix, BpList::pieces,
+                                                     control.ticket);
       zstd_bp_literals_kernel<<<kBpBlocks, kBpWarps * kWarpSize, 0, s>>>(r, control.execute_prefix);
-      zstd_bp_matches_kernel<<<kBpBlocks, kBpWarps * kWarpSize, 0, s>>>(r, control.execute_prefix,
+      zstd_bp_matches_kernel<<<kBpBlocks, kBpWarps * kWarpSize, 0, s>>>(r, control.pieces_prefix,
                                                                         control.ticket);
       if (verify_checksum) {
         zstd_bp_list_kernel<<<1, kListThreads, 0, s>>>(r, control.hash_prefix, BpList::hash,
