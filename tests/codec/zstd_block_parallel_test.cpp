@@ -759,10 +759,17 @@ TEST(ZstdBlockParallel, PiecesAreBoundedAndListedInBlockOrder) {
   // At least kZstdPieceSequences sequences a piece, at most kZstdMaxPieces pieces a block, for
   // every count a block's section header can give (up to 0x7F00 + 0xFFFF, RFC 8878, 3.1.1.3.2.1).
   for (uint32_t count = 1; count <= 0x7F00 + 0xFFFF; count += count < 5000 ? 1 : 97) {
-    const uint32_t per = gpu::zstd_bp_piece_sequences(count);
-    ASSERT_GE(per, gpu::kZstdPieceSequences) << count;
-    ASSERT_LE((count + per - 1) / per, gpu::kZstdMaxPieces) << count;
+    for (uint32_t asked : {0u, 1u, 1024u, 3000u}) {
+      const uint32_t per = gpu::zstd_bp_piece_sequences(count, asked);
+      ASSERT_GE(per, asked == 0 ? gpu::kZstdPieceSequences : asked) << count;
+      ASSERT_LE((count + per - 1) / per, gpu::kZstdMaxPieces) << count;
+    }
   }
+  // A round cuts as finely as its warps need, never below kZstdPieceSequences.
+  EXPECT_EQ(gpu::zstd_bp_round_piece_sequences(0, 2640), gpu::kZstdPieceSequences);
+  EXPECT_EQ(gpu::zstd_bp_round_piece_sequences(3'800'000, 2640), 1440u);
+  EXPECT_EQ(gpu::zstd_bp_round_piece_sequences(30'000'000, 2640), 11364u);
+  EXPECT_EQ(gpu::zstd_bp_round_piece_sequences(1000, 0), gpu::kZstdPieceSequences);
   // A 2 MiB delta-encoded field at level 3 (about 8-byte sequences): its blocks hold several
   // pieces; the scan lists every block's pieces after those of the blocks before it.
   const size_t size = size_t{2} << 20;
@@ -782,7 +789,7 @@ TEST(ZstdBlockParallel, PiecesAreBoundedAndListedInBlockOrder) {
   for (uint32_t b = 0; b < slot.plan->executed_blocks; ++b) {
     const gpu::ZstdBlockRecord& rec = slot.blocks[b];
     EXPECT_EQ(rec.piece_first, pieces) << "block " << b;
-    const uint32_t n = gpu::zstd_bp_pieces(rec);
+    const uint32_t n = gpu::zstd_bp_pieces(rec, slot.plan->piece_sequences);
     EXPECT_EQ(n, (gpu::zstd_bp_executed_sequences(rec) + gpu::kZstdPieceSequences - 1) /
                          gpu::kZstdPieceSequences +
                      (gpu::zstd_bp_executed_sequences(rec) == 0 ? 1 : 0))

@@ -123,6 +123,7 @@ struct ZstdChunkPlan {
   DeviceChunkStatus scan_status;
   uint32_t executed_blocks;  ///< blocks [0, executed_blocks) are executed
   uint32_t executed_pieces;  ///< their pieces (zstd_bp_pieces), in block order
+  uint32_t piece_sequences;  ///< the pieces' length asked for (set before the scan; 0: default)
   uint32_t checked_frames;   ///< frames [0, checked_frames) passed their end checks
   uint64_t output_size;
 };
@@ -757,28 +758,43 @@ CUZARR_HOST_DEVICE inline DeviceChunkStatus zstd_bp_decode_sequences(const unsig
 /// a 128 KiB block at level 3 can hold some 9000 sequences where the median block holds 200
 /// (docs/gpu_zstd.md, "Matches in pieces"). A piece reads the bytes before its first match as it
 /// reads bytes of earlier blocks: final once the pieces before it are done, else chased or waited
-/// for. A piece holds at least kZstdPieceSequences sequences...
+/// for. Cuts cost chases, so a round cuts only as finely as its warps need
+/// (zstd_bp_round_piece_sequences): a piece holds at least kZstdPieceSequences sequences...
 inline constexpr uint32_t kZstdPieceSequences = 1024;
 /// ... and a block has at most kZstdMaxPieces pieces (a bit each in ZstdBlockRecord::pieces_done).
 inline constexpr uint32_t kZstdMaxPieces = 32;
+
+/// The piece length of a round whose chunks hold `sequences` sequences, for a matches pass of
+/// `warps` resident warps: the round's sequences shared evenly over the warps, at least
+/// kZstdPieceSequences. Shorter pieces would add chases and no work the GPU could run at once (a
+/// 1 GiB round of 4 MiB chunks of the codec bench's uint16 field, blocks of 3100 sequences at the
+/// median, ran 1.15x slower in pieces of 1024; bench/RESULTS.md).
+CUZARR_HOST_DEVICE inline uint32_t zstd_bp_round_piece_sequences(uint64_t sequences,
+                                                                 uint64_t warps) {
+  const uint64_t even = warps == 0 ? sequences : (sequences + warps - 1) / warps;
+  if (even <= kZstdPieceSequences) return kZstdPieceSequences;
+  return even < UINT32_MAX ? static_cast<uint32_t>(even) : UINT32_MAX;
+}
 
 /// The sequences of block `rec` whose matches the execute phase runs (none in raw and RLE blocks).
 CUZARR_HOST_DEVICE inline uint32_t zstd_bp_executed_sequences(const ZstdBlockRecord& rec) {
   return rec.type == 2 && rec.sequence_tables ? rec.sequence_count : 0;
 }
 
-/// The sequences of each piece of a block of `count` sequences (the last piece holds the rest).
-CUZARR_HOST_DEVICE inline uint32_t zstd_bp_piece_sequences(uint32_t count) {
+/// The sequences of each piece of a block of `count` sequences (the last piece holds the rest),
+/// in a chunk whose plan asks for pieces of `per` (ZstdChunkPlan::piece_sequences; 0:
+/// kZstdPieceSequences): `per`, or more where the block would have over kZstdMaxPieces pieces.
+CUZARR_HOST_DEVICE inline uint32_t zstd_bp_piece_sequences(uint32_t count, uint32_t per) {
+  if (per == 0) per = kZstdPieceSequences;
   const uint32_t even = (count + kZstdMaxPieces - 1) / kZstdMaxPieces;
-  return even > kZstdPieceSequences ? even : kZstdPieceSequences;
+  return even > per ? even : per;
 }
 
-/// How many pieces block `rec` has (at least 1), of `per` sequences each (0: the default,
-/// zstd_bp_piece_sequences).
-CUZARR_HOST_DEVICE inline uint32_t zstd_bp_pieces(const ZstdBlockRecord& rec, uint32_t per = 0) {
+/// How many pieces block `rec` has (at least 1) in a chunk whose plan asks for pieces of `per`.
+CUZARR_HOST_DEVICE inline uint32_t zstd_bp_pieces(const ZstdBlockRecord& rec, uint32_t per) {
   const uint32_t count = zstd_bp_executed_sequences(rec);
   if (count == 0) return 1;
-  if (per == 0) per = zstd_bp_piece_sequences(count);
+  per = zstd_bp_piece_sequences(count, per);
   return static_cast<uint32_t>((uint64_t{count} + per - 1) / per);
 }
 
@@ -823,7 +839,7 @@ CUZARR_HOST_DEVICE inline void zstd_bp_scan(uint64_t capacity, const ZstdSlot& s
       }
       for (int k = 0; k < 3; ++k) reps[k] = next[k];
       rec.piece_first = plan.executed_pieces;
-      plan.executed_pieces += zstd_bp_pieces(rec);
+      plan.executed_pieces += zstd_bp_pieces(rec, plan.piece_sequences);
       plan.executed_blocks = b + 1;
     }
     if (!frame.complete) {
@@ -1117,17 +1133,15 @@ CUZARR_HOST_DEVICE inline uint64_t zstd_bp_piece_start(const ZstdSlot& slot,
   return rec.output_offset + slot.sequences[rec.sequence_offset + first].match_at;
 }
 
-/// Phase 4b for piece `piece` of block b, its pieces of `per` sequences (0: the default,
-/// zstd_bp_piece_sequences), serially (blocks and pieces in any order, after 4a for all): its
-/// matches, with the bytes before the piece chased.
+/// Phase 4b for piece `piece` of block b (zstd_bp_pieces), serially (blocks and pieces in any
+/// order, after 4a for all): its matches, with the bytes before the piece chased.
 CUZARR_HOST_DEVICE inline void zstd_bp_execute_piece_matches_serial(const ZstdSlot& slot,
                                                                     uint32_t b, uint32_t piece,
-                                                                    uint32_t per,
                                                                     unsigned char* out) {
   const ZstdBlockRecord& rec = slot.blocks[b];
   if (rec.type != 2 || rec.execute_status != DeviceChunkStatus::ok) return;
   const uint32_t count = zstd_bp_executed_sequences(rec);
-  if (per == 0) per = zstd_bp_piece_sequences(count);
+  const uint32_t per = zstd_bp_piece_sequences(count, slot.plan->piece_sequences);
   const uint64_t begin = uint64_t{piece} * per;
   if (begin >= count) return;
   const uint64_t end = begin + per < count ? begin + per : count;
@@ -1159,13 +1173,12 @@ CUZARR_HOST_DEVICE inline void zstd_bp_execute_piece_matches_serial(const ZstdSl
 }
 
 /// Phase 4b for block b, serially (blocks in any order, after 4a for all): its matches, piece by
-/// piece (pieces of `per` sequences, 0: the default), last piece first: any order gives the same
-/// bytes, and this one sends every read of an earlier piece's match bytes through the chase.
+/// piece, last piece first: any order gives the same bytes, and this one sends every read of an
+/// earlier piece's match bytes through the chase.
 CUZARR_HOST_DEVICE inline void zstd_bp_execute_matches_serial(const ZstdSlot& slot, uint32_t b,
-                                                              unsigned char* out,
-                                                              uint32_t per = 0) {
-  for (uint32_t p = zstd_bp_pieces(slot.blocks[b], per); p-- > 0;)
-    zstd_bp_execute_piece_matches_serial(slot, b, p, per, out);
+                                                              unsigned char* out) {
+  for (uint32_t p = zstd_bp_pieces(slot.blocks[b], slot.plan->piece_sequences); p-- > 0;)
+    zstd_bp_execute_piece_matches_serial(slot, b, p, out);
 }
 
 // ---------------------------------------------------------------------------------------------

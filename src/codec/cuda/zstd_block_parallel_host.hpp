@@ -25,8 +25,8 @@ struct ZstdHostSlot {
 };
 
 /// The passes after the plan, over `slot` (zstd_bp_plan has run and set block_parallel):
-/// entropy, scan, literals, matches (in pieces of `piece_sequences` sequences; 0: the GPU's,
-/// zstd_bp_piece_sequences), hash, finish. The slot's records stay for the caller.
+/// entropy, scan, literals, matches (in pieces of `piece_sequences` sequences, zstd_bp_pieces; 0:
+/// kZstdPieceSequences), hash, finish. The slot's records stay for the caller.
 inline DecodeResult zstd_bp_run_passes_host(const unsigned char* in, unsigned char* out,
                                             uint64_t capacity, const ZstdSlot& slot,
                                             bool verify_checksum = true,
@@ -47,6 +47,7 @@ inline DecodeResult zstd_bp_run_passes_host(const unsigned char* in, unsigned ch
     // reports the literals' failure first.
     rec.status = zstd_bp_decode_sequences(in, rec, *sequence_tables, slot.sequences);
   }
+  slot.plan->piece_sequences = piece_sequences;
   zstd_bp_scan(capacity, slot);
   for (uint32_t b = 0; b < slot.plan->executed_blocks; ++b) {
     slot.blocks[b].execute_status = zstd_bp_execute_literals_serial(in, slot, b, out);
@@ -56,7 +57,7 @@ inline DecodeResult zstd_bp_run_passes_host(const unsigned char* in, unsigned ch
   // gives the same bytes, and this one sends every read of an earlier block's or piece's match
   // bytes through the source chase.
   for (uint32_t b = slot.plan->executed_blocks; b-- > 0;)
-    zstd_bp_execute_matches_serial(slot, b, out, piece_sequences);
+    zstd_bp_execute_matches_serial(slot, b, out);
   for (uint32_t f = 0; verify_checksum && f < slot.plan->frame_count; ++f) {
     if (!zstd_bp_frame_hashed(slot, f)) continue;
     ZstdFrameRecord& frame = slot.frames[f];

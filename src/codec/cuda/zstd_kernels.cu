@@ -146,6 +146,7 @@ struct BpRound {
   uint64_t min_capacity;       // block-parallel from this capacity on
   uint32_t in_order_permille;  // frames with this share of external match bytes: in order
   uint64_t stretch;            // the other frames' matches: in stretches of this many bytes
+  uint64_t matches_warps;      // resident warps of the matches kernel
 };
 
 __device__ inline ZstdSlot bp_slot(const BpRound& r, uint32_t s) {
@@ -390,6 +391,27 @@ __global__ void __launch_bounds__(kBpWarps* kWarpSize)
     if (lane == 0) rec.status = status;
     __syncwarp();  // the tables and codes are free for the next block
   });
+}
+
+/// The round's piece length (zstd_bp_round_piece_sequences of its block-parallel chunks'
+/// sequences) into every such chunk's plan, before the scan. One block: each thread adds up a
+/// range of slots, a block-wide sum joins them.
+__global__ void __launch_bounds__(kListThreads) zstd_bp_piece_length_kernel(BpRound r) {
+  __shared__ unsigned long long total;
+  const uint32_t per = (r.n + kListThreads - 1) / kListThreads;
+  const uint32_t begin = min(r.n, threadIdx.x * per), end = min(r.n, begin + per);
+  unsigned long long sum = 0;
+  for (uint32_t s = begin; s < end; ++s) {
+    const ZstdChunkPlan& plan = *bp_slot(r, s).plan;
+    if (plan.block_parallel) sum += plan.sequence_count;
+  }
+  if (threadIdx.x == 0) total = 0;
+  __syncthreads();
+  for (unsigned d = kWarpSize / 2; d > 0; d /= 2) sum += __shfl_down_sync(kFullMask, sum, d);
+  if (threadIdx.x % kWarpSize == 0) atomicAdd(&total, sum);
+  __syncthreads();
+  const uint32_t length = zstd_bp_round_piece_sequences(total, r.matches_warps);
+  for (uint32_t s = begin; s < end; ++s) bp_slot(r, s).plan->piece_sequences = length;
 }
 
 __global__ void zstd_bp_scan_kernel(BpRound r) {
@@ -665,8 +687,8 @@ __device__ inline void bp_matches_piece(const ZstdSlot& slot, uint32_t b, uint32
                                         unsigned char* out, unsigned lane) {
   ZstdBlockRecord& rec = slot.blocks[b];
   const uint32_t count = zstd_bp_executed_sequences(rec);
-  const uint32_t pieces = zstd_bp_pieces(rec);
-  const uint32_t per = zstd_bp_piece_sequences(count);
+  const uint32_t pieces = zstd_bp_pieces(rec, slot.plan->piece_sequences);
+  const uint32_t per = zstd_bp_piece_sequences(count, slot.plan->piece_sequences);
   if (p < pieces && uint64_t{p} * per < count) {
     const uint32_t begin = p * per, end = min(count, begin + per);
     bp_matches_run(slot, BpReader{b, p, zstd_bp_piece_start(slot, rec, begin)}, begin, end, out,
@@ -829,6 +851,9 @@ void zstd_decode_batch(const DeviceChunkBatch& batch, bool verify_checksum, uint
     r.max_output = max_output;
     r.min_capacity = block_parallel_from;
     r.in_order_permille = in_order_permille;
+    r.matches_warps = std::min<uint64_t>(
+        uint64_t{kBpBlocks} * kBpWarps,
+        detail::resident_blocks(zstd_bp_matches_kernel, kBpWarps * kWarpSize) * kBpWarps);
     const unsigned sequence_blocks = bp_sequence_threads(slots, max_output) / kBpSequenceThreads;
     // The serial per-chunk kernels (the plan's walk and link, scan, finish) go over a chunk's
     // blocks one after the other (the section headers and FSE table descriptions are read a
@@ -872,6 +897,7 @@ void zstd_decode_batch(const DeviceChunkBatch& batch, bool verify_checksum, uint
         zstd_bp_warp_sequences_kernel<<<kBpBlocks, kBpWarps * kWarpSize, 0, s>>>(
             r, control.entropy_prefix, 0);
       }
+      zstd_bp_piece_length_kernel<<<1, kListThreads, 0, s>>>(r);
       zstd_bp_scan_kernel<<<chunk_blocks, chunk_threads, 0, s>>>(r);
       zstd_bp_list_kernel<<<1, kListThreads, 0, s>>>(r, control.execute_prefix, BpList::execute,
                                                      control.ticket);
