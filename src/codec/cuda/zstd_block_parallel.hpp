@@ -922,8 +922,10 @@ CUZARR_HOST_DEVICE inline bool zstd_bp_in_order(uint64_t external, uint64_t byte
 inline constexpr uint64_t kZstdStretchAuto = 0;
 inline constexpr uint64_t kZstdStretchWhole = UINT64_MAX;
 /// Rounds of at least this many chunks run every frame whole (in order): their frames fill the
-/// GPU alone.
-inline constexpr uint64_t kZstdInOrderMinChunks = 64;
+/// GPU alone. Level 3 on an H100 (bench/RESULTS.md, "Matches in pieces"), a warp per block
+/// against in order: 64 chunks of 4 MiB 1.4x (uint16 field) and 1.1x (float32) faster; 256 of
+/// 4 MiB 1.1x faster (uint16) and 1.04x slower (float32); 1024 of 1 MiB 1.06x and 1.11x slower.
+inline constexpr uint64_t kZstdInOrderMinChunks = 512;
 
 /// The stretch length for a round of `chunks` chunks: whole frames from kZstdInOrderMinChunks
 /// chunks on, else a warp per block. Stretches of fixed lengths between the two (256 KiB to

@@ -62,7 +62,8 @@ void zstd_decode_batch(const DeviceChunkBatch& batch, bool verify_checksum, void
 /// in order, block after block by one warp; the others in stretches of `stretch` output bytes
 /// (kZstdStretchAuto: zstd_bp_auto_stretch of the round, whole frames in rounds of
 /// kZstdInOrderMinChunks chunks or more, else a warp per block; kZstdStretchWhole: whole frames;
-/// 1: a warp per block), each stretch in order by one warp.
+/// 1: a warp per block), each stretch in order by one warp; a block that is a stretch by itself
+/// runs a warp per piece when it holds many sequences (zstd_bp_round_piece_sequences).
 void zstd_decode_batch(const DeviceChunkBatch& batch, bool verify_checksum, uint64_t max_output,
                        void* temp, Stream stream,
                        uint64_t block_parallel_from = kZstdBlockParallelAuto,
