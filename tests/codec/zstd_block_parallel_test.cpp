@@ -686,6 +686,20 @@ TEST(ZstdBlockParallel, LiteralsPassCountsEachBlocksExternalMatchBytes) {
   }
 }
 
+/// Compresses `input` at level 3 and runs the host passes over it in `slot` (sized for it; its
+/// records stay for the caller): block-parallel, and the output equals the input.
+void run_host_passes_at_level_3(const Bytes& input, const gpu::ZstdSlot& slot) {
+  Params p;
+  p.level = 3;
+  const Bytes frame = zstd_compress(input, p);
+  gpu::zstd_bp_plan(frame.data(), frame.size(), input.size(), slot);
+  ASSERT_EQ(slot.plan->block_parallel, 1u);
+  Bytes out(input.size());
+  ASSERT_EQ(gpu::zstd_bp_run_passes_host(frame.data(), out.data(), input.size(), slot).status,
+            DeviceChunkStatus::ok);
+  ASSERT_TRUE(out == input);
+}
+
 /// Checks the chase's lookups (zstd_bp_block_at, zstd_bp_sequence_at) against linear searches at
 /// every 7th position of the frame.
 void expect_lookups_exact(const gpu::ZstdSlot& slot, uint64_t size, const std::string& what) {
@@ -719,18 +733,10 @@ TEST(ZstdBlockParallel, ChaseLookupsAreExactWhateverThePositionIndexHolds) {
   // The index only shortens the searches: as the literals pass writes it, shuffled (entries of
   // other blocks and positions), and random, the lookups give what a linear search gives.
   const size_t size = size_t{3} << 20;
-  Params p;
-  p.level = 3;
-  const Bytes input = test::smooth_uint16_input(size, 4);
-  const Bytes frame = zstd_compress(input, p);
   gpu::ZstdHostSlot storage(size);
   const gpu::ZstdSlot& slot = storage.slot;
-  gpu::zstd_bp_plan(frame.data(), frame.size(), size, slot);
-  ASSERT_EQ(slot.plan->block_parallel, 1u);
-  Bytes out(size);
-  ASSERT_EQ(gpu::zstd_bp_run_passes_host(frame.data(), out.data(), size, slot).status,
-            DeviceChunkStatus::ok);
-  ASSERT_TRUE(out == input);
+  run_host_passes_at_level_3(test::smooth_uint16_input(size, 4), slot);
+  if (HasFatalFailure()) return;
   ASSERT_GE(slot.plan->executed_blocks, 24u);
   const uint64_t entries = gpu::zstd_bp_index_entries(size);
   // As written: every entry inside the output names the block that holds its position.
@@ -773,18 +779,10 @@ TEST(ZstdBlockParallel, PiecesAreBoundedAndListedInBlockOrder) {
   // A 2 MiB delta-encoded field at level 3 (about 8-byte sequences): its blocks hold several
   // pieces; the scan lists every block's pieces after those of the blocks before it.
   const size_t size = size_t{2} << 20;
-  const Bytes input = test::delta_float32_input(size, 4);
-  Params p;
-  p.level = 3;
-  const Bytes frame = zstd_compress(input, p);
   gpu::ZstdHostSlot storage(size);
   const gpu::ZstdSlot& slot = storage.slot;
-  gpu::zstd_bp_plan(frame.data(), frame.size(), size, slot);
-  ASSERT_EQ(slot.plan->block_parallel, 1u);
-  Bytes out(size);
-  ASSERT_EQ(gpu::zstd_bp_run_passes_host(frame.data(), out.data(), size, slot).status,
-            DeviceChunkStatus::ok);
-  ASSERT_TRUE(out == input);
+  run_host_passes_at_level_3(test::delta_float32_input(size, 4), slot);
+  if (HasFatalFailure()) return;
   uint32_t pieces = 0, split = 0;
   for (uint32_t b = 0; b < slot.plan->executed_blocks; ++b) {
     const gpu::ZstdBlockRecord& rec = slot.blocks[b];
