@@ -787,11 +787,18 @@ TEST(ZstdBlockParallel, PiecesAreBoundedAndListedInBlockOrder) {
   for (uint32_t b = 0; b < slot.plan->executed_blocks; ++b) {
     const gpu::ZstdBlockRecord& rec = slot.blocks[b];
     EXPECT_EQ(rec.piece_first, pieces) << "block " << b;
+    // The pieces cover the block's sequences, each holding `per` but the last.
     const uint32_t n = gpu::zstd_bp_pieces(rec, slot.plan->piece_sequences);
-    EXPECT_EQ(n, (gpu::zstd_bp_executed_sequences(rec) + gpu::kZstdPieceSequences - 1) /
-                         gpu::kZstdPieceSequences +
-                     (gpu::zstd_bp_executed_sequences(rec) == 0 ? 1 : 0))
-        << "block " << b;
+    const uint32_t count = gpu::zstd_bp_executed_sequences(rec);
+    const uint32_t per = gpu::zstd_bp_piece_sequences(count, slot.plan->piece_sequences);
+    EXPECT_GE(n, 1u) << "block " << b;
+    EXPECT_LE(n, gpu::kZstdMaxPieces) << "block " << b;
+    if (count > 0) {
+      EXPECT_LT(uint64_t{n - 1} * per, count) << "block " << b;
+      EXPECT_GE(uint64_t{n} * per, count) << "block " << b;
+    } else {
+      EXPECT_EQ(n, 1u) << "block " << b;
+    }
     split += n > 1 ? 1 : 0;
     pieces += n;
   }
@@ -801,7 +808,8 @@ TEST(ZstdBlockParallel, PiecesAreBoundedAndListedInBlockOrder) {
 
 TEST(ZstdBlockParallel, MatchesInPiecesOfAnyLengthDecodeAlike) {
   // The host passes run each block's pieces last first, so every match byte whose source is a
-  // match of an earlier piece of its own block is chased there (down to one sequence a piece).
+  // match of an earlier piece of its own block is chased there (pieces as short as the cap of
+  // kZstdMaxPieces a block allows: one sequence in blocks of up to 32).
   const size_t size = size_t{1} << 20;
   struct Case {
     const char* name;

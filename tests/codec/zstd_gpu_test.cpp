@@ -309,19 +309,20 @@ TEST_F(GpuZstd, RoundsOfManyBlocksDecodeLongSequenceChainsAWarpEach) {
 }
 
 TEST_F(GpuZstd, BlocksOfManySequencesRunTheirMatchesInPiecesAWarpEach) {
-  // A round of few large chunks runs a warp per block; blocks of more than kZstdPieceSequences
-  // sequences run a warp per piece (this round's 2 million or so sequences over a GPU's warps,
-  // some thousands, ask for no longer pieces: zstd_bp_round_piece_sequences). The delta-encoded
-  // field (about 8-byte sequences, most match
-  // bytes read earlier bytes) forced out of order chases and waits across pieces everywhere; the
-  // words (a sequence every few bytes) and the smooth field beside it, at levels 1, 3 and 19.
+  // A round of few large chunks runs a warp per block; blocks of more sequences than the round's
+  // piece length (zstd_round_piece_sequences: its sequences over the GPU's warps, at least
+  // kZstdPieceSequences) run a warp per piece. The delta-encoded field (about 8-byte sequences,
+  // most match bytes read earlier bytes) forced out of order chases and waits across pieces
+  // everywhere; the words (a sequence every few bytes) and the smooth field beside it, at levels
+  // 1, 3 and 19.
   constexpr size_t kSize = size_t{2} << 20;
   Bytes words_input(kSize);
   const Bytes words = test::random_input(64, 3);
   std::mt19937 rng(3);
   for (size_t i = 0; i < kSize; i += 4) std::memcpy(&words_input[i], &words[4 * (rng() % 16)], 4);
   Chunks inputs, frames;
-  uint32_t split_blocks = 0;
+  std::vector<std::vector<gpu::ZstdBlockRecord>> blocks;
+  uint64_t sequences = 0;
   for (const Bytes& input :
        {test::delta_float32_input(kSize, 2), words_input, test::smooth_uint16_input(kSize, 3)}) {
     for (int level : {1, 3, 19}) {
@@ -333,11 +334,18 @@ TEST_F(GpuZstd, BlocksOfManySequencesRunTheirMatchesInPiecesAWarpEach) {
       Bytes out(kSize);
       ASSERT_EQ(gpu::zstd_bp_run_passes_host(frames.back().data(), out.data(), kSize, slot).status,
                 DeviceChunkStatus::ok);
-      for (uint32_t b = 0; b < slot.plan->executed_blocks; ++b)
-        split_blocks += gpu::zstd_bp_pieces(slot.blocks[b], 0) > 1 ? 1 : 0;
+      sequences += slot.plan->sequence_count;
+      blocks.emplace_back(slot.blocks, slot.blocks + slot.plan->executed_blocks);
     }
   }
-  EXPECT_GT(split_blocks, 10u);
+  // The blocks this round cuts (about 60 even on a GPU of one warp an SM).
+  const uint32_t per = gpu::zstd_round_piece_sequences(sequences);
+  uint32_t split_blocks = 0;
+  for (const auto& chunk_blocks : blocks) {
+    for (const gpu::ZstdBlockRecord& rec : chunk_blocks)
+      split_blocks += gpu::zstd_bp_pieces(rec, per) > 1 ? 1 : 0;
+  }
+  EXPECT_GT(split_blocks, 10u) << "pieces of " << per << " of " << sequences << " sequences";
   for (const uint32_t permille : {1001u, gpu::kZstdInOrderMatchesPermille}) {
     SCOPED_TRACE("in order from " + std::to_string(permille) + " per mille");
     expect_decoded(gpu_decode_block_parallel(frames, test::sizes_of(inputs), 0, true,

@@ -861,12 +861,13 @@ CUZARR_HOST_DEVICE inline void zstd_bp_scan(uint64_t capacity, const ZstdSlot& s
 // 4. Execute, in two phases. Every output byte is written once, by a literal copy or a match.
 //   4a. literals (any order of blocks): raw and RLE blocks, every compressed block's literals,
 //       every offset checked, and the block's entries of the position index (ZstdIndexEntry);
-//   4b. matches (per block, in order within the block): a match byte whose source lies in an
-//       earlier block reads it only if it is a literal there (final since 4a); if it is a match
-//       byte there, the source is followed through that match to its own source, until a
-//       literal or the current block (zstd_bp_chase_run, which finds each step's block and
-//       sequence from the position index). So blocks need not wait for each other; a caller may
-//       bound the chase and wait for the block instead.
+//   4b. matches (per block, or per piece of a block: zstd_bp_pieces; in order within each): a
+//       match byte whose source lies before the block (or piece) reads it only if it is a
+//       literal there (final since 4a); if it is a match byte there, the source is followed
+//       through that match to its own source, until a literal or the reader's own bytes
+//       (zstd_bp_chase_run, which finds each step's block and sequence from the position
+//       index). So blocks and pieces need not wait for each other; a caller may bound the chase
+//       and wait for them instead.
 
 /// A sequence's match offset from the block's starting repeat offsets, checked: at least 1 and
 /// reaching back no further than the frame's start from `match_at` (no dictionary).
@@ -1061,20 +1062,22 @@ struct ZstdChaseHint {
   uint32_t sequence = 0;
 };
 
-/// Where the bytes from q on (before `own_start`, a position in block b at or before its first
-/// match not yet executed: its start, or a piece's first match) come from: after `steps` at most,
-/// q is a literal or raw / RLE byte of b's frame, or at or past `own_start` (returns true); false
-/// when the chase needs more steps (q is then a match byte of an earlier block, or of b before
-/// `own_start`). `run` (in: at most this many, at least 1) becomes the number of bytes from the
-/// original q whose values lie from the final q on (chase_match_run). A corrupt earlier block
-/// (its failure is reported first) ends the chase at its bytes.
+/// Where the bytes from q on (before `own_start`, where the reader's own bytes start: the start
+/// of its stretch of blocks ending with block b, at or before b's start; or, for a piece of b,
+/// the piece's first match) come from: after `steps` at most, q is a literal or raw / RLE byte of
+/// b's frame, or at or past `own_start` (returns true); false when the chase needs more steps (q
+/// is then a match byte of an earlier block, or of b before `own_start`). `run` (in: at most this
+/// many, at least 1) becomes the number of bytes from the original q whose values lie from the
+/// final q on (chase_match_run). A corrupt earlier block (its failure is reported first) ends the
+/// chase at its bytes.
 CUZARR_HOST_DEVICE inline bool zstd_bp_chase_run(const ZstdSlot& slot, uint32_t b,
                                                  uint64_t own_start, uint64_t& q, uint32_t steps,
                                                  ZstdChaseHint& hint, uint64_t& run) {
   const ZstdBlockRecord& cur = slot.blocks[b];
   const uint32_t first = slot.frames[cur.frame].first_block;
   const uint64_t frame_start = slot.frames[cur.frame].output_offset;
-  // The match of an earlier block that writes q (false: q is final there, up to `end`).
+  // The match of an earlier block, or of b before own_start, that writes q (false: q is final
+  // there, up to `end`).
   auto find_match = [&](uint64_t at_q, uint32_t step, ChaseMatch& m, uint64_t& end) {
     const bool hinted =
         step == 0 && hint.block >= first && hint.block <= b &&

@@ -487,14 +487,17 @@ __global__ void __launch_bounds__(kBpWarps* kWarpSize)
   });
 }
 
-/// Source chase steps before a match byte waits for the earlier block that writes its source.
+/// Source chase steps before a match byte waits for the earlier block (or the reader's earlier
+/// pieces) that write its source.
 constexpr uint32_t kBpChaseSteps = 16;
 
 /// Who reads bytes before its own in the matches pass: block `block`, whose own bytes (written in
 /// order by the reading warp, or literals) start at `own_start`. A warp that runs a stretch of
 /// blocks reads as each of them, with own_start at the stretch's start (piece 0); a warp that
 /// runs piece `piece` of a block, with own_start at zstd_bp_piece_start: the bytes of the block
-/// before it are final once the block's earlier pieces are done.
+/// before it are final once the block's earlier pieces are done. Readers look up only bytes
+/// before own_start, which a stretch's reader never finds in its own block (own_start is at or
+/// before the block's start): only a piece's reader finds its own block there.
 struct BpReader {
   uint32_t block;
   uint32_t piece;
@@ -619,8 +622,8 @@ __device__ inline void bp_lane_match(const ZstdSlot& slot, const BpReader& reade
   }
 }
 
-/// Phase 4b for sequences [begin, end) of the reader's block (zstd_bp_execute_matches_serial, by
-/// a warp), after 4a for every block: 32 sequences at a time. Every byte from the reader's
+/// Phase 4b for sequences [begin, end) of the reader's block (zstd_bp_execute_piece_matches_serial,
+/// by a warp), after 4a for every block: 32 sequences at a time. Every byte from the reader's
 /// `own_start` up to them is final. A group's matches run in waves (warp_match_waves: a match
 /// runs once no pending match of the group writes its source). When they all read bytes from
 /// `own_start` on, the lanes copy them as the warp decoders do (warp_copy_matches); otherwise a
@@ -809,6 +812,13 @@ __global__ void zstd_bp_finish_kernel(BpRound r, bool verify) {
   r.batch.output_sizes[c] = result.status == DeviceChunkStatus::ok ? result.size : 0;
 }
 
+/// Resident warps of the matches kernel on the current device (at most its grid's).
+uint64_t bp_matches_warps() {
+  return std::min<uint64_t>(
+      uint64_t{kBpBlocks} * kBpWarps,
+      detail::resident_blocks(zstd_bp_matches_kernel, kBpWarps * kWarpSize) * kBpWarps);
+}
+
 /// The warp kernel's workspaces, then its chunk counter.
 uint64_t warp_path_bytes(size_t count) {
   return align256(decode_workers(count) * sizeof(ZstdWorkspace)) + 256;
@@ -817,6 +827,10 @@ uint64_t warp_path_bytes(size_t count) {
 }  // namespace
 
 size_t zstd_decode_temp_bytes(size_t count) { return zstd_decode_temp_bytes(count, 0); }
+
+uint32_t zstd_round_piece_sequences(uint64_t sequences) {
+  return zstd_bp_round_piece_sequences(sequences, bp_matches_warps());
+}
 
 size_t zstd_decode_temp_bytes(size_t count, uint64_t max_output, uint64_t block_parallel_from) {
   if (count == 0) return 0;
@@ -851,9 +865,7 @@ void zstd_decode_batch(const DeviceChunkBatch& batch, bool verify_checksum, uint
     r.max_output = max_output;
     r.min_capacity = block_parallel_from;
     r.in_order_permille = in_order_permille;
-    r.matches_warps = std::min<uint64_t>(
-        uint64_t{kBpBlocks} * kBpWarps,
-        detail::resident_blocks(zstd_bp_matches_kernel, kBpWarps * kWarpSize) * kBpWarps);
+    r.matches_warps = bp_matches_warps();
     const unsigned sequence_blocks = bp_sequence_threads(slots, max_output) / kBpSequenceThreads;
     // The serial per-chunk kernels (the plan's walk and link, scan, finish) go over a chunk's
     // blocks one after the other (the section headers and FSE table descriptions are read a

@@ -45,6 +45,11 @@ size_t zstd_decode_temp_bytes(size_t count);
 size_t zstd_decode_temp_bytes(size_t count, uint64_t max_output,
                               uint64_t block_parallel_from = kZstdBlockParallelAuto);
 
+/// The piece length (ZstdChunkPlan::piece_sequences) zstd_decode_batch asks for on the current
+/// device in a block-parallel round whose chunks hold `sequences` sequences:
+/// zstd_bp_round_piece_sequences over the resident warps of its matches kernel.
+uint32_t zstd_round_piece_sequences(uint64_t sequences);
+
 /// Decodes zstd chunks: output_sizes[i] = decoded bytes (all frames of the chunk). statuses[i]:
 /// corrupt_input for malformed or truncated input (or no frame at all), output_too_small when the
 /// content exceeds output_capacities[i], unsupported for frames that need a dictionary,
@@ -63,7 +68,7 @@ void zstd_decode_batch(const DeviceChunkBatch& batch, bool verify_checksum, void
 /// (kZstdStretchAuto: zstd_bp_auto_stretch of the round, whole frames in rounds of
 /// kZstdInOrderMinChunks chunks or more, else a warp per block; kZstdStretchWhole: whole frames;
 /// 1: a warp per block), each stretch in order by one warp; a block that is a stretch by itself
-/// runs a warp per piece when it holds many sequences (zstd_bp_round_piece_sequences).
+/// runs a warp per piece when it holds many sequences (zstd_round_piece_sequences).
 void zstd_decode_batch(const DeviceChunkBatch& batch, bool verify_checksum, uint64_t max_output,
                        void* temp, Stream stream,
                        uint64_t block_parallel_from = kZstdBlockParallelAuto,
