@@ -1129,13 +1129,27 @@ CUZARR_HOST_DEVICE inline bool zstd_bp_chase_source(const ZstdSlot& slot, uint32
   return zstd_bp_chase_run(slot, b, own_start, q, steps, hint, run);
 }
 
-/// Where the bytes of the piece of block `rec` whose first sequence is `first` start, as the
-/// matches pass sees them: the block's start for its first piece, else the piece's first match
-/// (the bytes before it are literals, final since 4a).
-CUZARR_HOST_DEVICE inline uint64_t zstd_bp_piece_start(const ZstdSlot& slot,
-                                                       const ZstdBlockRecord& rec, uint32_t first) {
-  if (first == 0) return rec.output_offset;
-  return rec.output_offset + slot.sequences[rec.sequence_offset + first].match_at;
+/// A piece of a block as the matches pass runs it: its sequences [begin, end), and where its own
+/// bytes start (the block's start for the first piece, else the piece's first match: the bytes
+/// before it are literals, final since 4a, or match bytes of earlier pieces).
+struct ZstdPieceRange {
+  uint32_t begin;
+  uint32_t end;
+  uint64_t own_start;
+};
+
+/// Piece p of block `rec` (zstd_bp_pieces); empty (begin == end) past the block's pieces.
+CUZARR_HOST_DEVICE inline ZstdPieceRange zstd_bp_piece_range(const ZstdSlot& slot,
+                                                             const ZstdBlockRecord& rec,
+                                                             uint32_t p) {
+  const uint32_t count = zstd_bp_executed_sequences(rec);
+  const uint32_t per = zstd_bp_piece_sequences(count, slot.plan->piece_sequences);
+  const uint64_t begin = uint64_t{p} * per;
+  if (begin >= count) return ZstdPieceRange{count, count, rec.output_offset};
+  const uint64_t end = begin + per < count ? begin + per : count;
+  const uint64_t own_start =
+      rec.output_offset + (begin == 0 ? 0 : slot.sequences[rec.sequence_offset + begin].match_at);
+  return ZstdPieceRange{static_cast<uint32_t>(begin), static_cast<uint32_t>(end), own_start};
 }
 
 /// Phase 4b for piece `piece` of block b (zstd_bp_pieces), serially (blocks and pieces in any
@@ -1145,17 +1159,12 @@ CUZARR_HOST_DEVICE inline void zstd_bp_execute_piece_matches_serial(const ZstdSl
                                                                     unsigned char* out) {
   const ZstdBlockRecord& rec = slot.blocks[b];
   if (rec.type != 2 || rec.execute_status != DeviceChunkStatus::ok) return;
-  const uint32_t count = zstd_bp_executed_sequences(rec);
-  const uint32_t per = zstd_bp_piece_sequences(count, slot.plan->piece_sequences);
-  const uint64_t begin = uint64_t{piece} * per;
-  if (begin >= count) return;
-  const uint64_t end = begin + per < count ? begin + per : count;
-  const uint64_t start = rec.output_offset;
-  const uint64_t own_start = zstd_bp_piece_start(slot, rec, static_cast<uint32_t>(begin));
+  const ZstdPieceRange range = zstd_bp_piece_range(slot, rec, piece);
+  const uint64_t start = rec.output_offset, own_start = range.own_start;
   const uint64_t frame_start = slot.frames[rec.frame].output_offset;
   const ZstdSeqRecord* seqs = slot.sequences + rec.sequence_offset;
   ZstdChaseHint hint;
-  for (uint64_t i = begin; i < end; ++i) {
+  for (uint32_t i = range.begin; i < range.end; ++i) {
     const ZstdSeqRecord seq = seqs[i];
     const uint64_t ml = seq.match_length & kZstdSeqLengthMask, at = start + seq.match_at;
     uint64_t offset = 0;

@@ -494,8 +494,8 @@ constexpr uint32_t kBpChaseSteps = 16;
 /// Who reads bytes before its own in the matches pass: block `block`, whose own bytes (written in
 /// order by the reading warp, or literals) start at `own_start`. A warp that runs a stretch of
 /// blocks reads as each of them, with own_start at the stretch's start (piece 0); a warp that
-/// runs piece `piece` of a block, with own_start at zstd_bp_piece_start: the bytes of the block
-/// before it are final once the block's earlier pieces are done. Readers look up only bytes
+/// runs piece `piece` of a block, with own_start at its zstd_bp_piece_range's: the bytes of the
+/// block before it are final once the block's earlier pieces are done. Readers look up only bytes
 /// before own_start, which a stretch's reader never finds in its own block (own_start is at or
 /// before the block's start): only a piece's reader finds its own block there.
 struct BpReader {
@@ -689,13 +689,10 @@ __device__ inline void bp_matches_block(const ZstdSlot& slot, uint32_t b, unsign
 __device__ inline void bp_matches_piece(const ZstdSlot& slot, uint32_t b, uint32_t p,
                                         unsigned char* out, unsigned lane) {
   ZstdBlockRecord& rec = slot.blocks[b];
-  const uint32_t count = zstd_bp_executed_sequences(rec);
   const uint32_t pieces = zstd_bp_pieces(rec, slot.plan->piece_sequences);
-  const uint32_t per = zstd_bp_piece_sequences(count, slot.plan->piece_sequences);
-  if (p < pieces && uint64_t{p} * per < count) {
-    const uint32_t begin = p * per, end = min(count, begin + per);
-    bp_matches_run(slot, BpReader{b, p, zstd_bp_piece_start(slot, rec, begin)}, begin, end, out,
-                   lane);
+  const ZstdPieceRange range = zstd_bp_piece_range(slot, rec, p);
+  if (range.begin < range.end) {
+    bp_matches_run(slot, BpReader{b, p, range.own_start}, range.begin, range.end, out, lane);
   }
   __threadfence();  // every lane's bytes are visible device-wide before the piece's bit
   __syncwarp();
