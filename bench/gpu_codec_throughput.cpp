@@ -11,6 +11,8 @@
 //                               [chunk sizes in KiB, e.g. 1024,4096 (default all)]
 //                               [zstd / gzip levels, e.g. 3 (default: zstd 1 and 3, gzip 1
 //                                and 6)]
+//                               [data of the element rows: uint16, float32, q-uint16, e.g.
+//                                q-uint16 (default all)]
 // "zstd-chains": zstd rows of data whose matches mostly read earlier blocks (docs/gpu_zstd.md,
 // "Frames whose matches read earlier blocks"), each schedule of the matches pass.
 #include <cuda_runtime_api.h>
@@ -55,6 +57,7 @@ struct Row {
 /// sizes in KiB and of levels); an empty list allows all.
 struct Selection {
   std::vector<long> chunks_kib, levels;
+  std::vector<std::string> dtypes;  ///< data of the element rows ("uint16", "float32", "q-uint16")
 
   static std::vector<long> parse(const char* text) {
     std::vector<long> values;
@@ -70,6 +73,19 @@ struct Selection {
   }
   bool chunk(size_t bytes) const { return allows(chunks_kib, static_cast<long>(bytes >> 10)); }
   bool level(int value) const { return allows(levels, value); }
+  bool dtype(const std::string& name) const {
+    return dtypes.empty() || std::find(dtypes.begin(), dtypes.end(), name) != dtypes.end();
+  }
+
+  static std::vector<std::string> parse_names(const char* text) {
+    std::vector<std::string> names;
+    for (const char* p = text; p != nullptr && *p != '\0';) {
+      const char* comma = std::strchr(p, ',');
+      names.emplace_back(p, comma != nullptr ? comma : p + std::strlen(p));
+      p = comma != nullptr ? comma + 1 : nullptr;
+    }
+    return names;
+  }
 };
 
 void print(const Row& r) {
@@ -186,8 +202,10 @@ int main(int argc, char** argv) {
   // Third argument: which rows, "elements" (all of lz4, blosc, filters and crc32c), one of those
   // four groups, "zstd" or "deflate"; default all.
   const std::string only = argc > 3 ? argv[3] : "";
+  // Fourth to sixth: chunk sizes in KiB, zstd levels, data of the element rows (comma lists).
   const Selection selection{Selection::parse(argc > 4 ? argv[4] : nullptr),
-                            Selection::parse(argc > 5 ? argv[5] : nullptr)};
+                            Selection::parse(argc > 5 ? argv[5] : nullptr),
+                            Selection::parse_names(argc > 6 ? argv[6] : nullptr)};
   const std::vector<std::string> element_groups = {"lz4", "blosc", "filters", "crc32c"};
   const bool element_group =
       std::find(element_groups.begin(), element_groups.end(), only) != element_groups.end();
@@ -227,6 +245,7 @@ int main(int argc, char** argv) {
     const bool is_float = data == Data::float32, quantized = data == Data::quantized;
     if (quantized && !wanted_group("lz4")) break;
     const std::string dtype = is_float ? "float32" : quantized ? "q-uint16" : "uint16";
+    if (!selection.dtype(dtype)) continue;
     const uint32_t typesize = is_float ? 4 : 2;
     const std::vector<unsigned char> pool =
         quantized ? make_quantized_field(kPoolBytes, 1) : make_field(kPoolBytes, is_float, 1);
