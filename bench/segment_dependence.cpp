@@ -13,12 +13,15 @@
 // whose source there is a match byte), the chase steps of the bytes they read, and a model of
 // the matches pass counted in steps of 32 sequences (docs/gpu_zstd.md, "Matches in order"); last,
 // how the sequences spread over 128 KiB segments, and what cutting those into pieces of a bounded
-// number of sequences would leave to chase.
+// number of sequences would leave to chase; and the warp executors' groups of 32 sequences (their
+// waves, and how many groups back their matches read).
 // Data: the quantized uint16 field, the uint16 field, "delta": the float32 field delta-encoded
 // as numcodecs.delta does (runs of small, repeated byte patterns), or "labels": a uint32 label
 // volume (ids constant over blobs); or "file:PATH": the first `chunk` bytes of a file (a chunk of
 // the read benchmark's array, say).
-// usage: cuzarr_segment_dependence [lz4 | zstd LEVEL] [chunk KiB]
+// "lz4" compresses with liblz4, "lz4-cuzarr" with cuzarr's GPU encoder (run on the CPU), whose
+// blocks cuzarr_gpu_codec_throughput decodes.
+// usage: cuzarr_segment_dependence [lz4 | lz4-cuzarr | zstd LEVEL] [chunk KiB]
 //        [quantized|field|delta|labels|file:PATH]   (CPU only)
 #include <lz4.h>
 #include <zstd.h>
@@ -317,6 +320,90 @@ void report_pieces(const std::vector<int64_t>& source, const std::vector<uint64_
 
 }  // namespace
 
+/// The groups of 32 sequences that the warp executors take (warp_execute_group; docs/gpu_codecs.md,
+/// "Where the pair's time goes"): the waves of matches a group runs, and, for each match, how
+/// many groups back the last byte it reads lies (0: its own group). An executor that took every
+/// E-th group of a chunk, beside E - 1 others, would wait for them on the matches that read 1 to
+/// E - 1 groups back.
+void report_groups(const std::vector<int64_t>& source,
+                   const std::vector<uint64_t>& sequence_starts) {
+  constexpr size_t kGroup = 32;
+  struct Match {
+    uint64_t at, length, source_end;  // the bytes it reads end at source_end (exclusive)
+    uint64_t source;
+  };
+  const size_t n = sequence_starts.size(), out_size = source.size();
+  std::vector<Match> matches(n);  // length 0: the sequence has no match
+  for (size_t k = 0; k < n; ++k) {
+    const uint64_t end = k + 1 < n ? sequence_starts[k + 1] : out_size;
+    uint64_t m = sequence_starts[k];
+    while (m < end && source[m] < 0) ++m;
+    if (m == end) continue;
+    const auto from = static_cast<uint64_t>(source[m]);
+    matches[k] = {m, end - m, std::min(m, from + (end - m)), from};
+  }
+  const size_t groups = (n + kGroup - 1) / kGroup;
+  const auto group_of = [&](uint64_t position) {  // the group whose output holds the byte
+    const size_t k = static_cast<size_t>(
+        std::upper_bound(sequence_starts.begin(), sequence_starts.end(), position) -
+        sequence_starts.begin() - 1);
+    return k / kGroup;
+  };
+  constexpr size_t kLags = 4;  // 0, 1, 2, 3 or more groups back
+  std::vector<size_t> lag_matches(kLags), waves_hist(5), waits(kLags);
+  size_t all_matches = 0, all_waves = 0;
+  for (size_t g = 0; g < groups; ++g) {
+    const size_t first = g * kGroup, last = std::min(n, first + kGroup);
+    size_t nearest = SIZE_MAX;  // the fewest groups back any match of g reads, past 0
+    std::vector<bool> pending(last - first);
+    for (size_t k = first; k < last; ++k) {
+      if (matches[k].length == 0) continue;
+      ++all_matches;
+      const size_t lag = g - group_of(matches[k].source_end - 1);
+      ++lag_matches[std::min(lag, kLags - 1)];
+      if (lag > 0) nearest = std::min(nearest, lag);
+      pending[k - first] = true;
+    }
+    size_t waves =
+        0;  // warp_match_waves: a match runs once no pending earlier one writes its source
+    while (std::find(pending.begin(), pending.end(), true) != pending.end()) {
+      std::vector<bool> ready(pending.size());
+      for (size_t i = 0; i < pending.size(); ++i) {
+        if (!pending[i]) continue;
+        const Match& a = matches[first + i];
+        ready[i] = true;
+        for (size_t j = 0; j < i && ready[i]; ++j) {
+          const Match& b = matches[first + j];
+          if (pending[j] && b.at < a.source_end && b.at + b.length > a.source) ready[i] = false;
+        }
+      }
+      for (size_t i = 0; i < pending.size(); ++i) pending[i] = pending[i] && !ready[i];
+      ++waves;
+    }
+    all_waves += waves;
+    ++waves_hist[std::min<size_t>(waves, 4)];
+    for (size_t e = 2; e <= kLags; ++e) {
+      if (nearest < e) ++waits[e - 1];
+    }
+  }
+  const auto pct = [](size_t a, size_t b) { return b == 0 ? 0.0 : 100.0 * a / b; };
+  std::printf(
+      "\ngroups of %zu sequences (the warp executors' groups): %zu, %.2f waves each (1: "
+      "%.1f %%, 2: %.1f %%, 3: %.1f %%, 4 or more: %.1f %%)\n",
+      kGroup, groups, static_cast<double>(all_waves) / static_cast<double>(groups),
+      pct(waves_hist[1], groups), pct(waves_hist[2], groups), pct(waves_hist[3], groups),
+      pct(waves_hist[4], groups));
+  std::printf(
+      "matches reading their own group %.1f %%, 1 group back %.1f %%, 2 back %.1f %%, 3 "
+      "or more back %.1f %%\n",
+      pct(lag_matches[0], all_matches), pct(lag_matches[1], all_matches),
+      pct(lag_matches[2], all_matches), pct(lag_matches[3], all_matches));
+  std::printf(
+      "groups with a match reading 1 to E - 1 groups back (E executors taking turns): E = 2 "
+      "%.1f %%, E = 3 %.1f %%, E = 4 %.1f %%\n",
+      pct(waits[1], groups), pct(waits[2], groups), pct(waits[3], groups));
+}
+
 int main(int argc, char** argv) {
   int arg = 1;
   const std::string codec = argc > arg ? argv[arg++] : "lz4";
@@ -324,11 +411,12 @@ int main(int argc, char** argv) {
   if (codec == "zstd") level = argc > arg ? std::atoi(argv[arg++]) : 3;
   const size_t chunk = (argc > arg ? std::strtoull(argv[arg++], nullptr, 10) : 4096) * 1024;
   const std::string kind = argc > arg ? argv[arg++] : "quantized";
-  if ((codec != "lz4" && codec != "zstd") || chunk == 0 || chunk > (size_t{1} << 30) ||
+  if ((codec != "lz4" && codec != "lz4-cuzarr" && codec != "zstd") || chunk == 0 ||
+      chunk > (size_t{1} << 30) ||
       (kind != "quantized" && kind != "field" && kind != "delta" && kind != "labels" &&
        kind.rfind("file:", 0) != 0)) {
     std::fprintf(stderr,
-                 "usage: %s [lz4 | zstd LEVEL] [chunk KiB, 1..1048576] "
+                 "usage: %s [lz4 | lz4-cuzarr | zstd LEVEL] [chunk KiB, 1..1048576] "
                  "[quantized|field|delta|labels|file:PATH]\n",
                  argv[0]);
     return 2;
@@ -362,6 +450,15 @@ int main(int argc, char** argv) {
     if (size <= 0) return 2;
     compressed.resize(static_cast<size_t>(size));
     source = lz4_byte_sources(compressed, chunk, sequence_starts);
+  } else if (codec == "lz4-cuzarr") {  // the GPU encoder's blocks (cuzarr_gpu_codec_throughput's)
+    compressed.resize(cuzarr::gpu::lz4_encode_bound(chunk));
+    std::vector<uint32_t> table(cuzarr::gpu::kLz4HashEntries);
+    const uint64_t size = cuzarr::gpu::lz4_encode_block(
+        data.data(), chunk, reinterpret_cast<unsigned char*>(compressed.data()), compressed.size(),
+        table.data());
+    if (size == 0) return 2;
+    compressed.resize(size);
+    source = lz4_byte_sources(compressed, chunk, sequence_starts);
   } else {
     compressed.resize(ZSTD_compressBound(chunk));
     const size_t size =
@@ -386,5 +483,6 @@ int main(int argc, char** argv) {
   for (size_t segment : {32768, 131072}) report_schedule(source, sequence_starts, segment);
   report_sequences_per_segment(sequence_starts, source.size(), 131072);
   for (size_t piece : {512, 1024}) report_pieces(source, sequence_starts, 131072, piece);
+  report_groups(source, sequence_starts);
   return 0;
 }
