@@ -318,8 +318,6 @@ void report_pieces(const std::vector<int64_t>& source, const std::vector<uint64_
       100.0 * static_cast<double>(before_block) / static_cast<double>(n));
 }
 
-}  // namespace
-
 /// The groups of 32 sequences that the warp executors take (warp_execute_group; docs/gpu_codecs.md,
 /// "Where the pair's time goes"): the waves of matches a group runs, and, for each match, how
 /// many groups back the last byte it reads lies (0: its own group). An executor that took every
@@ -364,8 +362,8 @@ void report_groups(const std::vector<int64_t>& source,
       if (lag > 0) nearest = std::min(nearest, lag);
       pending[k - first] = true;
     }
-    size_t waves =
-        0;  // warp_match_waves: a match runs once no pending earlier one writes its source
+    // The waves of warp_match_waves: a match runs once no pending earlier one writes its source.
+    size_t waves = 0;
     while (std::find(pending.begin(), pending.end(), true) != pending.end()) {
       std::vector<bool> ready(pending.size());
       for (size_t i = 0; i < pending.size(); ++i) {
@@ -403,6 +401,8 @@ void report_groups(const std::vector<int64_t>& source,
       "%.1f %%, E = 3 %.1f %%, E = 4 %.1f %%\n",
       pct(waits[1], groups), pct(waits[2], groups), pct(waits[3], groups));
 }
+
+}  // namespace
 
 int main(int argc, char** argv) {
   int arg = 1;
