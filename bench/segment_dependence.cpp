@@ -318,6 +318,8 @@ void report_pieces(const std::vector<int64_t>& source, const std::vector<uint64_
       100.0 * static_cast<double>(before_block) / static_cast<double>(n));
 }
 
+}  // namespace
+
 /// The groups of 32 sequences that the warp executors take (warp_execute_group; docs/gpu_codecs.md,
 /// "Where the pair's time goes"): the waves of matches a group runs, and, for each match, how
 /// many groups back the last byte it reads lies (0: its own group). An executor that took every
@@ -401,8 +403,6 @@ void report_groups(const std::vector<int64_t>& source,
       "%.1f %%, E = 3 %.1f %%, E = 4 %.1f %%\n",
       pct(waits[1], groups), pct(waits[2], groups), pct(waits[3], groups));
 }
-
-}  // namespace
 
 int main(int argc, char** argv) {
   int arg = 1;
