@@ -217,6 +217,13 @@ int main(int argc, char** argv) {
                  only.c_str());
     return 2;
   }
+  for (const std::string& name : selection.dtypes) {
+    if (name != "uint16" && name != "float32" && name != "q-uint16") {
+      std::fprintf(stderr, "sixth argument: uint16, float32 or q-uint16, not \"%s\"\n",
+                   name.c_str());
+      return 2;
+    }
+  }
   const auto wanted = [&](const char* rows) {
     return only.empty() || only == rows || (element_group && std::string(rows) == "elements");
   };
