@@ -292,6 +292,15 @@ int main(int argc, char** argv) {
             repetitions, [&] { numcodecs_lz4_decode_batch(encoded.to(decoded), stream); });
         ok = ok && decoded.all_ok() && same_bytes(input, decoded);
         report("numcodecs.lz4", bytes, dec, enc, ok);
+        // The same blocks with each team size forced (a parser and 1 to 3 executors a chunk).
+        for (unsigned executors = 1; chunk >= (size_t{1} << 20) && executors <= 3; ++executors) {
+          const double team = best_seconds(repetitions, [&] {
+            numcodecs_lz4_decode_batch_with_team(encoded.to(decoded), executors, stream);
+          });
+          const bool team_ok = decoded.all_ok() && same_bytes(input, decoded);
+          report("numcodecs.lz4 (team of " + std::to_string(1 + executors) + ")", bytes, team, 0,
+                 team_ok);
+        }
         // The same blocks decoded block-parallel (lz4_block_parallel.hpp): blocks from
         // kLz4BpMinCapacity (4 MiB) on the first row, from 64 KiB on the second (below 4 MiB).
         for (uint64_t from : {kLz4BpMinCapacity, uint64_t{64} << 10}) {

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstring>
 #include <random>
+#include <stdexcept>
 
 #include "codec/cuda/blosc_frame_format.hpp"
 #include "codec/cuda/blosc_kernels.hpp"
@@ -185,15 +186,74 @@ void expect_batch_decodes_like_the_cpu_reference(size_t count) {
 }
 
 TEST_F(GpuLz4, BatchesOfManyChunksDecodeLikeTheCpuReference) {
-  // The launcher's three kernels: small batches take two warps per chunk (the other tests), 2400
-  // chunks one warp per chunk at 80 registers (on an H200, more than the pair kernel holds at once,
-  // 1584, and fewer than the 80-register one, 3168), 8192 chunks at 72 registers (more than the
-  // 80-register kernel holds at once on any GPU of up to 340 SMs). Mixed families and sizes, every
-  // seventh chunk damaged or truncated.
-  for (const size_t count : {size_t{2400}, size_t{8192}}) {
+  // The launcher's kernels: small batches take a team of a parser and three executors per chunk
+  // (the other tests), 1000 chunks two executors (on an H200, more than teams of three hold at
+  // once, 792, and fewer than teams of two, 1056), 1200 chunks one (fewer than teams of one hold,
+  // 1584), 2400 chunks one warp per chunk at 80 registers (fewer than that kernel holds at once,
+  // 3168), 8192 chunks at 72 registers (more than the 80-register kernel holds at once on any GPU
+  // of up to 340 SMs). Mixed families and sizes, every seventh chunk damaged or truncated.
+  for (const size_t count : {size_t{1000}, size_t{1200}, size_t{2400}, size_t{8192}}) {
     SCOPED_TRACE(count);
     expect_batch_decodes_like_the_cpu_reference(count);
   }
+}
+
+// Every team size of the team kernel (a parsing warp and 1 to 3 executing warps per chunk), forced
+// whatever the batch's size: liblz4 blocks of every family up to 16 MiB (raw and numcodecs), then
+// damaged blocks, against the inputs and the serial decoder.
+TEST_F(GpuLz4, EveryTeamSizeDecodesLikeTheCpuReference) {
+  const Chunks inputs = family_chunks(gpu_sizes());
+  Chunks blocks, framed;
+  for (const auto& in : inputs) {
+    blocks.push_back(liblz4_compress(in));
+    framed.push_back(numcodecs_frame(in, blocks.back()));
+  }
+  std::mt19937 rng(17);
+  Chunks damaged;
+  std::vector<uint64_t> damaged_capacities;
+  for (const auto& in : family_chunks({1000, 70000})) {
+    const Bytes block = liblz4_compress(in);
+    for (int trial = 0; trial < 12; ++trial) {
+      Bytes bad = block;
+      if (trial % 3 == 0) {
+        bad.resize(rng() % bad.size());
+      } else {
+        for (int k = 0; k <= trial % 4; ++k)
+          bad[rng() % bad.size()] = static_cast<unsigned char>(rng());
+      }
+      damaged.push_back(bad);
+      damaged_capacities.push_back(in.size() - (trial % 5 == 0 ? rng() % 10 : 0));
+    }
+  }
+  for (unsigned executors = 1; executors <= 3; ++executors) {
+    SCOPED_TRACE(executors);
+    DeviceBatch raw(blocks, test::sizes_of(inputs));
+    gpu::lz4_decode_batch_with_team(raw.batch(), executors, Stream());
+    DeviceBatch numcodecs(framed, test::sizes_of(inputs));
+    gpu::numcodecs_lz4_decode_batch_with_team(numcodecs.batch(), executors, Stream());
+    DeviceBatch bad(damaged, damaged_capacities);
+    gpu::lz4_decode_batch_with_team(bad.batch(), executors, Stream());
+    test::cuda_ok(cudaDeviceSynchronize());
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      ASSERT_EQ(raw.statuses()[i], DeviceChunkStatus::ok) << i;
+      ASSERT_EQ(raw.output(i), inputs[i]) << "raw chunk " << i;
+      ASSERT_EQ(numcodecs.statuses()[i], DeviceChunkStatus::ok) << i;
+      ASSERT_EQ(numcodecs.output(i), inputs[i]) << "numcodecs chunk " << i;
+    }
+    const auto statuses = bad.statuses();
+    const auto sizes = bad.output_sizes();
+    for (size_t i = 0; i < damaged.size(); ++i) {
+      gpu::DecodeResult r;
+      ASSERT_NO_FATAL_FAILURE(
+          expect_like_serial_decoder(bad, i, statuses[i], damaged[i], damaged_capacities[i], r));
+      if (r.status == DeviceChunkStatus::ok) {
+        ASSERT_EQ(sizes[i], r.size) << i;
+      }
+    }
+  }
+  EXPECT_THROW(gpu::lz4_decode_batch_with_team(DeviceBatch(blocks, test::sizes_of(inputs)).batch(),
+                                               4, Stream()),
+               std::invalid_argument);
 }
 
 TEST_F(GpuLz4, EncodedBlocksDecodeWithLiblz4) {

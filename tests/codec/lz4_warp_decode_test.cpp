@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <random>
 #include <vector>
 
@@ -20,6 +21,7 @@
 #include "codec/cuda/blosclz_format.hpp"
 #include "codec/cuda/lz4_block_format.hpp"
 #include "codec/cuda/lz4_warp_decode.cuh"
+#include "codec/cuda/lz4_warp_team_decode.cuh"
 #include "codec/cuda/warp_copy_steps.cuh"
 #include "guarded_output.hpp"
 
@@ -29,6 +31,7 @@ namespace {
 using Bytes = std::vector<unsigned char>;
 using test::warp_emulation::kLanes;
 using test::warp_emulation::run_warp;
+using test::warp_emulation::run_warps;
 
 using test::expect_guard_intact;
 using test::kGuard;
@@ -128,6 +131,98 @@ TEST(Lz4WarpDecode, DamagedBlocksGiveTheSerialDecodersVerdict) {
         ASSERT_TRUE(std::equal(serial.begin(), serial.begin() + s.size, d.out.begin()));
       }
       expect_guard_intact(d.out, capacity);
+    }
+  }
+}
+
+// A team of warps (lz4_warp_team_decode.cuh): the parser and kExecutors executors run at once,
+// as on the GPU. The result is the parser's.
+template <unsigned kExecutors>
+WarpDecode team_decode(const Bytes& in, uint64_t capacity) {
+  WarpDecode d;
+  d.out.assign(capacity + kGuard, kGuardByte);
+  auto shared = std::make_unique<detail::Lz4TeamShared<kExecutors>>();  // the block's shared memory
+  detail::lz4_team_reset(*shared, 0);
+  run_warps(1 + kExecutors, [&](unsigned warp, unsigned lane) {
+    if (warp == 0) {
+      detail::warp_lz4_team_parse(in.data(), static_cast<uint32_t>(in.size()), capacity, lane,
+                                  *shared);
+    } else {
+      detail::warp_lz4_team_execute(in.data(), d.out.data(), warp - 1, lane, *shared);
+    }
+  });
+  d.result = {shared->status, shared->parsed};
+  return d;
+}
+
+WarpDecode team_decode(unsigned executors, const Bytes& in, uint64_t capacity) {
+  switch (executors) {
+    case 1:
+      return team_decode<1>(in, capacity);
+    case 2:
+      return team_decode<2>(in, capacity);
+    default:
+      return team_decode<3>(in, capacity);
+  }
+}
+
+// Data whose matches mostly read 60 to 260 bytes back: one or two groups of 32 short sequences
+// before their own, which another executor of the team writes.
+Bytes recent_repeats(size_t size, std::mt19937_64& rng) {
+  Bytes d(size);
+  for (size_t i = 0; i < size; ++i) {
+    d[i] = i >= 260 && rng() % 12 != 0 ? d[i - 60 - rng() % 200]
+                                       : static_cast<unsigned char>(rng() % 3);
+  }
+  return d;
+}
+
+TEST(Lz4WarpTeamDecode, EveryTeamSizeDecodesLiblz4BlocksExactly) {
+  std::mt19937_64 rng(2027);
+  for (unsigned executors = 1; executors <= detail::kLz4TeamMaxExecutors; ++executors) {
+    for (int family = 0; family < 5; ++family) {
+      for (size_t size : {size_t{0}, size_t{13}, size_t{12000}}) {
+        const Bytes data = family == 4 ? recent_repeats(size, rng) : make_data(family, size, rng);
+        const Bytes block = lz4_compress(data);
+        const WarpDecode d = team_decode(executors, block, size);
+        ASSERT_EQ(d.result.status, DeviceChunkStatus::ok)
+            << executors << " " << family << " " << size;
+        ASSERT_EQ(d.result.size, size) << executors << " " << family << " " << size;
+        ASSERT_TRUE(std::equal(data.begin(), data.end(), d.out.begin()))
+            << executors << " " << family << " " << size;
+        expect_guard_intact(d.out, size);
+      }
+    }
+  }
+}
+
+TEST(Lz4WarpTeamDecode, DamagedBlocksGiveTheSerialDecodersVerdict) {
+  std::mt19937_64 rng(8);
+  for (unsigned executors = 1; executors <= detail::kLz4TeamMaxExecutors; ++executors) {
+    for (int family = 0; family < 5; ++family) {
+      const Bytes data = family == 4 ? recent_repeats(3000, rng) : make_data(family, 3000, rng);
+      const Bytes block = lz4_compress(data);
+      for (int trial = 0; trial < 3; ++trial) {
+        Bytes bad = block;
+        uint64_t capacity = data.size();
+        if (trial == 0) {
+          bad.resize(rng() % bad.size());  // truncated
+        } else if (trial == 1) {
+          capacity -= 1 + rng() % 500;  // too small
+        } else {
+          for (int k = 0; k < 3; ++k) bad[rng() % bad.size()] = static_cast<unsigned char>(rng());
+        }
+        const WarpDecode d = team_decode(executors, bad, capacity);
+        Bytes serial(capacity + kGuard, kGuardByte);
+        const DecodeResult s =
+            lz4_decode_block_serial(bad.data(), bad.size(), serial.data(), capacity);
+        ASSERT_EQ(d.result.status, s.status) << executors << " " << family << " " << trial;
+        ASSERT_EQ(d.result.size, s.size) << executors << " " << family << " " << trial;
+        // The bytes of the steps before the failing one are the serial decoder's.
+        ASSERT_TRUE(std::equal(serial.begin(), serial.begin() + s.size, d.out.begin()))
+            << executors << " " << family << " " << trial;
+        expect_guard_intact(d.out, capacity);
+      }
     }
   }
 }

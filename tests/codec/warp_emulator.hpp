@@ -6,6 +6,7 @@
 // defines the intrinsics).
 #pragma once
 
+#include <atomic>
 #include <barrier>
 #include <cstdint>
 #include <cstdio>
@@ -35,7 +36,7 @@ struct Warp {
   unsigned lines[kLanes] = {};
 };
 
-inline Warp* current_warp = nullptr;
+inline thread_local Warp* current_warp = nullptr;
 inline thread_local unsigned lane_id = 0;
 
 /// Checks that every lane called the intrinsic at the same source line.
@@ -64,19 +65,27 @@ inline unsigned long long exchange(unsigned long long value, unsigned from, unsi
   return got;
 }
 
-/// Runs body(lane) on 32 threads, one per lane, and waits for them.
-inline void run_warp(const std::function<void(unsigned)>& body) {
-  Warp warp;
-  current_warp = &warp;
+/// Runs body(warp, lane) for `count` warps at once, 32 threads each, and waits for them. Warps
+/// meet only through the memory they share (as the warps of a thread block do through shared
+/// memory; __threadfence_block is a full fence here).
+inline void run_warps(unsigned count, const std::function<void(unsigned, unsigned)>& body) {
+  std::vector<Warp> warps(count);
   std::vector<std::thread> lanes;
-  for (unsigned lane = 0; lane < kLanes; ++lane) {
-    lanes.emplace_back([&body, lane] {
-      lane_id = lane;
-      body(lane);
-    });
+  for (unsigned w = 0; w < count; ++w) {
+    for (unsigned lane = 0; lane < kLanes; ++lane) {
+      lanes.emplace_back([&body, &warps, w, lane] {
+        current_warp = &warps[w];
+        lane_id = lane;
+        body(w, lane);
+      });
+    }
   }
   for (auto& t : lanes) t.join();
-  current_warp = nullptr;
+}
+
+/// Runs body(lane) on 32 threads, one per lane, and waits for them.
+inline void run_warp(const std::function<void(unsigned)>& body) {
+  run_warps(1, [&body](unsigned, unsigned lane) { body(lane); });
 }
 
 }  // namespace cuzarr::test::warp_emulation
@@ -139,6 +148,8 @@ inline bool __any_sync(unsigned mask, bool predicate, Site site = Site::current(
 inline bool __all_sync(unsigned mask, bool predicate, Site site = Site::current()) {
   return __ballot_sync(mask, predicate, site) == mask;
 }
+inline void __nanosleep(unsigned) { std::this_thread::yield(); }
+inline void __threadfence_block() { std::atomic_thread_fence(std::memory_order_seq_cst); }
 inline int __ffs(unsigned x) { return x == 0 ? 0 : __builtin_ctz(x) + 1; }
 inline int __clz(unsigned x) { return x == 0 ? 32 : __builtin_clz(x); }
 inline int __popc(unsigned x) { return __builtin_popcount(x); }

@@ -1,4 +1,6 @@
 #include <algorithm>
+#include <stdexcept>
+#include <string>
 
 #include "codec/cuda/kernel_support.cuh"
 #include "codec/cuda/lz4_block_format.hpp"
@@ -7,7 +9,7 @@
 #include "codec/cuda/lz4_kernels.hpp"
 #include "codec/cuda/lz4_segments.hpp"
 #include "codec/cuda/lz4_warp_decode.cuh"
-#include "codec/cuda/lz4_warp_pair_decode.cuh"
+#include "codec/cuda/lz4_warp_team_decode.cuh"
 #include "codec/cuda/warp_copy_steps.cuh"
 #include "memory/cuda_check.hpp"
 
@@ -24,10 +26,18 @@ constexpr int kDecodeWarps = 4;  // warps (chunks) per thread block
 /// (H200, bench/RESULTS.md: 64 KiB chunks of ratio 2.1 1.03x faster at 7 than at 6 and
 /// 1.07x to 1.10x than at 8, where the 64 registers spill in the parser's loop).
 constexpr int kDecodeBlocksPerSmFew = 6;
-/// Batches that two warps per chunk (a parser and an executor) can hold at once take the pair
-/// kernel: 2 chunks (4 warps) per thread block, 80 registers.
-constexpr int kPairChunks = 2;
-constexpr int kPairBlocksPerSm = 6;
+/// Batches that a team of warps per chunk (a parser and 1 to 3 executors) can hold at once take
+/// the team kernel: 2 chunks per thread block, about 80 registers. The most executors whose
+/// teams the GPU holds at once (bench/RESULTS.md).
+constexpr unsigned kTeamChunks = 2;
+template <unsigned kExecutors>
+constexpr int team_threads() {
+  return static_cast<int>(kTeamChunks * (1 + kExecutors) * kWarpSize);
+}
+template <unsigned kExecutors>
+constexpr int team_blocks_per_sm() {
+  return 65536 / (80 * team_threads<kExecutors>());
+}
 constexpr int kDecodeBlocksPerSmMany = 7;
 constexpr int kEncodeThreads = 64;
 constexpr size_t kEncodeWorkers = 8192;  // encoder threads at most, each with its hash table
@@ -100,40 +110,54 @@ __global__ void __launch_bounds__(kDecodeWarps* kWarpSize, kBlocksPerSm)
   record_result(batch, chunk, r, lane);
 }
 
-/// Waits for both warps of pair `pair` of the thread block (named barrier 1 + pair).
-__device__ inline void pair_barrier(unsigned pair) {
-  asm volatile("bar.sync %0, %1;" ::"r"(1 + pair), "r"(2 * kWarpSize) : "memory");
+/// One warp decodes the block alone, in the ring of its team (out of line: a rare path that would
+/// cost the team's hot loops registers).
+__device__ __noinline__ DecodeResult warp_decode_alone(
+    const ChunkBlock& b, unsigned lane, detail::Lz4StepRing<detail::kLz4TeamSlots>& ring) {
+  return detail::warp_lz4_decode(b.in, b.in_size, b.out, b.capacity, lane, ring);
 }
 
-/// Two warps per chunk (lz4_warp_pair_decode.cuh): warp 2k parses chunk k of the block, warp
-/// 2k + 1 executes its steps and records the result.
-template <bool kNumcodecs>
-__global__ void __launch_bounds__(kPairChunks * 2 * kWarpSize, kPairBlocksPerSm)
-    lz4_decode_pair_kernel(DeviceChunkBatch batch, const uint32_t* handled) {
-  __shared__ detail::Lz4PairShared pairs[kPairChunks];
+/// Waits for the warps of team `team` of the thread block (named barrier 1 + team).
+template <unsigned kExecutors>
+__device__ inline void team_barrier(unsigned team) {
+  asm volatile("bar.sync %0, %1;" ::"r"(1 + team), "r"((1 + kExecutors) * kWarpSize) : "memory");
+}
+
+/// A team of warps per chunk (lz4_warp_team_decode.cuh): the first warp of team k parses chunk k
+/// of the block and records the result, the others execute its steps.
+template <bool kNumcodecs, unsigned kExecutors>
+__global__ void __launch_bounds__(team_threads<kExecutors>(), team_blocks_per_sm<kExecutors>())
+    lz4_decode_team_kernel(DeviceChunkBatch batch, const uint32_t* handled) {
+  __shared__ detail::Lz4TeamShared<kExecutors> teams[kTeamChunks];
   const unsigned warp = threadIdx.x / kWarpSize, lane = threadIdx.x % kWarpSize;
-  const unsigned pair = warp / 2;
-  const bool parser = warp % 2 == 0;
-  const size_t chunk = blockIdx.x * size_t{kPairChunks} + pair;
+  const unsigned team = warp / (1 + kExecutors), role = warp % (1 + kExecutors);
+  const size_t chunk = blockIdx.x * size_t{kTeamChunks} + team;
   if (chunk >= batch.count) return;
   if (handled != nullptr && handled[chunk]) return;  // decoded block-parallel
   const ChunkBlock b = chunk_block<kNumcodecs>(batch, chunk);
-  if (!b.decode || b.in_size >= detail::kLz4WarpMaxInput) {
-    const DecodeResult r =
-        b.decode ? DecodeResult{DeviceChunkStatus::unsupported, 0} : DecodeResult{b.status, 0};
-    if (!parser) record_result(batch, chunk, r, lane);
+  detail::Lz4TeamShared<kExecutors>& shared = teams[team];
+  if (!b.decode || b.in_size >= detail::kLz4WarpMaxInput ||
+      b.capacity > detail::kLz4TeamMaxOutput) {
+    // No block, or one beyond the team's 32-bit positions: the first warp alone.
+    if (role != 0) return;
+    DecodeResult r{b.status, 0};
+    if (b.decode) {
+      r = chunk_result<kNumcodecs>(b, warp_decode_alone(b, lane, shared.ring));
+    }
+    record_result(batch, chunk, r, lane);
     return;
   }
-  detail::Lz4PairShared& shared = pairs[pair];
-  if (parser) detail::lz4_pair_reset(shared, lane);
-  pair_barrier(pair);
-  if (parser) {
-    detail::warp_lz4_pair_parse(b.in, static_cast<uint32_t>(b.in_size), b.capacity, lane, shared);
-    return;
+  if (role == 0) detail::lz4_team_reset(shared, lane);
+  team_barrier<kExecutors>(team);
+  if (role == 0) {
+    detail::warp_lz4_team_parse(b.in, static_cast<uint32_t>(b.in_size), b.capacity, lane, shared);
+  } else {
+    detail::warp_lz4_team_execute(b.in, b.out, role - 1, lane, shared);
   }
-  record_result(
-      batch, chunk,
-      chunk_result<kNumcodecs>(b, detail::warp_lz4_pair_execute(b.in, b.out, lane, shared)), lane);
+  team_barrier<kExecutors>(team);  // every group executed
+  if (role == 0) {
+    record_result(batch, chunk, chunk_result<kNumcodecs>(b, {shared.status, shared.parsed}), lane);
+  }
 }
 
 template <bool kNumcodecs>
@@ -167,15 +191,52 @@ __global__ void __launch_bounds__(kEncodeThreads)
   }
 }
 
+template <bool kNumcodecs, unsigned kExecutors>
+void launch_team(const DeviceChunkBatch& batch, unsigned blocks, const uint32_t* handled,
+                 cudaStream_t s) {
+  lz4_decode_team_kernel<kNumcodecs, kExecutors>
+      <<<blocks, team_threads<kExecutors>(), 0, s>>>(batch, handled);
+  CUZARR_CUDA_CHECK(cudaGetLastError());
+}
+
+/// Launches teams of kExecutors when the GPU holds every team of the batch at once.
+template <bool kNumcodecs, unsigned kExecutors>
+bool launch_team_if_resident(const DeviceChunkBatch& batch, unsigned blocks,
+                             const uint32_t* handled, cudaStream_t s) {
+  if (blocks > detail::resident_blocks(lz4_decode_team_kernel<kNumcodecs, kExecutors>,
+                                       team_threads<kExecutors>())) {
+    return false;
+  }
+  launch_team<kNumcodecs, kExecutors>(batch, blocks, handled, s);
+  return true;
+}
+
+template <bool kNumcodecs>
+void decode_team(const DeviceChunkBatch& batch, unsigned executors, Stream stream) {
+  if (batch.count == 0) return;
+  const cudaStream_t s = detail::to_cuda(stream.native());
+  const auto blocks = static_cast<unsigned>((batch.count + kTeamChunks - 1) / kTeamChunks);
+  switch (executors) {
+    case 1:
+      return launch_team<kNumcodecs, 1>(batch, blocks, nullptr, s);
+    case 2:
+      return launch_team<kNumcodecs, 2>(batch, blocks, nullptr, s);
+    case 3:
+      return launch_team<kNumcodecs, 3>(batch, blocks, nullptr, s);
+    default:
+      throw std::invalid_argument("lz4 team decode: executors must be 1, 2 or 3, not " +
+                                  std::to_string(executors));
+  }
+}
+
 template <bool kNumcodecs>
 void decode(const DeviceChunkBatch& batch, Stream stream, const uint32_t* handled = nullptr) {
   if (batch.count == 0) return;
   const cudaStream_t s = detail::to_cuda(stream.native());
-  constexpr auto pairs = lz4_decode_pair_kernel<kNumcodecs>;
-  const auto pair_blocks = static_cast<unsigned>((batch.count + kPairChunks - 1) / kPairChunks);
-  if (pair_blocks <= detail::resident_blocks(pairs, kPairChunks * 2 * kWarpSize)) {
-    pairs<<<pair_blocks, kPairChunks * 2 * kWarpSize, 0, s>>>(batch, handled);
-    CUZARR_CUDA_CHECK(cudaGetLastError());
+  const auto team_blocks = static_cast<unsigned>((batch.count + kTeamChunks - 1) / kTeamChunks);
+  if (launch_team_if_resident<kNumcodecs, 3>(batch, team_blocks, handled, s) ||
+      launch_team_if_resident<kNumcodecs, 2>(batch, team_blocks, handled, s) ||
+      launch_team_if_resident<kNumcodecs, 1>(batch, team_blocks, handled, s)) {
     return;
   }
   const auto blocks = static_cast<unsigned>((batch.count + kDecodeWarps - 1) / kDecodeWarps);
@@ -364,6 +425,14 @@ void lz4_decode_batch(const DeviceChunkBatch& batch, Stream stream) {
 }
 void numcodecs_lz4_decode_batch(const DeviceChunkBatch& batch, Stream stream) {
   decode<true>(batch, stream);
+}
+
+void lz4_decode_batch_with_team(const DeviceChunkBatch& batch, unsigned executors, Stream stream) {
+  decode_team<false>(batch, executors, stream);
+}
+void numcodecs_lz4_decode_batch_with_team(const DeviceChunkBatch& batch, unsigned executors,
+                                          Stream stream) {
+  decode_team<true>(batch, executors, stream);
 }
 
 size_t lz4_decode_temp_bytes(size_t count, uint64_t max_output, uint64_t block_parallel_from) {

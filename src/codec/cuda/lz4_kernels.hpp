@@ -2,9 +2,10 @@
 // size, then one block). Decoding runs one warp per chunk (lz4_warp_decode.cuh): the lanes parse
 // the token chain 32 input positions at a time with every bounds check of lz4_block_format.hpp,
 // then copy the literals and matches of up to 32 sequences together (overlapping matches
-// included). A batch of few chunks (as many as two warps each fit on the GPU at once) gets two
-// warps per chunk, one parsing while the other copies (lz4_warp_pair_decode.cuh). Hostile input
-// yields a status, never an access outside the chunk's input or output.
+// included). A batch of few chunks (as many as teams of two warps each fit on the GPU at once)
+// gets a team of warps per chunk, one parsing while one to three others copy, taking groups of 32
+// sequences in turn (lz4_warp_team_decode.cuh): the most executors whose teams all fit at once.
+// Hostile input yields a status, never an access outside the chunk's input or output.
 // Encoding runs one thread per chunk (greedy, single pass); its output decodes with liblz4's
 // LZ4_decompress_safe. CUDA builds only; launchers queue work on `stream` and throw CudaError
 // when a launch fails.
@@ -27,6 +28,14 @@ void lz4_decode_batch(const DeviceChunkBatch& batch, Stream stream);
 /// Decodes numcodecs.lz4 chunks: corrupt_input when the header is missing or the block disagrees
 /// with the header's size, output_too_small when that size exceeds output_capacities[i].
 void numcodecs_lz4_decode_batch(const DeviceChunkBatch& batch, Stream stream);
+
+/// The team kernel with `executors` (1, 2 or 3; else std::invalid_argument) executing warps per
+/// chunk, whatever the batch's size: same results as lz4_decode_batch. For tests and benchmarks
+/// that compare team sizes.
+void lz4_decode_batch_with_team(const DeviceChunkBatch& batch, unsigned executors, Stream stream);
+/// The same for numcodecs.lz4 chunks.
+void numcodecs_lz4_decode_batch_with_team(const DeviceChunkBatch& batch, unsigned executors,
+                                          Stream stream);
 
 // Block-parallel decoding of large blocks (lz4_block_parallel.hpp), when asked for: a chunk whose
 // block decodes to at least `block_parallel_from` bytes (kLz4BpMinCapacity, 4 MiB, is what it was

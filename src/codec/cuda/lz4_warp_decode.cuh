@@ -32,9 +32,10 @@ inline constexpr uint64_t kLz4WarpMaxInput = 0x80000000u;
 /// L2 prefetches 1 KiB ahead slower; bench/RESULTS.md).
 inline constexpr uint64_t kLz4PrefetchAhead = 256;
 
-/// One parsed sequence waiting in a warp's queue: literals at in[literal_at].
+/// One parsed sequence waiting in a warp's queue: literals at in[literal_at], its output from
+/// out[output_at] (the low 32 bits of the position: exact for outputs below 4 GiB).
 struct Lz4QueuedStep {
-  uint32_t literal_at, literal_length, match_distance, match_length;
+  uint32_t literal_at, literal_length, match_distance, match_length, output_at;
 };
 
 /// A ring of parsed steps in shared memory (kSlots a power of two): step n in slots[n % kSlots].
@@ -133,7 +134,8 @@ __device__ inline DeviceChunkStatus warp_lz4_parse_steps(const unsigned char* in
       if (lane == 0) {
         queue.slots[tail % kSlots] = {
             static_cast<uint32_t>(step.literal_start), static_cast<uint32_t>(step.literal_length),
-            static_cast<uint32_t>(step.match_distance), static_cast<uint32_t>(step.match_length)};
+            static_cast<uint32_t>(step.match_distance), static_cast<uint32_t>(step.match_length),
+            static_cast<uint32_t>(op)};
       }
       ++tail;
       ++queued;
@@ -149,7 +151,8 @@ __device__ inline DeviceChunkStatus warp_lz4_parse_steps(const unsigned char* in
     if ((chain >> lane) & 1u) {
       const unsigned r = __popc(chain & ((1u << lane) - 1));
       queue.slots[(tail + r) % kSlots] = {p + 1 + extended, literals, distance,
-                                          match + uint32_t{kLz4MinMatch}};
+                                          match + uint32_t{kLz4MinMatch},
+                                          static_cast<uint32_t>(op) + (sum - length)};
     }
     const unsigned taken = __popc(chain);
     const unsigned end = 31 - __clz(chain);
@@ -182,10 +185,13 @@ __device__ inline WarpStepGroup warp_lz4_take_steps(const unsigned char* in,
 
 /// Warp-cooperative LZ4 block decode: every bounds check of lz4_parse_sequence, the same status
 /// and size as lz4_decode_block_serial (blocks of kLz4WarpMaxInput bytes or more: unsupported).
-/// `queue` is the warp's own (shared memory on the GPU). All lanes return the same result.
+/// `queue` is the warp's own (shared memory on the GPU; Lz4StepQueue, or a larger ring). All lanes
+/// return the same result.
+template <unsigned kSlots>
 __device__ inline DecodeResult warp_lz4_decode(const unsigned char* in, uint64_t in_size,
                                                unsigned char* out, uint64_t capacity, unsigned lane,
-                                               Lz4StepQueue& queue) {
+                                               Lz4StepRing<kSlots>& queue) {
+  static_assert(kSlots >= kLz4QueueSlots);
   if (in_size >= kLz4WarpMaxInput) return {DeviceChunkStatus::unsupported, 0};
   uint32_t ip = 0;
   uint64_t op = 0, parsed = 0;

@@ -182,19 +182,41 @@ __device__ inline WarpStepGroup warp_parse_group(uint64_t op, unsigned lane, Par
   return g;
 }
 
+/// A lane's position for every lane: one shuffle for 32-bit positions, two for 64-bit ones.
+__device__ inline uint64_t shfl_position(uint64_t v, unsigned from) { return shfl64(v, from); }
+__device__ inline uint32_t shfl_position(uint32_t v, unsigned from) {
+  return __shfl_sync(kFullMask, v, from);
+}
+
+/// What warp_match_waves_held asks besides the group: `holds(source, source_end)` (per lane) is
+/// true while bytes of that source are not final for a reason outside the group (another warp
+/// still writes them); `wait()` (every lane) waits for more of them to become final. This one
+/// holds nothing.
+struct NothingHeld {
+  static constexpr bool kNever = true;
+  template <class Position>
+  __device__ bool holds(Position, Position) const {
+    return false;
+  }
+  __device__ void wait() {}
+};
+
 /// The waves of warp_copy_matches: `copy(ready)` copies the matches of the lanes with `ready`
 /// (sources final); every lane calls it. match_at must not decrease with the lane (lanes without a
 /// match pass a position at or past the matches before them), the matches' outputs must be
-/// disjoint, and every byte before the lowest pending match must be final. Ends with __syncwarp.
-template <class Copy>
-__device__ inline void warp_match_waves(bool pending, uint64_t match_at, uint64_t length,
-                                        uint64_t distance, unsigned lane, Copy&& copy) {
-  const uint64_t source = pending ? match_at - distance : 0;
-  const uint64_t source_end = pending ? umin(match_at, source + length) : 0;
-  const uint64_t match_end = match_at + (pending ? length : 0);
+/// disjoint, and every byte before the lowest pending match must be final unless `hold` holds
+/// it. Position: uint64_t, or uint32_t where every position and end fits. Ends with __syncwarp.
+template <class Position, class Hold, class Copy>
+__device__ inline void warp_match_waves_held(bool pending, Position match_at, Position length,
+                                             Position distance, unsigned lane, Hold& hold,
+                                             Copy&& copy) {
+  const Position source = pending ? match_at - distance : 0;
+  const Position source_end =
+      pending ? (source + length < match_at ? source + length : match_at) : 0;
+  const Position match_end = match_at + (pending ? length : 0);
   for (unsigned waiting; (waiting = __ballot_sync(kFullMask, pending)) != 0;) {
     // Ready at once: a source that ends before the lowest pending match starts.
-    const uint64_t lowest_pending_at = shfl64(match_at, __ffs(waiting) - 1);
+    const Position lowest_pending_at = shfl_position(match_at, __ffs(waiting) - 1);
     bool ready = pending && source_end <= lowest_pending_at;
     if (__any_sync(kFullMask, pending && !ready)) {
       // Else exactly: below = the lanes whose match starts before source_end (all earlier than
@@ -202,18 +224,34 @@ __device__ inline void warp_match_waves(bool pending, uint64_t match_at, uint64_
       // source, as the matches' outputs are disjoint and in lane order.
       unsigned below = 0;
       for (unsigned half = kWarpSize / 2; half > 0; half /= 2) {
-        if (shfl64(match_at, below + half - 1) < source_end) below += half;
+        if (shfl_position(match_at, below + half - 1) < source_end) below += half;
       }
-      if (shfl64(match_at, below) < source_end) ++below;
+      if (shfl_position(match_at, below) < source_end) ++below;
       const unsigned earlier = waiting & (below >= kWarpSize ? kFullMask : (1u << below) - 1);
       const unsigned j = earlier != 0 ? kWarpSize - 1 - __clz(earlier) : lane;
-      const uint64_t blocking_end = shfl64(match_end, j);
+      const Position blocking_end = shfl_position(match_end, j);
       ready = pending && (earlier == 0 || blocking_end <= source);
+    }
+    if constexpr (!Hold::kNever) {
+      ready = ready && !hold.holds(source, source_end);
+      if (!__any_sync(kFullMask, ready)) {
+        hold.wait();
+        continue;
+      }
     }
     copy(ready);
     __syncwarp();
     pending = pending && !ready;
   }
+}
+
+/// warp_match_waves_held with nothing held outside the group: the lowest pending match is always
+/// ready, so every wave makes progress.
+template <class Copy>
+__device__ inline void warp_match_waves(bool pending, uint64_t match_at, uint64_t length,
+                                        uint64_t distance, unsigned lane, Copy&& copy) {
+  NothingHeld nothing;
+  warp_match_waves_held(pending, match_at, length, distance, lane, nothing, copy);
 }
 
 /// Copies the match of every lane with `pending` (`length` bytes at out[match_at], from

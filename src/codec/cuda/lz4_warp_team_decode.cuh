@@ -1,0 +1,214 @@
+// A team of warps per LZ4 block (.cu files only): one parses (lz4_warp_decode.cuh's window
+// parser) into a ring of steps in shared memory while kExecutors others execute them, 32 at a
+// time: group g (steps 32g .. 32g + 31) belongs to executor g % kExecutors. For batches of few
+// blocks (1 MiB chunks and up), where one warp per block leaves the GPU waiting on each warp's
+// latencies, and one executor on its instruction chain (bench/RESULTS.md).
+//
+// The parser stores each step's output position, so an executor places its group without the
+// groups before it. A group's literals never wait. Its matches run in waves (warp_copy_steps.cuh)
+// whose sources must also be final outside the group: bytes before the start of the lowest group
+// another executor has not finished are final; a match that reads past that start and before its
+// own group waits until the executor writing them has finished (the lowest unfinished group never
+// waits, so the team always progresses). The warps meet only through published words in shared
+// memory (the ring's tail, each executor's next group), each published after a block fence, so
+// that a warp that sees a word also sees the steps or output bytes it announces. The parser
+// frees a group's steps once the group is finished, and runs at most kLz4TeamAhead steps past the
+// first unfinished group.
+#pragma once
+
+#include <cstdint>
+
+#include "codec/cuda/kernel_support.cuh"
+#include "codec/cuda/lz4_warp_decode.cuh"
+#include "codec/cuda/warp_copy_steps.cuh"
+
+namespace cuzarr::gpu::detail {
+
+/// Executors a team may have.
+inline constexpr unsigned kLz4TeamMaxExecutors = 3;
+/// Steps the parser may hold past the first unfinished group, and the ring's size (room for one
+/// more window). Every executor's group fits at once.
+inline constexpr unsigned kLz4TeamAhead = 224;
+inline constexpr unsigned kLz4TeamSlots = 256;
+static_assert(kLz4TeamAhead + 11 <= kLz4TeamSlots);
+static_assert(kLz4TeamAhead >= kLz4TeamMaxExecutors * kWarpSize);
+/// The largest output a team decodes: positions are 32-bit (larger capacities take one warp).
+inline constexpr uint64_t kLz4TeamMaxOutput = 0xFFFFFFFFu;
+
+/// What the warps of a team share (5 KiB of steps).
+template <unsigned kExecutors>
+struct Lz4TeamShared {
+  static_assert(kExecutors >= 1 && kExecutors <= kLz4TeamMaxExecutors);
+  Lz4StepRing<kLz4TeamSlots> ring;
+  unsigned tail;                    // steps the parser has queued (published)
+  unsigned next_group[kExecutors];  // executor e has finished its groups before this (published)
+  int done;                         // the parser has finished: the rest below are final
+  DeviceChunkStatus status;         // the status of the step that failed, or ok
+  uint64_t parsed;                  // bytes the queued steps produce
+};
+
+__device__ inline unsigned load_shared_volatile(const unsigned& word) {
+  return *static_cast<const volatile unsigned*>(&word);
+}
+
+__device__ inline void store_shared_volatile(unsigned& word, unsigned value) {
+  *static_cast<volatile unsigned*>(&word) = value;
+}
+
+/// Empties `shared` for a new block (lane 0 of one warp); the caller then synchronises the team.
+template <unsigned kExecutors>
+__device__ inline void lz4_team_reset(Lz4TeamShared<kExecutors>& shared, unsigned lane) {
+  if (lane == 0) {
+    shared.tail = 0;
+    for (unsigned e = 0; e < kExecutors; ++e) shared.next_group[e] = e;
+    shared.done = 0;
+    shared.status = DeviceChunkStatus::ok;
+    shared.parsed = 0;
+  }
+}
+
+/// The lowest group not finished by the executors other than `skip` (kExecutors: none skipped),
+/// read by lane 0 (other lanes: 0xFFFFFFFF). Every group below it is finished.
+template <unsigned kExecutors>
+__device__ inline unsigned lz4_team_lowest_unfinished(const Lz4TeamShared<kExecutors>& shared,
+                                                      unsigned skip, unsigned lane) {
+  unsigned lowest = 0xFFFFFFFFu;
+  if (lane == 0) {
+    for (unsigned e = 0; e < kExecutors; ++e) {
+      const unsigned next = load_shared_volatile(shared.next_group[e]);
+      if (e != skip && next < lowest) lowest = next;
+    }
+  }
+  return lowest;
+}
+
+/// The parsing warp: every check of warp_lz4_parse_steps. Ends with the status and the bytes
+/// parsed published.
+template <unsigned kExecutors>
+__device__ inline void warp_lz4_team_parse(const unsigned char* in, uint32_t in_size,
+                                           uint64_t capacity, unsigned lane,
+                                           Lz4TeamShared<kExecutors>& shared) {
+  uint32_t ip = 0;
+  uint64_t parsed = 0;
+  unsigned tail = 0;
+  bool last = false;
+  for (;;) {
+    const unsigned freed =
+        kWarpSize * __shfl_sync(kFullMask, lz4_team_lowest_unfinished(shared, kExecutors, lane), 0);
+    unsigned queued = tail - freed;
+    if (queued >= kLz4TeamAhead) {
+      __nanosleep(100);
+      continue;
+    }
+    __threadfence_block();  // the executors' reads of the freed slots before they are reused
+    const DeviceChunkStatus status = warp_lz4_parse_steps(
+        in, in_size, capacity, ip, parsed, lane, shared.ring, tail, queued, last, kLz4TeamAhead);
+    __syncwarp();
+    if (lane == 0) {
+      __threadfence_block();  // the steps before the tail that announces them
+      store_shared_volatile(shared.tail, tail);
+      if (status != DeviceChunkStatus::ok || last) {
+        shared.status = status;
+        shared.parsed = parsed;
+        __threadfence_block();  // the final tail, status and size before `done`
+        *static_cast<volatile int*>(&shared.done) = 1;
+      }
+    }
+    if (status != DeviceChunkStatus::ok || last) return;
+  }
+}
+
+/// What an executor's match waves wait for: bytes before the group that other executors still
+/// write. `final_end`: every byte before it is final (read again in wait()).
+template <unsigned kExecutors>
+struct Lz4TeamHold {
+  static constexpr bool kNever = false;
+  const Lz4TeamShared<kExecutors>& shared;
+  unsigned executor, group, lane;
+  uint32_t group_at, final_end;
+
+  /// The start of the lowest group that another executor has not finished, or group_at when that
+  /// is this group or later. The group's first step stays in the ring while the group is
+  /// unfinished; reading the lowest group again after the step tells that it still was.
+  __device__ uint32_t read_final_end() const {
+    uint32_t end = group_at;
+    if (lane == 0) {
+      unsigned lowest = lz4_team_lowest_unfinished(shared, executor, lane);
+      while (lowest < group) {
+        const uint32_t at = shared.ring.slots[(lowest * kWarpSize) % kLz4TeamSlots].output_at;
+        __threadfence_block();
+        const unsigned again = lz4_team_lowest_unfinished(shared, executor, lane);
+        if (again == lowest) {
+          end = at;
+          break;
+        }
+        lowest = again;
+      }
+    }
+    end = __shfl_sync(kFullMask, end, 0);
+    __threadfence_block();  // lane 0's view of the finished groups before every lane's reads
+    return end;
+  }
+
+  /// The source overlaps [final_end, group_at): bytes before the group not final yet.
+  __device__ bool holds(uint32_t source, uint32_t source_end) const {
+    return final_end < group_at && source < group_at && source_end > final_end;
+  }
+  __device__ void wait() {
+    __nanosleep(32);
+    final_end = read_final_end();
+  }
+};
+
+/// Executor `executor` (0 .. kExecutors - 1) of a team: executes its groups until the parser has
+/// finished and no group of its own is left. The team's result is the parser's (status, parsed).
+template <unsigned kExecutors>
+__device__ inline void warp_lz4_team_execute(const unsigned char* in, unsigned char* out,
+                                             unsigned executor, unsigned lane,
+                                             Lz4TeamShared<kExecutors>& shared) {
+  for (unsigned group = executor;; group += kExecutors) {
+    const unsigned first = group * kWarpSize;
+    // The group's steps: a full group, or what is left once the parser has finished.
+    unsigned tail = 0;
+    for (;;) {
+      int done = 0;
+      if (lane == 0) {
+        done = *static_cast<const volatile int*>(&shared.done);
+        __threadfence_block();  // `done` before the tail it makes final
+        tail = load_shared_volatile(shared.tail);
+        __threadfence_block();  // the tail before the steps it announces
+      }
+      done = __shfl_sync(kFullMask, done, 0);
+      tail = __shfl_sync(kFullMask, tail, 0);
+      if (tail >= first + kWarpSize || (done && tail > first)) break;
+      if (done) return;  // no group left
+      __nanosleep(100);
+    }
+    __syncwarp();  // lane 0's view of the ring before every lane's reads
+    const unsigned count = tail - first < kWarpSize ? tail - first : kWarpSize;
+    const bool has = lane < count;
+    Lz4QueuedStep s{0, 0, 0, 0, 0};
+    if (has) s = shared.ring.slots[(first + lane) % kLz4TeamSlots];
+    const uint32_t group_at = __shfl_sync(kFullMask, s.output_at, 0);
+    // Literals, all at once: they read only the input.
+    warp_copy_items(has && s.literal_length > 0, out + s.output_at, in + s.literal_at,
+                    s.literal_length, UINT64_MAX, lane);
+    __syncwarp();
+    // Matches, in waves. Lanes without a step sit past every match.
+    Lz4TeamHold<kExecutors> hold{shared, executor, group, lane, group_at, group_at};
+    hold.final_end = hold.read_final_end();
+    const bool pending = has && s.match_length > 0;
+    const uint32_t match_at = has ? s.output_at + s.literal_length : 0xFFFFFFFFu;
+    warp_match_waves_held(pending, match_at, pending ? s.match_length : 0u, s.match_distance, lane,
+                          hold, [&](bool ready) {
+                            warp_copy_items(ready, out + match_at,
+                                            out + (ready ? match_at - s.match_distance : 0),
+                                            s.match_length, s.match_distance, lane);
+                          });
+    __threadfence_block();  // the group's bytes before the word that announces them
+    __syncwarp();
+    if (lane == 0) store_shared_volatile(shared.next_group[executor], group + kExecutors);
+  }
+}
+
+}  // namespace cuzarr::gpu::detail
