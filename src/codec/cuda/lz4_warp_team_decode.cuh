@@ -40,11 +40,13 @@ template <unsigned kExecutors>
 struct Lz4TeamShared {
   static_assert(kExecutors >= 1 && kExecutors <= kLz4TeamMaxExecutors);
   Lz4StepRing<kLz4TeamSlots> ring;
-  unsigned tail;                    // steps the parser has queued (published)
-  unsigned next_group[kExecutors];  // executor e has finished its groups before this (published)
-  int done;                         // the parser has finished: the rest below are final
-  DeviceChunkStatus status;         // the status of the step that failed, or ok
-  uint64_t parsed;                  // bytes the queued steps produce
+  /// Executor e's progress (published): its groups before `next` (high word) are finished, and
+  /// so is every byte of group `next` before `final_end` (low word; at most the group's end).
+  unsigned long long progress[kExecutors];
+  unsigned tail;             // steps the parser has queued (published)
+  int done;                  // the parser has finished: the rest below are final
+  DeviceChunkStatus status;  // the status of the step that failed, or ok
+  uint64_t parsed;           // bytes the queued steps produce
 };
 
 __device__ inline unsigned load_shared_volatile(const unsigned& word) {
@@ -55,35 +57,34 @@ __device__ inline void store_shared_volatile(unsigned& word, unsigned value) {
   *static_cast<volatile unsigned*>(&word) = value;
 }
 
+__device__ inline unsigned long long lz4_team_progress(unsigned next, uint32_t final_end) {
+  return (static_cast<unsigned long long>(next) << 32) | final_end;
+}
+
 /// Empties `shared` for a new block (lane 0 of one warp); the caller then synchronises the team.
 template <unsigned kExecutors>
 __device__ inline void lz4_team_reset(Lz4TeamShared<kExecutors>& shared, unsigned lane) {
   if (lane == 0) {
     shared.tail = 0;
-    for (unsigned e = 0; e < kExecutors; ++e) shared.next_group[e] = e;
+    for (unsigned e = 0; e < kExecutors; ++e) shared.progress[e] = lz4_team_progress(e, 0);
     shared.done = 0;
     shared.status = DeviceChunkStatus::ok;
     shared.parsed = 0;
   }
 }
 
-/// The lowest group not finished by the executors other than `skip` (kExecutors: none skipped),
-/// read by lane 0 (other lanes: 0xFFFFFFFF). Every group below it is finished.
+/// Every lane reads the published progress of executor e; lane 0's copy is handed to every lane,
+/// so that all see the same value.
 template <unsigned kExecutors>
-__device__ inline unsigned lz4_team_lowest_unfinished(const Lz4TeamShared<kExecutors>& shared,
-                                                      unsigned skip, unsigned lane) {
-  unsigned lowest = 0xFFFFFFFFu;
-  if (lane == 0) {
-    for (unsigned e = 0; e < kExecutors; ++e) {
-      const unsigned next = load_shared_volatile(shared.next_group[e]);
-      if (e != skip && next < lowest) lowest = next;
-    }
-  }
-  return lowest;
+__device__ inline unsigned long long lz4_team_read_progress(const Lz4TeamShared<kExecutors>& shared,
+                                                            unsigned e) {
+  const unsigned long long v =
+      *static_cast<const volatile unsigned long long*>(&shared.progress[e]);
+  return static_cast<unsigned long long>(__shfl_sync(kFullMask, v, 0));
 }
 
 /// The parsing warp: every check of warp_lz4_parse_steps. Ends with the status and the bytes
-/// parsed published.
+/// parsed published. It frees a group's steps once the group is finished.
 template <unsigned kExecutors>
 __device__ inline void warp_lz4_team_parse(const unsigned char* in, uint32_t in_size,
                                            uint64_t capacity, unsigned lane,
@@ -93,9 +94,13 @@ __device__ inline void warp_lz4_team_parse(const unsigned char* in, uint32_t in_
   unsigned tail = 0;
   bool last = false;
   for (;;) {
-    const unsigned freed =
-        kWarpSize * __shfl_sync(kFullMask, lz4_team_lowest_unfinished(shared, kExecutors, lane), 0);
-    unsigned queued = tail - freed;
+    unsigned lowest = 0xFFFFFFFFu;  // every group below it is finished
+    CUZARR_UNROLL
+    for (unsigned e = 0; e < kExecutors; ++e) {
+      const auto next = static_cast<unsigned>(lz4_team_read_progress(shared, e) >> 32);
+      lowest = next < lowest ? next : lowest;
+    }
+    unsigned queued = tail - kWarpSize * lowest;
     if (queued >= kLz4TeamAhead) {
       __nanosleep(100);
       continue;
@@ -118,35 +123,29 @@ __device__ inline void warp_lz4_team_parse(const unsigned char* in, uint32_t in_
   }
 }
 
-/// What an executor's match waves wait for: bytes before the group that other executors still
-/// write. `final_end`: every byte before it is final (read again in wait()).
+/// What an executor's match waves wait for: bytes before its group that other executors still
+/// write. Every byte before `final_end` is final: the lowest of the other executors' published
+/// final ends, over those whose next group comes before this one (read again in wait()). At the
+/// start of each wave (advance()), the executor publishes its own: every byte of its group before
+/// the lowest pending match is final.
 template <unsigned kExecutors>
 struct Lz4TeamHold {
   static constexpr bool kNever = false;
-  const Lz4TeamShared<kExecutors>& shared;
+  Lz4TeamShared<kExecutors>& shared;
   unsigned executor, group, lane;
   uint32_t group_at, final_end;
 
-  /// The start of the lowest group that another executor has not finished, or group_at when that
-  /// is this group or later. The group's first step stays in the ring while the group is
-  /// unfinished; reading the lowest group again after the step tells that it still was.
   __device__ uint32_t read_final_end() const {
     uint32_t end = group_at;
-    if (lane == 0) {
-      unsigned lowest = lz4_team_lowest_unfinished(shared, executor, lane);
-      while (lowest < group) {
-        const uint32_t at = shared.ring.slots[(lowest * kWarpSize) % kLz4TeamSlots].output_at;
-        __threadfence_block();
-        const unsigned again = lz4_team_lowest_unfinished(shared, executor, lane);
-        if (again == lowest) {
-          end = at;
-          break;
-        }
-        lowest = again;
-      }
+    CUZARR_UNROLL
+    for (unsigned e = 0; e < kExecutors; ++e) {
+      if (kExecutors == 1) break;
+      const unsigned long long p = lz4_team_read_progress(shared, e);
+      const auto next = static_cast<unsigned>(p >> 32);
+      const auto at = static_cast<uint32_t>(p);
+      if (e != executor && next < group && at < end) end = at;
     }
-    end = __shfl_sync(kFullMask, end, 0);
-    __threadfence_block();  // lane 0's view of the finished groups before every lane's reads
+    __threadfence_block();  // the published progress before the bytes it makes final
     return end;
   }
 
@@ -157,6 +156,16 @@ struct Lz4TeamHold {
   __device__ void wait() {
     __nanosleep(32);
     final_end = read_final_end();
+  }
+  /// Publishes that every byte of the group before `lowest_pending_at` is final.
+  __device__ void advance(uint32_t lowest_pending_at) {
+    if (kExecutors == 1) return;  // nobody reads it
+    __syncwarp();                 // every lane's bytes before lane 0's fence
+    if (lane == 0) {
+      __threadfence_block();
+      *static_cast<volatile unsigned long long*>(&shared.progress[executor]) =
+          lz4_team_progress(group, lowest_pending_at);
+    }
   }
 };
 
@@ -171,25 +180,21 @@ __device__ inline void warp_lz4_team_execute(const unsigned char* in, unsigned c
     // The group's steps: a full group, or what is left once the parser has finished.
     unsigned tail = 0;
     for (;;) {
-      int done = 0;
-      if (lane == 0) {
-        done = *static_cast<const volatile int*>(&shared.done);
-        __threadfence_block();  // `done` before the tail it makes final
-        tail = load_shared_volatile(shared.tail);
-        __threadfence_block();  // the tail before the steps it announces
-      }
-      done = __shfl_sync(kFullMask, done, 0);
-      tail = __shfl_sync(kFullMask, tail, 0);
+      const int done = __shfl_sync(kFullMask, *static_cast<const volatile int*>(&shared.done), 0);
+      __threadfence_block();  // `done` before the tail it makes final
+      tail = __shfl_sync(kFullMask, load_shared_volatile(shared.tail), 0);
+      __threadfence_block();  // the tail before the steps it announces
       if (tail >= first + kWarpSize || (done && tail > first)) break;
       if (done) return;  // no group left
       __nanosleep(100);
     }
-    __syncwarp();  // lane 0's view of the ring before every lane's reads
     const unsigned count = tail - first < kWarpSize ? tail - first : kWarpSize;
     const bool has = lane < count;
     Lz4QueuedStep s{0, 0, 0, 0, 0};
     if (has) s = shared.ring.slots[(first + lane) % kLz4TeamSlots];
     const uint32_t group_at = __shfl_sync(kFullMask, s.output_at, 0);
+    const uint32_t group_end =
+        __shfl_sync(kFullMask, s.output_at + s.literal_length + s.match_length, count - 1);
     // Literals, all at once: they read only the input.
     warp_copy_items(has && s.literal_length > 0, out + s.output_at, in + s.literal_at,
                     s.literal_length, UINT64_MAX, lane);
@@ -205,9 +210,13 @@ __device__ inline void warp_lz4_team_execute(const unsigned char* in, unsigned c
                                             out + (ready ? match_at - s.match_distance : 0),
                                             s.match_length, s.match_distance, lane);
                           });
-    __threadfence_block();  // the group's bytes before the word that announces them
-    __syncwarp();
-    if (lane == 0) store_shared_volatile(shared.next_group[executor], group + kExecutors);
+    // Finished: the next group's bytes are final up to this group's end (at most its start).
+    hold.advance(group_end);  // ends the group's writes before the word below
+    if (lane == 0) {
+      if (kExecutors == 1) __threadfence_block();
+      *static_cast<volatile unsigned long long*>(&shared.progress[executor]) =
+          lz4_team_progress(group + kExecutors, group_end);
+    }
   }
 }
 

@@ -190,8 +190,9 @@ __device__ inline uint32_t shfl_position(uint32_t v, unsigned from) {
 
 /// What warp_match_waves_held asks besides the group: `holds(source, source_end)` (per lane) is
 /// true while bytes of that source are not final for a reason outside the group (another warp
-/// still writes them); `wait()` (every lane) waits for more of them to become final. This one
-/// holds nothing.
+/// still writes them); `wait()` (every lane) waits for more of them to become final;
+/// `advance(at)` (every lane, at the start of each wave) tells that every byte of the group before
+/// `at` is final. This one holds nothing.
 struct NothingHeld {
   static constexpr bool kNever = true;
   template <class Position>
@@ -199,6 +200,8 @@ struct NothingHeld {
     return false;
   }
   __device__ void wait() {}
+  template <class Position>
+  __device__ void advance(Position) {}
 };
 
 /// The waves of warp_copy_matches: `copy(ready)` copies the matches of the lanes with `ready`
@@ -217,6 +220,7 @@ __device__ inline void warp_match_waves_held(bool pending, Position match_at, Po
   for (unsigned waiting; (waiting = __ballot_sync(kFullMask, pending)) != 0;) {
     // Ready at once: a source that ends before the lowest pending match starts.
     const Position lowest_pending_at = shfl_position(match_at, __ffs(waiting) - 1);
+    if constexpr (!Hold::kNever) hold.advance(lowest_pending_at);
     bool ready = pending && source_end <= lowest_pending_at;
     if (__any_sync(kFullMask, pending && !ready)) {
       // Else exactly: below = the lanes whose match starts before source_end (all earlier than
