@@ -100,13 +100,14 @@ void expect_like_serial_decoder(const DeviceBatch& batch, size_t i, DeviceChunkS
   }
 }
 
-TEST_F(GpuLz4, HostileBlocksGetTheCpuReferenceStatus) {
-  std::mt19937 rng(5);
-  Chunks blocks;
-  std::vector<uint64_t> capacities;
-  for (const auto& in : family_chunks({100, 1000, 70000})) {
+// liblz4 blocks of every family at `sizes`, damaged `trials` ways each (every third truncated, the
+// others with 1 to 4 random bytes; every fifth with a capacity up to 9 bytes short), appended to
+// `blocks` and `capacities`.
+void add_damaged_blocks(const std::vector<size_t>& sizes, int trials, std::mt19937& rng,
+                        Chunks& blocks, std::vector<uint64_t>& capacities) {
+  for (const auto& in : family_chunks(sizes)) {
     const Bytes block = liblz4_compress(in);
-    for (int trial = 0; trial < 40; ++trial) {
+    for (int trial = 0; trial < trials; ++trial) {
       Bytes damaged = block;
       if (trial % 3 == 0) {
         damaged.resize(rng() % damaged.size());
@@ -118,6 +119,13 @@ TEST_F(GpuLz4, HostileBlocksGetTheCpuReferenceStatus) {
       capacities.push_back(in.size() - (trial % 5 == 0 ? rng() % 10 : 0));
     }
   }
+}
+
+TEST_F(GpuLz4, HostileBlocksGetTheCpuReferenceStatus) {
+  std::mt19937 rng(5);
+  Chunks blocks;
+  std::vector<uint64_t> capacities;
+  add_damaged_blocks({100, 1000, 70000}, 40, rng, blocks, capacities);
   blocks.push_back({});  // empty
   capacities.push_back(10);
   blocks.push_back({0x10, 'a', 0, 0});  // offset 0
@@ -187,12 +195,12 @@ void expect_batch_decodes_like_the_cpu_reference(size_t count) {
 
 TEST_F(GpuLz4, BatchesOfManyChunksDecodeLikeTheCpuReference) {
   // The launcher's kernels: small batches take a team of a parser and three executors per chunk
-  // (the other tests), 1000 chunks two executors (on an H200, more than teams of three hold at
-  // once, 792, and fewer than teams of two, 1056), 1200 chunks one (fewer than teams of one hold,
-  // 1584), 2400 chunks one warp per chunk at 80 registers (fewer than that kernel holds at once,
-  // 3168), 8192 chunks at 72 registers (more than the 80-register kernel holds at once on any GPU
-  // of up to 340 SMs). Mixed families and sizes, every seventh chunk damaged or truncated.
-  for (const size_t count : {size_t{1000}, size_t{1200}, size_t{2400}, size_t{8192}}) {
+  // (the other tests), 1200 chunks a parser and one executor (on an H200, more than teams of four
+  // hold at once, 792, and fewer than teams of two, 1584), 2400 chunks one warp per chunk at 80
+  // registers (fewer than that kernel holds at once, 3168), 8192 chunks at 72 registers (more than
+  // the 80-register kernel holds at once on any GPU of up to 340 SMs). Mixed families and sizes,
+  // every seventh chunk damaged or truncated.
+  for (const size_t count : {size_t{1200}, size_t{2400}, size_t{8192}}) {
     SCOPED_TRACE(count);
     expect_batch_decodes_like_the_cpu_reference(count);
   }
@@ -211,20 +219,7 @@ TEST_F(GpuLz4, EveryTeamSizeDecodesLikeTheCpuReference) {
   std::mt19937 rng(17);
   Chunks damaged;
   std::vector<uint64_t> damaged_capacities;
-  for (const auto& in : family_chunks({1000, 70000})) {
-    const Bytes block = liblz4_compress(in);
-    for (int trial = 0; trial < 12; ++trial) {
-      Bytes bad = block;
-      if (trial % 3 == 0) {
-        bad.resize(rng() % bad.size());
-      } else {
-        for (int k = 0; k <= trial % 4; ++k)
-          bad[rng() % bad.size()] = static_cast<unsigned char>(rng());
-      }
-      damaged.push_back(bad);
-      damaged_capacities.push_back(in.size() - (trial % 5 == 0 ? rng() % 10 : 0));
-    }
-  }
+  add_damaged_blocks({1000, 70000}, 12, rng, damaged, damaged_capacities);
   for (unsigned executors = 1; executors <= 3; ++executors) {
     SCOPED_TRACE(executors);
     DeviceBatch raw(blocks, test::sizes_of(inputs));

@@ -106,6 +106,18 @@ TEST(Lz4WarpDecode, DecodesLiblz4BlocksExactly) {
   }
 }
 
+// Damage of kind `trial`: 0 truncates the block, 1 makes the capacity too small, others change 3
+// random bytes.
+void damage(int trial, Bytes& block, uint64_t& capacity, std::mt19937_64& rng) {
+  if (trial == 0) {
+    block.resize(rng() % block.size());  // truncated
+  } else if (trial == 1) {
+    capacity -= 1 + rng() % 500;  // too small
+  } else {
+    for (int k = 0; k < 3; ++k) block[rng() % block.size()] = static_cast<unsigned char>(rng());
+  }
+}
+
 TEST(Lz4WarpDecode, DamagedBlocksGiveTheSerialDecodersVerdict) {
   std::mt19937_64 rng(7);
   for (int family = 0; family < 3; ++family) {
@@ -114,13 +126,7 @@ TEST(Lz4WarpDecode, DamagedBlocksGiveTheSerialDecodersVerdict) {
     for (int trial = 0; trial < 4; ++trial) {
       Bytes bad = block;
       uint64_t capacity = data.size();
-      if (trial == 0) {
-        bad.resize(rng() % bad.size());  // truncated
-      } else if (trial == 1) {
-        capacity -= 1 + rng() % 500;  // too small
-      } else {
-        for (int k = 0; k < 3; ++k) bad[rng() % bad.size()] = static_cast<unsigned char>(rng());
-      }
+      damage(trial, bad, capacity, rng);
       const WarpDecode d = warp_decode(bad, capacity);
       Bytes serial(capacity + kGuard, kGuardByte);
       const DecodeResult s =
@@ -205,13 +211,7 @@ TEST(Lz4WarpTeamDecode, DamagedBlocksGiveTheSerialDecodersVerdict) {
       for (int trial = 0; trial < 3; ++trial) {
         Bytes bad = block;
         uint64_t capacity = data.size();
-        if (trial == 0) {
-          bad.resize(rng() % bad.size());  // truncated
-        } else if (trial == 1) {
-          capacity -= 1 + rng() % 500;  // too small
-        } else {
-          for (int k = 0; k < 3; ++k) bad[rng() % bad.size()] = static_cast<unsigned char>(rng());
-        }
+        damage(trial, bad, capacity, rng);
         const WarpDecode d = team_decode(executors, bad, capacity);
         Bytes serial(capacity + kGuard, kGuardByte);
         const DecodeResult s =

@@ -27,8 +27,10 @@ constexpr int kDecodeWarps = 4;  // warps (chunks) per thread block
 /// 1.07x to 1.10x than at 8, where the 64 registers spill in the parser's loop).
 constexpr int kDecodeBlocksPerSmFew = 6;
 /// Batches that a team of warps per chunk (a parser and 1 to 3 executors) can hold at once take
-/// the team kernel: 2 chunks per thread block, about 80 registers. The most executors whose
-/// teams the GPU holds at once (bench/RESULTS.md).
+/// the team kernel: 2 chunks per thread block, about 80 registers. Three executors when teams of
+/// four hold the batch at once (256 chunks of 4 MiB on an H200), else one: on an H200, three were
+/// 1.11x faster on a float32 field at 4 MiB and within 4 % elsewhere, two slower at 1 MiB on two
+/// of three fields (bench/RESULTS.md).
 constexpr unsigned kTeamChunks = 2;
 template <unsigned kExecutors>
 constexpr int team_threads() {
@@ -235,7 +237,6 @@ void decode(const DeviceChunkBatch& batch, Stream stream, const uint32_t* handle
   const cudaStream_t s = detail::to_cuda(stream.native());
   const auto team_blocks = static_cast<unsigned>((batch.count + kTeamChunks - 1) / kTeamChunks);
   if (launch_team_if_resident<kNumcodecs, 3>(batch, team_blocks, handled, s) ||
-      launch_team_if_resident<kNumcodecs, 2>(batch, team_blocks, handled, s) ||
       launch_team_if_resident<kNumcodecs, 1>(batch, team_blocks, handled, s)) {
     return;
   }
