@@ -2,18 +2,19 @@
 // parser) into a ring of steps in shared memory while kExecutors others execute them, 32 at a
 // time: group g (steps 32g .. 32g + 31) belongs to executor g % kExecutors. For batches of few
 // blocks (1 MiB chunks and up), where one warp per block leaves the GPU waiting on each warp's
-// latencies, and one executor on its instruction chain (bench/RESULTS.md).
+// latencies (bench/RESULTS.md, "a team of warps per LZ4 block").
 //
 // The parser stores each step's output position, so an executor places its group without the
 // groups before it. A group's literals never wait. Its matches run in waves (warp_copy_steps.cuh)
-// whose sources must also be final outside the group: bytes before the start of the lowest group
-// another executor has not finished are final; a match that reads past that start and before its
-// own group waits until the executor writing them has finished (the lowest unfinished group never
-// waits, so the team always progresses). The warps meet only through published words in shared
-// memory (the ring's tail, each executor's next group), each published after a block fence, so
-// that a warp that sees a word also sees the steps or output bytes it announces. The parser
-// frees a group's steps once the group is finished, and runs at most kLz4TeamAhead steps past the
-// first unfinished group.
+// whose sources must also be final outside the group. Each executor publishes its progress: its
+// next group, and the position in that group before which every byte is final (the start of its
+// lowest pending match, at each wave). Every byte before the lowest such position of the other
+// executors whose next group comes before this one is final; a match that reads past it, before
+// its own group, waits until it moves on (the lowest unfinished group never waits, so the team
+// always progresses). The warps meet only through published words in shared memory (the ring's
+// tail, the executors' progress), each published after a block fence, so that a warp that sees a
+// word also sees the steps or output bytes it announces. The parser frees a group's steps once
+// the group is finished, and runs at most kLz4TeamAhead steps past the first unfinished group.
 #pragma once
 
 #include <cstdint>
