@@ -100,6 +100,22 @@ void expect_like_serial_decoder(const DeviceBatch& batch, size_t i, DeviceChunkS
   }
 }
 
+// Every chunk of a decoded batch of `blocks` against the serial decoder: the same status and, when
+// that is ok, the same bytes and size.
+void expect_every_chunk_like_serial_decoder(const DeviceBatch& batch, const Chunks& blocks,
+                                            const std::vector<uint64_t>& capacities) {
+  const auto statuses = batch.statuses();
+  const auto sizes = batch.output_sizes();
+  for (size_t i = 0; i < blocks.size(); ++i) {
+    gpu::DecodeResult r;
+    ASSERT_NO_FATAL_FAILURE(
+        expect_like_serial_decoder(batch, i, statuses[i], blocks[i], capacities[i], r));
+    if (r.status == DeviceChunkStatus::ok) {
+      ASSERT_EQ(sizes[i], r.size) << i;
+    }
+  }
+}
+
 // liblz4 blocks of every family at `sizes`, damaged `trials` ways each (every third truncated, the
 // others with 1 to 4 random bytes; every fifth with a capacity up to 9 bytes short), appended to
 // `blocks` and `capacities`.
@@ -133,16 +149,7 @@ TEST_F(GpuLz4, HostileBlocksGetTheCpuReferenceStatus) {
   DeviceBatch batch(blocks, capacities);
   gpu::lz4_decode_batch(batch.batch(), Stream());
   test::cuda_ok(cudaDeviceSynchronize());
-  const auto statuses = batch.statuses();
-  const auto sizes = batch.output_sizes();
-  for (size_t i = 0; i < blocks.size(); ++i) {
-    gpu::DecodeResult r;
-    ASSERT_NO_FATAL_FAILURE(
-        expect_like_serial_decoder(batch, i, statuses[i], blocks[i], capacities[i], r));
-    if (r.status == DeviceChunkStatus::ok) {
-      ASSERT_EQ(sizes[i], r.size) << i;
-    }
-  }
+  expect_every_chunk_like_serial_decoder(batch, blocks, capacities);
 }
 
 // `count` chunks of mixed families and sizes, every seventh damaged or truncated, decoded raw and
@@ -235,16 +242,8 @@ TEST_F(GpuLz4, EveryTeamSizeDecodesLikeTheCpuReference) {
       ASSERT_EQ(numcodecs.statuses()[i], DeviceChunkStatus::ok) << i;
       ASSERT_EQ(numcodecs.output(i), inputs[i]) << "numcodecs chunk " << i;
     }
-    const auto statuses = bad.statuses();
-    const auto sizes = bad.output_sizes();
-    for (size_t i = 0; i < damaged.size(); ++i) {
-      gpu::DecodeResult r;
-      ASSERT_NO_FATAL_FAILURE(
-          expect_like_serial_decoder(bad, i, statuses[i], damaged[i], damaged_capacities[i], r));
-      if (r.status == DeviceChunkStatus::ok) {
-        ASSERT_EQ(sizes[i], r.size) << i;
-      }
-    }
+    ASSERT_NO_FATAL_FAILURE(
+        expect_every_chunk_like_serial_decoder(bad, damaged, damaged_capacities));
   }
   EXPECT_THROW(gpu::lz4_decode_batch_with_team(DeviceBatch(blocks, test::sizes_of(inputs)).batch(),
                                                4, Stream()),
