@@ -14,7 +14,8 @@
 //                               [data of the element rows: uint16, float32, q-uint16, e.g.
 //                                q-uint16 (default all)]
 // "zstd-chains": zstd rows of data whose matches mostly read earlier blocks (docs/gpu_zstd.md,
-// "Frames whose matches read earlier blocks"), each schedule of the matches pass.
+// "Frames whose matches read earlier blocks"), each schedule of the matches pass. From 1 MiB the
+// numcodecs.lz4 rows add "team of N": the team kernel forced to N - 1 executors a chunk.
 #include <cuda_runtime_api.h>
 #include <zlib.h>
 #include <zstd.h>
