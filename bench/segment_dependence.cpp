@@ -14,7 +14,8 @@
 // the matches pass counted in steps of 32 sequences (docs/gpu_zstd.md, "Matches in order"); last,
 // how the sequences spread over 128 KiB segments, and what cutting those into pieces of a bounded
 // number of sequences would leave to chase; and the warp executors' groups of 32 sequences (their
-// waves, and how many groups back their matches read).
+// waves, how many groups back their matches read, and a model of a team of executors taking them
+// in turn).
 // Data: the quantized uint16 field, the uint16 field, "delta": the float32 field delta-encoded
 // as numcodecs.delta does (runs of small, repeated byte patterns), or "labels": a uint32 label
 // volume (ids constant over blobs); or "file:PATH": the first `chunk` bytes of a file (a chunk of
@@ -320,20 +321,90 @@ void report_pieces(const std::vector<int64_t>& source, const std::vector<uint64_
 
 }  // namespace
 
+/// A sequence's match as the warp executors see it (length 0: the sequence has none).
+struct GroupMatch {
+  uint64_t at, length, source_end;  // the bytes it reads end at source_end (exclusive)
+  uint64_t source;
+};
+
+/// A model of the LZ4 team kernel (lz4_warp_team_decode.cuh; docs/gpu_codecs.md, "A team of warps
+/// per block") with a parser that is never late: executor e of E takes groups e, e + E, ... of 32
+/// sequences; a group runs its literals, then its waves (wave_of[k]: the wave of sequence k's
+/// match, -1 for none), each one unit of time. A wave starts once the executor's previous phase
+/// has ended and every byte its matches read in another executor's group is final (the end of the
+/// phase that writes it) plus a hand-over of H units. Printed: units per group for E = 1 to 4 and
+/// H = 0, 1, 2 and 4, and the speed-up over one executor: how far more executors could go if the
+/// executors, not the parser, set the pace. (Holding group g back until every group up to g - 7
+/// has finished, as the parser's ring of 224 steps does, changed none of the numbers on the
+/// quantized and uint16 fields.)
+void report_team_model(const std::vector<uint64_t>& sequence_starts, uint64_t out_size,
+                       const std::vector<GroupMatch>& matches, const std::vector<int>& wave_of) {
+  constexpr size_t kGroup = 32;
+  const size_t n = sequence_starts.size(), groups = (n + kGroup - 1) / kGroup;
+  const auto sequence_of = [&](uint64_t position) {
+    return static_cast<size_t>(
+        std::upper_bound(sequence_starts.begin(), sequence_starts.end(), position) -
+        sequence_starts.begin() - 1);
+  };
+  const auto sequence_end = [&](size_t k) { return k + 1 < n ? sequence_starts[k + 1] : out_size; };
+  std::printf("\nteam model (a parser never late; phases of one unit), units per group:\n");
+  std::printf("%4s %12s %12s %12s %12s\n", "E", "H = 0", "H = 1", "H = 2", "H = 4");
+  std::vector<double> base(4, 0);
+  for (size_t executors = 1; executors <= 4; ++executors) {
+    std::printf("%4zu", executors);
+    for (size_t h = 0; h < 4; ++h) {
+      const double hand_over = h == 0 ? 0.0 : static_cast<double>(1u << (h - 1));
+      std::vector<double> free(executors, 0), literals_end(groups, 0);
+      std::vector<std::vector<double>> wave_end(groups);
+      double makespan = 0;
+      for (size_t g = 0; g < groups; ++g) {
+        double& t = free[g % executors];
+        t += 1;  // the literals
+        literals_end[g] = t;
+        const size_t first = g * kGroup, last = std::min(n, first + kGroup);
+        int waves = 0;
+        for (size_t k = first; k < last; ++k) waves = std::max(waves, wave_of[k] + 1);
+        wave_end[g].assign(static_cast<size_t>(waves), 0);
+        for (int w = 0; w < waves; ++w) {
+          double start = t;
+          for (size_t k = first; k < last; ++k) {
+            if (wave_of[k] != w) continue;
+            // The source, a part of a sequence at a time (its literals, or its match): when the
+            // phase that writes the part ends, seen from this executor.
+            for (uint64_t b = matches[k].source; b < matches[k].source_end;) {
+              const size_t j = sequence_of(b), y = j / kGroup;
+              const bool literal = matches[j].length == 0 || b < matches[j].at;
+              if (y != g) {  // the group's own waves order the rest
+                const double end =
+                    literal ? literals_end[y] : wave_end[y][static_cast<size_t>(wave_of[j])];
+                start = std::max(start, end + (y % executors != g % executors ? hand_over : 0));
+              }
+              b = literal && matches[j].length > 0 ? matches[j].at : sequence_end(j);
+            }
+          }
+          t = start + 1;
+          wave_end[g][static_cast<size_t>(w)] = t;
+        }
+        makespan = std::max(makespan, t);
+      }
+      const double per_group = makespan / static_cast<double>(groups);
+      if (executors == 1) base[h] = per_group;
+      std::printf(" %6.2f %4.2fx", per_group, base[h] / per_group);
+    }
+    std::printf("\n");
+  }
+}
+
 /// The groups of 32 sequences that the warp executors take (warp_execute_group; docs/gpu_codecs.md,
-/// "Where the pair's time goes"): the waves of matches a group runs, and, for each match, how
+/// "Where the pair's time went"): the waves of matches a group runs, and, for each match, how
 /// many groups back the last byte it reads lies (0: its own group). An executor that took every
 /// E-th group of a chunk, beside E - 1 others, would wait for them on the matches that read 1 to
 /// E - 1 groups back.
 void report_groups(const std::vector<int64_t>& source,
                    const std::vector<uint64_t>& sequence_starts) {
   constexpr size_t kGroup = 32;
-  struct Match {
-    uint64_t at, length, source_end;  // the bytes it reads end at source_end (exclusive)
-    uint64_t source;
-  };
   const size_t n = sequence_starts.size(), out_size = source.size();
-  std::vector<Match> matches(n);  // length 0: the sequence has no match
+  std::vector<GroupMatch> matches(n);  // length 0: the sequence has no match
   for (size_t k = 0; k < n; ++k) {
     const uint64_t end = k + 1 < n ? sequence_starts[k + 1] : out_size;
     uint64_t m = sequence_starts[k];
@@ -352,6 +423,7 @@ void report_groups(const std::vector<int64_t>& source,
   constexpr size_t kLags = 4;  // 0, 1, 2, 3 or more groups back
   std::vector<size_t> lag_matches(kLags), waves_hist(5), waits(kLags);
   size_t all_matches = 0, all_waves = 0;
+  std::vector<int> wave_of(n, -1);  // the wave that copies sequence k's match (-1: none)
   for (size_t g = 0; g < groups; ++g) {
     const size_t first = g * kGroup, last = std::min(n, first + kGroup);
     size_t nearest = SIZE_MAX;  // the fewest groups back any match of g reads, past 0
@@ -367,13 +439,16 @@ void report_groups(const std::vector<int64_t>& source,
     // The waves of warp_match_waves: a match runs once no pending earlier one writes its source.
     size_t waves = 0;
     while (std::find(pending.begin(), pending.end(), true) != pending.end()) {
+      for (size_t i = 0; i < pending.size(); ++i) {
+        if (pending[i]) wave_of[first + i] = static_cast<int>(waves);
+      }
       std::vector<bool> ready(pending.size());
       for (size_t i = 0; i < pending.size(); ++i) {
         if (!pending[i]) continue;
-        const Match& a = matches[first + i];
+        const GroupMatch& a = matches[first + i];
         ready[i] = true;
         for (size_t j = 0; j < i && ready[i]; ++j) {
-          const Match& b = matches[first + j];
+          const GroupMatch& b = matches[first + j];
           if (pending[j] && b.at < a.source_end && b.at + b.length > a.source) ready[i] = false;
         }
       }
@@ -402,6 +477,7 @@ void report_groups(const std::vector<int64_t>& source,
       "groups with a match reading 1 to E - 1 groups back (E executors taking turns): E = 2 "
       "%.1f %%, E = 3 %.1f %%, E = 4 %.1f %%\n",
       pct(waits[1], groups), pct(waits[2], groups), pct(waits[3], groups));
+  report_team_model(sequence_starts, out_size, matches, wave_of);
 }
 
 int main(int argc, char** argv) {
