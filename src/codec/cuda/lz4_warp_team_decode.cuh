@@ -137,10 +137,10 @@ struct Lz4TeamHold {
   uint32_t group_at, final_end;
 
   __device__ uint32_t read_final_end() const {
+    if constexpr (kExecutors == 1) return group_at;  // no other executor: no fence either
     uint32_t end = group_at;
     CUZARR_UNROLL
     for (unsigned e = 0; e < kExecutors; ++e) {
-      if (kExecutors == 1) break;
       const unsigned long long p = lz4_team_read_progress(shared, e);
       const auto next = static_cast<unsigned>(p >> 32);
       const auto at = static_cast<uint32_t>(p);
@@ -160,8 +160,8 @@ struct Lz4TeamHold {
   }
   /// Publishes that every byte of the group before `lowest_pending_at` is final.
   __device__ void advance(uint32_t lowest_pending_at) {
-    if (kExecutors == 1) return;  // nobody reads it
-    __syncwarp();                 // every lane's bytes before lane 0's fence
+    if constexpr (kExecutors == 1) return;  // nobody reads it
+    __syncwarp();                           // every lane's bytes before lane 0's fence
     if (lane == 0) {
       __threadfence_block();
       *static_cast<volatile unsigned long long*>(&shared.progress[executor]) =
@@ -214,7 +214,7 @@ __device__ inline void warp_lz4_team_execute(const unsigned char* in, unsigned c
     // Finished: the next group's bytes are final up to this group's end (at most its start).
     hold.advance(group_end);  // ends the group's writes before the word below
     if (lane == 0) {
-      if (kExecutors == 1) __threadfence_block();
+      if constexpr (kExecutors == 1) __threadfence_block();  // advance() fenced for more
       *static_cast<volatile unsigned long long*>(&shared.progress[executor]) =
           lz4_team_progress(group + kExecutors, group_end);
     }
