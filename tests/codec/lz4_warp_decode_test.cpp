@@ -141,34 +141,71 @@ TEST(Lz4WarpDecode, DamagedBlocksGiveTheSerialDecodersVerdict) {
   }
 }
 
+// The parser's staged input (Lz4StagedInput) gives every byte a window reads, at every alignment
+// of the input, as the window moves on by steps of 1 to 40 bytes and now and then jumps up to
+// 3000 bytes (a literal run parsed by the scalar parser).
+TEST(Lz4StagedInput, GivesEveryByteAWindowReads) {
+  std::mt19937_64 rng(31);
+  for (size_t size :
+       {size_t{1}, size_t{7}, size_t{300}, size_t{1029}, size_t{6000}, size_t{40000}}) {
+    for (size_t shift = 0; shift < 8; ++shift) {
+      Bytes buffer(shift + size);  // 16-byte aligned storage: the block starts `shift` bytes in
+      for (auto& b : buffer) b = static_cast<unsigned char>(rng());
+      const unsigned char* in = buffer.data() + shift;
+      alignas(8) unsigned char ring[detail::Lz4StagedInput::kRingBytes];
+      std::vector<size_t> wrong(kLanes, 0);
+      run_warp([&](unsigned lane) {
+        detail::Lz4StagedInput input(in, static_cast<uint32_t>(size), ring, lane);
+        std::mt19937_64 steps(static_cast<uint64_t>(size * 8 + shift));  // alike on every lane
+        for (uint32_t ip = 0; ip < size;
+             ip += 1 + static_cast<uint32_t>(steps() % 8 == 0 ? steps() % 3000 : steps() % 40)) {
+          input.prepare(ip, lane);
+          const uint32_t end =
+              static_cast<uint32_t>(std::min<size_t>(size, size_t{ip} + detail::kLz4WindowReach));
+          for (uint32_t pos = ip + lane; pos < end; pos += kLanes) {
+            if (input.byte(pos) != in[pos]) ++wrong[lane];
+          }
+        }
+      });
+      for (unsigned lane = 0; lane < kLanes; ++lane) {
+        ASSERT_EQ(wrong[lane], 0u) << "size " << size << " shift " << shift << " lane " << lane;
+      }
+    }
+  }
+}
+
 // A team of warps (lz4_warp_team_decode.cuh): the parser and kExecutors executors run at once,
-// as on the GPU. The result is the parser's.
+// as on the GPU. The result is the parser's. The block is read `offset` bytes into a 16-byte
+// aligned buffer (the parser stages its input by aligned 8-byte words).
 template <unsigned kExecutors>
-WarpDecode team_decode(const Bytes& in, uint64_t capacity) {
+WarpDecode team_decode(const Bytes& block, uint64_t capacity, size_t offset) {
+  Bytes buffer(offset + block.size());
+  std::copy(block.begin(), block.end(), buffer.begin() + static_cast<std::ptrdiff_t>(offset));
+  const unsigned char* in = buffer.data() + offset;
   WarpDecode d;
   d.out.assign(capacity + kGuard, kGuardByte);
   auto shared = std::make_unique<detail::Lz4TeamShared<kExecutors>>();  // the block's shared memory
   detail::lz4_team_reset(*shared, 0);
   run_warps(1 + kExecutors, [&](unsigned warp, unsigned lane) {
     if (warp == 0) {
-      detail::warp_lz4_team_parse(in.data(), static_cast<uint32_t>(in.size()), capacity, lane,
-                                  *shared);
+      detail::warp_lz4_team_parse(in, static_cast<uint32_t>(block.size()), capacity, lane, *shared);
     } else {
-      detail::warp_lz4_team_execute(in.data(), d.out.data(), warp - 1, lane, *shared);
+      detail::warp_lz4_team_execute(in, d.out.data(), warp - 1, lane, *shared);
     }
   });
   d.result = {shared->status, shared->parsed};
   return d;
 }
 
-WarpDecode team_decode(unsigned executors, const Bytes& in, uint64_t capacity) {
+WarpDecode team_decode(unsigned executors, const Bytes& block, uint64_t capacity,
+                       size_t offset = 0) {
   switch (executors) {
     case 1:
-      return team_decode<1>(in, capacity);
+      return team_decode<1>(block, capacity, offset);
     case 2:
-      return team_decode<2>(in, capacity);
+      return team_decode<2>(block, capacity, offset);
     default:
-      return team_decode<3>(in, capacity);
+      return team_decode<3>(block, capacity, offset);
   }
 }
 
@@ -190,7 +227,8 @@ TEST(Lz4WarpTeamDecode, EveryTeamSizeDecodesLiblz4BlocksExactly) {
       for (size_t size : {size_t{0}, size_t{13}, size_t{12000}}) {
         const Bytes data = family == 4 ? recent_repeats(size, rng) : make_data(family, size, rng);
         const Bytes block = lz4_compress(data);
-        const WarpDecode d = team_decode(executors, block, size);
+        const size_t offset = (executors * 5 + static_cast<size_t>(family)) % 8;
+        const WarpDecode d = team_decode(executors, block, size, offset);
         ASSERT_EQ(d.result.status, DeviceChunkStatus::ok)
             << executors << " " << family << " " << size;
         ASSERT_EQ(d.result.size, size) << executors << " " << family << " " << size;
@@ -212,7 +250,7 @@ TEST(Lz4WarpTeamDecode, DamagedBlocksGiveTheSerialDecodersVerdict) {
         Bytes bad = block;
         uint64_t capacity = data.size();
         damage(trial, bad, capacity, rng);
-        const WarpDecode d = team_decode(executors, bad, capacity);
+        const WarpDecode d = team_decode(executors, bad, capacity, static_cast<size_t>(trial) * 3);
         Bytes serial(capacity + kGuard, kGuardByte);
         const DecodeResult s =
             lz4_decode_block_serial(bad.data(), bad.size(), serial.data(), capacity);

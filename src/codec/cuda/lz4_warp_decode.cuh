@@ -14,9 +14,9 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 
 #include "codec/cuda/kernel_support.cuh"
-#include "codec/cuda/little_endian.hpp"
 #include "codec/cuda/lz4_block_format.hpp"
 #include "codec/cuda/warp_copy_steps.cuh"
 
@@ -31,6 +31,120 @@ inline constexpr uint64_t kLz4WarpMaxInput = 0x80000000u;
 /// How far ahead of the window the parser asks for input (H200: 1.01x to 1.04x faster than none,
 /// L2 prefetches 1 KiB ahead slower; bench/RESULTS.md).
 inline constexpr uint64_t kLz4PrefetchAhead = 256;
+
+/// 8 bytes at an 8-byte-aligned address: one access on the GPU.
+__host__ __device__ inline uint64_t load_aligned_u64(const unsigned char* p) {
+#if defined(__CUDA_ARCH__)
+  return *reinterpret_cast<const uint64_t*>(p);
+#else
+  uint64_t v;
+  std::memcpy(&v, p, 8);
+  return v;
+#endif
+}
+__host__ __device__ inline void store_aligned_u64(unsigned char* p, uint64_t v) {
+#if defined(__CUDA_ARCH__)
+  *reinterpret_cast<uint64_t*>(p) = v;
+#else
+  std::memcpy(p, &v, 8);
+#endif
+}
+
+/// How far past a window's ip the window parser reads: the token of lane 31, a literal length
+/// byte, 269 literals, the 2-byte offset and a match length byte (longer runs take the scalar
+/// parser, which reads global memory).
+inline constexpr uint32_t kLz4WindowReach = kWarpSize + 1 + (15 + 254) + 2 + 1;
+
+/// The window parser's input read straight from global memory, the line kLz4PrefetchAhead bytes
+/// ahead of each window asked for in L1 (the one-warp decoder, many warps an SM).
+struct Lz4DirectInput {
+  const unsigned char* in;
+  uint32_t size;
+
+  /// Every lane, at the start of each window at ip.
+  __device__ void prepare(uint32_t ip, unsigned lane) {
+    if (lane == 0 && ip < size) prefetch_l1(in + umin(uint64_t{ip} + kLz4PrefetchAhead, size - 1));
+  }
+  /// The byte at pos (from the window's ip, below ip + kLz4WindowReach and size).
+  __device__ unsigned byte(uint32_t pos) const { return in[pos]; }
+};
+
+/// The window parser's input staged in shared memory (a team's parser, one warp of few an SM,
+/// whose every window waited on its dependent global loads: token, length byte, offset). Each lane
+/// loads its 8 bytes of the next 256-byte piece into a register one piece before it stores them
+/// into a ring of 1 KiB, so the load has about eight windows of short sequences to arrive, and the
+/// window's reads (at most kLz4WindowReach bytes past ip, all staged) cost a shared-memory access
+/// each. Ring offsets are counted from the 8-byte-aligned address at or before `in` (`shift` bytes
+/// before it).
+struct Lz4StagedInput {
+  static constexpr uint32_t kRingBytes = 1024, kPieceBytes = 256, kAhead = 512;
+  static_assert(kPieceBytes == 8 * kWarpSize && kAhead + kPieceBytes <= kRingBytes);
+  static_assert(kAhead >= kLz4WindowReach);
+  const unsigned char* in;
+  uint32_t size;
+  unsigned char* ring;  // kRingBytes, 8-byte aligned (shared memory on the GPU)
+  uint32_t shift;       // in's address mod 8
+  uint32_t staged_end;  // aligned offsets before it are staged (the last kRingBytes of them)
+  uint64_t next;        // this lane's word of the piece at staged_end: loaded, not stored yet
+
+  __device__ Lz4StagedInput(const unsigned char* in_, uint32_t size_, unsigned char* ring_,
+                            unsigned lane)
+      : in(in_),
+        size(size_),
+        ring(ring_),
+        shift(static_cast<uint32_t>(reinterpret_cast<uintptr_t>(in_) & 7u)),
+        staged_end(0),
+        next(load_word(0, lane)) {}
+
+  /// This lane's 8 bytes of the piece at aligned offset `piece`: one aligned load when they all
+  /// lie in the input, else the bytes that do, one at a time (zero elsewhere).
+  __device__ uint64_t load_word(uint32_t piece, unsigned lane) const {
+    const uint64_t at = uint64_t{piece} + 8u * lane;  // aligned offset of the word
+    if (at >= shift && at - shift + 8 <= size) {
+      return load_aligned_u64(in + (at - shift));
+    }
+    uint64_t word = 0;
+    for (unsigned t = 0; t < 8; ++t) {
+      if (at + t >= shift && at + t - shift < size) {
+        word |= uint64_t{in[at + t - shift]} << (8 * t);
+      }
+    }
+    return word;
+  }
+
+  /// Every lane, at the start of each window at ip: stages the pieces up to kAhead bytes past ip
+  /// (or the input's end), and loads the one after them. A window that starts past the staged
+  /// bytes (after a literal run of the scalar parser) restages from ip's piece. The pieces still
+  /// missing (at most three) are loaded before any is stored, not one after the other. The ring's
+  /// bytes overwritten lie more than kRingBytes - kAhead - kPieceBytes before ip, where the
+  /// parser never reads.
+  __device__ void prepare(uint32_t ip, unsigned lane) {
+    const uint32_t at = ip + shift;
+    const uint32_t want = at + kAhead < size + shift ? at + kAhead : size + shift;
+    if (staged_end >= want) return;
+    if (at >= staged_end) {
+      staged_end = at & ~(kPieceBytes - 1);
+      next = load_word(staged_end, lane);
+    }
+    const uint32_t pieces = (want - staged_end + kPieceBytes - 1) / kPieceBytes;  // 1 to 3
+    const uint64_t second = pieces > 1 ? load_word(staged_end + kPieceBytes, lane) : 0;
+    const uint64_t third = pieces > 2 ? load_word(staged_end + 2 * kPieceBytes, lane) : 0;
+    const uint64_t after = load_word(staged_end + pieces * kPieceBytes, lane);
+    __syncwarp();  // every lane's reads of the ring before any store
+    store_word(staged_end, next, lane);
+    if (pieces > 1) store_word(staged_end + kPieceBytes, second, lane);
+    if (pieces > 2) store_word(staged_end + 2 * kPieceBytes, third, lane);
+    staged_end += pieces * kPieceBytes;
+    next = after;
+    __syncwarp();  // every lane's stores before any lane's reads
+  }
+  /// Stores this lane's word of the piece at aligned offset `piece` into the ring.
+  __device__ void store_word(uint32_t piece, uint64_t word, unsigned lane) {
+    store_aligned_u64(ring + ((piece + 8u * lane) & (kRingBytes - 1)), word);
+  }
+  /// The byte at pos (from the window's ip, below ip + kLz4WindowReach and size: staged).
+  __device__ unsigned byte(uint32_t pos) const { return ring[(pos + shift) & (kRingBytes - 1)]; }
+};
 
 /// One parsed sequence waiting in a warp's queue: literals at in[literal_at], its output from
 /// out[output_at] (the low 32 bits of the position: exact for outputs below 4 GiB).
@@ -66,43 +180,49 @@ __device__ inline unsigned warp_reachable_lanes(unsigned next, unsigned lane) {
   }
 }
 
-/// Parses the block at in[ip] into `queue` (slots tail, tail + 1, ...) until at least `target`
-/// steps wait (`queued`), the block ends or a step fails; a call adds at most target + 10 steps to
-/// `queued`. `ip` and `op` (bytes produced before ip's token) advance past the steps queued; every
-/// lane passes and gets the same values. Returns the status of the step that failed (ok when none
-/// did); `last` is set when the final sequence is queued.
-template <unsigned kSlots>
-__device__ inline DeviceChunkStatus warp_lz4_parse_steps(const unsigned char* in, uint32_t in_size,
-                                                         uint64_t capacity, uint32_t& ip,
-                                                         uint64_t& op, unsigned lane,
+/// Parses the block at input[ip] (Lz4DirectInput or Lz4StagedInput) into `queue` (slots tail, tail
+/// + 1, ...) until at least `target` steps wait (`queued`), the block ends or a step fails; a call
+/// adds at most target + 10 steps to `queued`. `ip` and `op` (bytes produced before ip's token)
+/// advance past the steps queued; every lane passes and gets the same values. Returns the status of
+/// the step that failed (ok when none did); `last` is set when the final sequence is queued.
+template <class Input, unsigned kSlots>
+__device__ inline DeviceChunkStatus warp_lz4_parse_steps(Input& input, uint64_t capacity,
+                                                         uint32_t& ip, uint64_t& op, unsigned lane,
                                                          Lz4StepRing<kSlots>& queue, unsigned& tail,
                                                          unsigned& queued, bool& last,
                                                          unsigned target) {
+  const unsigned char* const in = input.in;
+  const uint32_t in_size = input.size;
   while (queued < target) {
-    // The input 256 bytes ahead (about seven windows) on its way to L1 while this one is parsed.
-    if (lane == 0 && ip < in_size) {
-      prefetch_l1(in + umin(uint64_t{ip} + kLz4PrefetchAhead, in_size - 1));
-    }
+    input.prepare(ip, lane);
     // Lane j: the token at p = ip + j, if it is simple.
     const uint32_t p = ip + lane;
     uint32_t link = kNoLink, literals = 0, match = 0, distance = 0, extended = 0;
     if (p < in_size) {
-      const unsigned token = in[p];
+      const unsigned token = input.byte(p);
       literals = token >> 4;
       match = token & 15u;
       uint32_t q = p + 1;
       bool simple = true;
       if (literals == 15) {  // one more length byte, below 255
-        simple = q < in_size && in[q] != 255;
-        if (simple) literals += in[q++];
+        const unsigned more = q < in_size ? input.byte(q) : 255u;
+        simple = more != 255;
+        if (simple) {
+          literals += more;
+          ++q;
+        }
         extended = 1;
       }
       if (simple && q + literals + 2 <= in_size) {
-        distance = load_le16(in + q + literals);
+        distance = input.byte(q + literals) | input.byte(q + literals + 1) << 8;
         q += literals + 2;
         if (match == 15) {
-          simple = q < in_size && in[q] != 255;
-          if (simple) match += in[q++];
+          const unsigned more = q < in_size ? input.byte(q) : 255u;
+          simple = more != 255;
+          if (simple) {
+            match += more;
+            ++q;
+          }
         }
         if (simple && distance != 0) link = q - ip;
       }
@@ -193,6 +313,7 @@ __device__ inline DecodeResult warp_lz4_decode(const unsigned char* in, uint64_t
                                                Lz4StepRing<kSlots>& queue) {
   static_assert(kSlots >= kLz4QueueSlots);
   if (in_size >= kLz4WarpMaxInput) return {DeviceChunkStatus::unsupported, 0};
+  Lz4DirectInput input{in, static_cast<uint32_t>(in_size)};
   uint32_t ip = 0;
   uint64_t op = 0, parsed = 0;
   unsigned head = 0, tail = 0, queued = 0;
@@ -200,8 +321,8 @@ __device__ inline DecodeResult warp_lz4_decode(const unsigned char* in, uint64_t
   DeviceChunkStatus status = DeviceChunkStatus::ok;
   for (;;) {
     if (status == DeviceChunkStatus::ok && !last) {
-      status = warp_lz4_parse_steps(in, static_cast<uint32_t>(in_size), capacity, ip, parsed, lane,
-                                    queue, tail, queued, last, kWarpSize);
+      status = warp_lz4_parse_steps(input, capacity, ip, parsed, lane, queue, tail, queued, last,
+                                    kWarpSize);
     }
     if (queued == 0) return {status, op};
     __syncwarp();  // the queued steps are visible to every lane

@@ -36,11 +36,13 @@ static_assert(kLz4TeamAhead >= kLz4TeamMaxExecutors * kWarpSize);
 /// The largest output a team decodes: positions are 32-bit (larger capacities take one warp).
 inline constexpr uint64_t kLz4TeamMaxOutput = 0xFFFFFFFFu;
 
-/// What the warps of a team share (5 KiB of steps).
+/// What the warps of a team share (5 KiB of steps, 1 KiB of staged input).
 template <unsigned kExecutors>
 struct Lz4TeamShared {
   static_assert(kExecutors >= 1 && kExecutors <= kLz4TeamMaxExecutors);
   Lz4StepRing<kLz4TeamSlots> ring;
+  /// The parser's staged input (Lz4StagedInput).
+  alignas(8) unsigned char input[Lz4StagedInput::kRingBytes];
   /// Executor e's progress (published): its groups before `next` (high word) are finished, and
   /// so is every byte of group `next` before `final_end` (low word; at most the group's end).
   unsigned long long progress[kExecutors];
@@ -84,12 +86,14 @@ __device__ inline unsigned long long lz4_team_read_progress(const Lz4TeamShared<
   return static_cast<unsigned long long>(__shfl_sync(kFullMask, v, 0));
 }
 
-/// The parsing warp: every check of warp_lz4_parse_steps. Ends with the status and the bytes
-/// parsed published. It frees a group's steps once the group is finished.
+/// The parsing warp: every check of warp_lz4_parse_steps, on its input staged in shared memory
+/// (Lz4StagedInput). Ends with the status and the bytes parsed published. It frees a group's
+/// steps once the group is finished.
 template <unsigned kExecutors>
 __device__ inline void warp_lz4_team_parse(const unsigned char* in, uint32_t in_size,
                                            uint64_t capacity, unsigned lane,
                                            Lz4TeamShared<kExecutors>& shared) {
+  Lz4StagedInput input(in, in_size, shared.input, lane);
   uint32_t ip = 0;
   uint64_t parsed = 0;
   unsigned tail = 0;
@@ -108,7 +112,7 @@ __device__ inline void warp_lz4_team_parse(const unsigned char* in, uint32_t in_
     }
     __threadfence_block();  // the executors' reads of the freed slots before they are reused
     const DeviceChunkStatus status = warp_lz4_parse_steps(
-        in, in_size, capacity, ip, parsed, lane, shared.ring, tail, queued, last, kLz4TeamAhead);
+        input, capacity, ip, parsed, lane, shared.ring, tail, queued, last, kLz4TeamAhead);
     __syncwarp();
     if (lane == 0) {
       __threadfence_block();  // the steps before the tail that announces them
