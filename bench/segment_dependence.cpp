@@ -15,7 +15,8 @@
 // how the sequences spread over 128 KiB segments, and what cutting those into pieces of a bounded
 // number of sequences would leave to chase; and the warp executors' groups of 32 sequences (their
 // waves, how many groups back their matches read, and a model of a team of executors taking them
-// in turn).
+// in turn). For LZ4, last: what the window parser of the warp decoders (lz4_warp_decode.cuh)
+// does with the block, window by window.
 // Data: the quantized uint16 field, the uint16 field, "delta": the float32 field delta-encoded
 // as numcodecs.delta does (runs of small, repeated byte patterns), or "labels": a uint32 label
 // volume (ids constant over blobs); or "file:PATH": the first `chunk` bytes of a file (a chunk of
@@ -480,6 +481,81 @@ void report_groups(const std::vector<int64_t>& source,
   report_team_model(sequence_starts, out_size, matches, wave_of);
 }
 
+/// The window parser of lz4_warp_decode.cuh run over an LZ4 block on the host: each window takes
+/// the chain of simple tokens that start in the 32 positions from ip (literal and match lengths
+/// with at most one extra length byte below 255, offset not 0 and within the output so far, room
+/// in the output), or, when the token at ip is not simple, one sequence by the scalar parser.
+/// Printed: windows, sequences and input bytes a window, windows a group of 32 sequences, the
+/// share of sequences the scalar parser takes, and of window sequences that read a length byte
+/// (one more dependent load in the window).
+void report_parser_windows(const std::vector<char>& block, uint64_t out_size) {
+  constexpr uint32_t kLanes = 32;
+  const auto* in = reinterpret_cast<const unsigned char*>(block.data());
+  const uint64_t in_size = block.size();
+  uint64_t ip = 0, op = 0, windows = 0, window_sequences = 0, scalar = 0, length_bytes = 0;
+  uint64_t window_input = 0;
+  for (;;) {
+    // The chain from ip through simple tokens that start inside the window.
+    uint64_t p = ip, produced = 0, taken = 0;
+    while (p < ip + kLanes && p < in_size) {
+      uint64_t q = p + 1, literals = in[p] >> 4, match = in[p] & 15u;
+      bool extra = false;
+      if (literals == 15) {
+        if (q >= in_size || in[q] == 255) break;
+        literals += in[q++];
+        extra = true;
+      }
+      if (q + literals + 2 > in_size) break;
+      const uint64_t distance = in[q + literals] | uint64_t{in[q + literals + 1]} << 8;
+      q += literals + 2;
+      if (match == 15) {
+        if (q >= in_size || in[q] == 255) break;
+        match += in[q++];
+        extra = true;
+      }
+      const uint64_t length = literals + match + cuzarr::gpu::kLz4MinMatch;
+      if (distance == 0 || distance > op + produced + literals ||
+          op + produced + length > out_size) {
+        break;
+      }
+      produced += length;
+      ++taken;
+      length_bytes += extra ? 1 : 0;
+      p = q;
+    }
+    if (ip >= in_size) break;
+    ++windows;
+    if (taken > 0) {
+      window_sequences += taken;
+      window_input += p - ip;
+      ip = p;
+      op += produced;
+      continue;
+    }
+    CopyStep step;
+    if (cuzarr::gpu::lz4_parse_sequence(in, in_size, ip, op, out_size, step) !=
+        DeviceChunkStatus::ok) {
+      std::fprintf(stderr, "the block does not parse\n");
+      return;
+    }
+    ++scalar;
+    op += step.literal_length + step.match_length;
+    if (step.last) break;
+  }
+  const uint64_t sequences = window_sequences + scalar;
+  const auto per = [](uint64_t a, uint64_t b) {
+    return b == 0 ? 0.0 : static_cast<double>(a) / static_cast<double>(b);
+  };
+  std::printf(
+      "\nwindow parser: %llu windows for %llu sequences; %.2f sequences and %.1f input bytes a "
+      "window parse; %.2f windows a group of 32 sequences; scalar parser %.2f %% of the "
+      "sequences; a length byte read in %.1f %% of the window sequences\n",
+      static_cast<unsigned long long>(windows), static_cast<unsigned long long>(sequences),
+      per(window_sequences, windows - scalar), per(window_input, windows - scalar),
+      32.0 * per(windows, sequences), 100.0 * per(scalar, sequences),
+      100.0 * per(length_bytes, window_sequences));
+}
+
 int main(int argc, char** argv) {
   int arg = 1;
   const std::string codec = argc > arg ? argv[arg++] : "lz4";
@@ -560,5 +636,6 @@ int main(int argc, char** argv) {
   report_sequences_per_segment(sequence_starts, source.size(), 131072);
   for (size_t piece : {512, 1024}) report_pieces(source, sequence_starts, 131072, piece);
   report_groups(source, sequence_starts);
+  if (codec != "zstd") report_parser_windows(compressed, chunk);
   return 0;
 }
