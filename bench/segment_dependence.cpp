@@ -494,7 +494,7 @@ void report_parser_windows(const std::vector<char>& block, uint64_t out_size) {
   const uint64_t in_size = block.size();
   uint64_t ip = 0, op = 0, windows = 0, window_sequences = 0, scalar = 0, length_bytes = 0;
   uint64_t window_input = 0;
-  for (;;) {
+  while (ip < in_size) {
     // The chain from ip through simple tokens that start inside the window.
     uint64_t p = ip, produced = 0, taken = 0;
     while (p < ip + kLanes && p < in_size) {
@@ -523,7 +523,6 @@ void report_parser_windows(const std::vector<char>& block, uint64_t out_size) {
       length_bytes += extra ? 1 : 0;
       p = q;
     }
-    if (ip >= in_size) break;
     ++windows;
     if (taken > 0) {
       window_sequences += taken;

@@ -155,7 +155,7 @@ TEST(Lz4StagedInput, GivesEveryByteAWindowReads) {
       alignas(8) unsigned char ring[detail::Lz4StagedInput::kRingBytes];
       std::vector<size_t> wrong(kLanes, 0);
       run_warp([&](unsigned lane) {
-        detail::Lz4StagedInput input(in, static_cast<uint32_t>(size), ring, lane);
+        detail::Lz4StagedInput input(in, static_cast<uint32_t>(size), ring);
         std::mt19937_64 steps(static_cast<uint64_t>(size * 8 + shift));  // alike on every lane
         for (uint32_t ip = 0; ip < size;
              ip += 1 + static_cast<uint32_t>(steps() % 8 == 0 ? steps() % 3000 : steps() % 40)) {

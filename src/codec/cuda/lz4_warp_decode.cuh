@@ -87,14 +87,13 @@ struct Lz4StagedInput {
   uint32_t staged_end;  // aligned offsets before it are staged (the last kRingBytes of them)
   uint64_t next;        // this lane's word of the piece at staged_end: loaded, not stored yet
 
-  __device__ Lz4StagedInput(const unsigned char* in_, uint32_t size_, unsigned char* ring_,
-                            unsigned lane)
+  __device__ Lz4StagedInput(const unsigned char* in_, uint32_t size_, unsigned char* ring_)
       : in(in_),
         size(size_),
         ring(ring_),
         shift(static_cast<uint32_t>(reinterpret_cast<uintptr_t>(in_) & 7u)),
         staged_end(0),
-        next(load_word(0, lane)) {}
+        next(0) {}  // the first prepare() stages from ip's piece: nothing is staged yet
 
   /// This lane's 8 bytes of the piece at aligned offset `piece`: one aligned load when they all
   /// lie in the input, else the bytes that do, one at a time (zero elsewhere).

@@ -93,7 +93,7 @@ template <unsigned kExecutors>
 __device__ inline void warp_lz4_team_parse(const unsigned char* in, uint32_t in_size,
                                            uint64_t capacity, unsigned lane,
                                            Lz4TeamShared<kExecutors>& shared) {
-  Lz4StagedInput input(in, in_size, shared.input, lane);
+  Lz4StagedInput input(in, in_size, shared.input);
   uint32_t ip = 0;
   uint64_t parsed = 0;
   unsigned tail = 0;
