@@ -153,6 +153,10 @@ inline void __threadfence_block() { std::atomic_thread_fence(std::memory_order_s
 inline int __ffs(unsigned x) { return x == 0 ? 0 : __builtin_ctz(x) + 1; }
 inline int __clz(unsigned x) { return x == 0 ? 32 : __builtin_clz(x); }
 inline int __popc(unsigned x) { return __builtin_popcount(x); }
+inline int __popcll(unsigned long long x) { return __builtin_popcountll(x); }
+inline int __ffsll(long long x) {
+  return x == 0 ? 0 : __builtin_ctzll(static_cast<unsigned long long>(x)) + 1;
+}
 /// The position of the offset-th set bit of mask at or above `base` (offset > 0), or 0xFFFFFFFF.
 inline unsigned __fns(unsigned mask, unsigned base, int offset) {
   for (unsigned bit = base; bit < 32; ++bit) {

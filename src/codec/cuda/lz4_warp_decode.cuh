@@ -50,6 +50,19 @@ __host__ __device__ inline void store_aligned_u64(unsigned char* p, uint64_t v) 
 #endif
 }
 
+/// 8 bytes of the input at aligned offset `at` (offsets counted from the 8-byte-aligned address
+/// `shift` bytes before `in`): one aligned load when they all lie in the input, else the bytes that
+/// do, one at a time (zero elsewhere).
+__device__ inline uint64_t lz4_load_input_word(const unsigned char* in, uint32_t size,
+                                               uint32_t shift, uint64_t at) {
+  if (at >= shift && at - shift + 8 <= size) return load_aligned_u64(in + (at - shift));
+  uint64_t word = 0;
+  for (unsigned t = 0; t < 8; ++t) {
+    if (at + t >= shift && at + t - shift < size) word |= uint64_t{in[at + t - shift]} << (8 * t);
+  }
+  return word;
+}
+
 /// How far past a window's ip the window parser reads: the token of lane 31, a literal length
 /// byte, 269 literals, the 2-byte offset and a match length byte (longer runs take the scalar
 /// parser, which reads global memory).
@@ -95,20 +108,9 @@ struct Lz4StagedInput {
         staged_end(0),
         next(0) {}  // the first prepare() stages from ip's piece: nothing is staged yet
 
-  /// This lane's 8 bytes of the piece at aligned offset `piece`: one aligned load when they all
-  /// lie in the input, else the bytes that do, one at a time (zero elsewhere).
+  /// This lane's 8 bytes of the piece at aligned offset `piece`.
   __device__ uint64_t load_word(uint32_t piece, unsigned lane) const {
-    const uint64_t at = uint64_t{piece} + 8u * lane;  // aligned offset of the word
-    if (at >= shift && at - shift + 8 <= size) {
-      return load_aligned_u64(in + (at - shift));
-    }
-    uint64_t word = 0;
-    for (unsigned t = 0; t < 8; ++t) {
-      if (at + t >= shift && at + t - shift < size) {
-        word |= uint64_t{in[at + t - shift]} << (8 * t);
-      }
-    }
-    return word;
+    return lz4_load_input_word(in, size, shift, uint64_t{piece} + 8u * lane);
   }
 
   /// Every lane, at the start of each window at ip: stages the pieces up to kAhead bytes past ip
@@ -164,16 +166,17 @@ inline constexpr unsigned kLz4QueueSlots = 64;
 /// The queue of one warp that parses and executes (1 KiB).
 using Lz4StepQueue = Lz4StepRing<kLz4QueueSlots>;
 
-/// Lane t's bit is set when position ip + t is reachable from ip through the lanes' links
-/// (`next`: the lane of the next token, 32 or more when it starts past the window or there is
-/// none), within 15 steps.
+/// Lane t's bit is set when lane t is reachable from lane 0 through the lanes' links (`next`: the
+/// lane the link leads to, always a later one, or 32 or more for none), within 2^kRounds - 1 steps
+/// (the window parser: position ip + t reachable from ip, at most 10 tokens on from it).
+template <int kRounds = 4>
 __device__ inline unsigned warp_reachable_lanes(unsigned next, unsigned lane) {
   unsigned reach = 1;  // lane 0: ip itself
   for (int round = 0;; ++round) {
     // Now `next` is the lane 2^round links ahead; reach holds the lanes within 2^round - 1 links.
     const bool reached = (reach >> lane) & 1u;
     reach |= __reduce_or_sync(kFullMask, reached && next < kWarpSize ? 1u << next : 0u);
-    if (round == 3) return reach;
+    if (round == kRounds - 1) return reach;
     const unsigned further = __shfl_sync(kFullMask, next, next % kWarpSize);
     next = next < kWarpSize ? further : kWarpSize;
   }

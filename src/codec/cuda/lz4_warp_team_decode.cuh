@@ -1,8 +1,9 @@
-// A team of warps per LZ4 block (.cu files only): one parses (lz4_warp_decode.cuh's window
-// parser) into a ring of steps in shared memory while kExecutors others execute them, 32 at a
-// time: group g (steps 32g .. 32g + 31) belongs to executor g % kExecutors. For batches of few
-// blocks (1 MiB chunks and up), where one warp per block leaves the GPU waiting on each warp's
-// latencies (bench/RESULTS.md, "a team of warps per LZ4 block").
+// A team of warps per LZ4 block (.cu files only): one parses (spans of its lanes,
+// lz4_span_parse.cuh, and lz4_warp_decode.cuh's window parser where spans pay less) into a ring
+// of steps in shared memory while kExecutors others execute them, 32 at a time: group g (steps
+// 32g .. 32g + 31) belongs to executor g % kExecutors. For batches of few blocks (1 MiB chunks and
+// up), where one warp per block leaves the GPU waiting on each warp's latencies (bench/RESULTS.md,
+// "a team of warps per LZ4 block").
 //
 // The parser stores each step's output position, so an executor places its group without the
 // groups before it. A group's literals never wait. Its matches run in waves (warp_copy_steps.cuh)
@@ -20,6 +21,7 @@
 #include <cstdint>
 
 #include "codec/cuda/kernel_support.cuh"
+#include "codec/cuda/lz4_span_parse.cuh"
 #include "codec/cuda/lz4_warp_decode.cuh"
 #include "codec/cuda/warp_copy_steps.cuh"
 
@@ -36,13 +38,23 @@ static_assert(kLz4TeamAhead >= kLz4TeamMaxExecutors * kWarpSize);
 /// The largest output a team decodes: positions are 32-bit (larger capacities take one warp).
 inline constexpr uint64_t kLz4TeamMaxOutput = 0xFFFFFFFFu;
 
-/// What the warps of a team share (5 KiB of steps, 1 KiB of staged input).
+/// A span whose true chain holds fewer tokens than this goes faster by windows (long sequences:
+/// the uint16 field of 1.03, about 18 tokens a span, decoded 0.85x as fast with spans at 1 MiB;
+/// bench/RESULTS.md): the parser then takes windows for the next kLz4TeamWindowStretch bytes, twice
+/// as many after each such span in a row (up to kLz4TeamWindowStretchMax), since a span costs more
+/// than windows over data of few tokens.
+inline constexpr uint32_t kLz4TeamSpanMinTokens = 64;
+inline constexpr uint32_t kLz4TeamWindowStretch = 16384;
+inline constexpr uint32_t kLz4TeamWindowStretchMax = 1u << 20;
+
+/// What the warps of a team share (5 KiB of steps, 6 KiB for the parser's input).
 template <unsigned kExecutors>
 struct Lz4TeamShared {
   static_assert(kExecutors >= 1 && kExecutors <= kLz4TeamMaxExecutors);
   Lz4StepRing<kLz4TeamSlots> ring;
-  /// The parser's staged input (Lz4StagedInput).
+  /// The parser's staged input (Lz4StagedInput) for its windows, and its spans.
   alignas(8) unsigned char input[Lz4StagedInput::kRingBytes];
+  Lz4SpanShared span;
   /// Executor e's progress (published): its groups before `next` (high word) are finished, and
   /// so is every byte of group `next` before `final_end` (low word; at most the group's end).
   unsigned long long progress[kExecutors];
@@ -86,9 +98,11 @@ __device__ inline unsigned long long lz4_team_read_progress(const Lz4TeamShared<
   return static_cast<unsigned long long>(__shfl_sync(kFullMask, v, 0));
 }
 
-/// The parsing warp: every check of warp_lz4_parse_steps, on its input staged in shared memory
-/// (Lz4StagedInput). Ends with the status and the bytes parsed published. It frees a group's
-/// steps once the group is finished.
+/// The parsing warp: spans of the block parsed by its lanes at once (lz4_span_parse.cuh), queued in
+/// as many portions as the ring has room for; the window parser (warp_lz4_parse_steps, on its input
+/// staged in shared memory: Lz4StagedInput) for the token a span ends before and for stretches of
+/// few tokens. Every check of warp_lz4_parse_steps either way. Ends with the status and the bytes
+/// parsed published. It frees a group's steps once the group is finished.
 template <unsigned kExecutors>
 __device__ inline void warp_lz4_team_parse(const unsigned char* in, uint32_t in_size,
                                            uint64_t capacity, unsigned lane,
@@ -98,6 +112,11 @@ __device__ inline void warp_lz4_team_parse(const unsigned char* in, uint32_t in_
   uint64_t parsed = 0;
   unsigned tail = 0;
   bool last = false;
+  Lz4SpanPlan plan{};
+  bool planned = false;  // the plan's tokens from `plan_queued` on wait to be queued
+  unsigned plan_queued = 0;
+  uint32_t windows_until = 0;  // the window parser takes the input before it
+  uint32_t stretch = kLz4TeamWindowStretch;
   for (;;) {
     unsigned lowest = 0xFFFFFFFFu;  // every group below it is finished
     CUZARR_UNROLL
@@ -111,8 +130,34 @@ __device__ inline void warp_lz4_team_parse(const unsigned char* in, uint32_t in_
       continue;
     }
     __threadfence_block();  // the executors' reads of the freed slots before they are reused
-    const DeviceChunkStatus status = warp_lz4_parse_steps(
-        input, capacity, ip, parsed, lane, shared.ring, tail, queued, last, kLz4TeamAhead);
+    if (!planned && ip >= windows_until) {
+      plan = lz4_span_plan(in, in_size, ip, parsed, capacity, lane, shared.span);
+      plan_queued = 0;
+      planned = plan.taken > 0;
+      if (planned && plan.taken < kLz4TeamSpanMinTokens) {
+        windows_until = ip + stretch;
+        stretch = stretch < kLz4TeamWindowStretchMax ? 2 * stretch : stretch;
+      } else if (planned) {
+        stretch = kLz4TeamWindowStretch;
+      }
+    }
+    DeviceChunkStatus status = DeviceChunkStatus::ok;
+    if (planned) {
+      const auto to =
+          static_cast<unsigned>(umin(plan.taken, plan_queued + (kLz4TeamAhead - queued)));
+      lz4_span_queue(plan, shared.span, ip, parsed, plan_queued, to, shared.ring, tail, lane);
+      tail += to - plan_queued;
+      plan_queued = to;
+      if (plan_queued == plan.taken) {
+        ip += plan.next;
+        parsed += plan.taken_bytes;
+        planned = false;
+      }
+    } else {
+      // A stretch of windows, or one window for the token at ip that the span ended before.
+      status = warp_lz4_parse_steps(input, capacity, ip, parsed, lane, shared.ring, tail, queued,
+                                    last, ip < windows_until ? kLz4TeamAhead : queued + 1);
+    }
     __syncwarp();
     if (lane == 0) {
       __threadfence_block();  // the steps before the tail that announces them

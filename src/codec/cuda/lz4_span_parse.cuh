@@ -1,0 +1,279 @@
+// A span of an LZ4 block (lz4's doc/lz4_Block_format.md) parsed by the 32 lanes of a warp at once
+// (.cu files only; the team's parser, lz4_warp_team_decode.cuh). The window parser
+// (lz4_warp_decode.cuh) finds the true tokens of 32 input positions by warp-wide steps that depend
+// on each other; this one lets each lane parse on its own:
+//
+// 1. The span's input (kLz4SpanBytes from ip, and the bytes its tokens may read past it) is staged
+//    in shared memory.
+// 2. Lane j parses from the start of its own segment of kLz4SpanSegmentBytes as if a token started
+//    there, and marks the tokens that start in the segment (its own chain).
+// 3. Each lane follows its chain on past its segment ("overrun") until it reaches a token of a
+//    later lane's own chain: from there the two chains are one, since each token's successor
+//    depends only on the bytes. A wrong start usually falls onto the true chain within a few
+//    tokens (Lz4SpanParse.PlansTakeTheSerialParsersTokensInOrder: spans take nearly every token).
+// 4. Lane 0 starts at ip, a true token: the true chain runs through lane 0's own chain, its overrun
+//    up to its meeting point, the chain of the lane it met from there, and so on (the lanes on this
+//    path are found by pointer doubling over the lanes). It ends where a lane on the path ends: its
+//    chain leaves the span, stops (a token the lane parse does not take) or overruns too far.
+// 5. The true tokens' lengths, a prefix sum of their output sizes, and every check of the window
+//    parser with the exact output position: the first token that fails one ends the span there.
+//
+// A token the lane parse does not take (the last sequence, an offset of 0, input that ends inside
+// the token, or bytes past the staged ones) ends the chain: when the true chain reaches it, the
+// span ends before it and the caller's window parser takes it (its scalar parser reports exactly
+// what the serial decoder reports). The lanes queue the true tokens (lz4_span_queue) in as many
+// portions as the caller's ring has room for; the stage stays valid until the next plan.
+#pragma once
+
+#include <cstdint>
+
+#include "codec/cuda/kernel_support.cuh"
+#include "codec/cuda/lz4_block_format.hpp"
+#include "codec/cuda/lz4_warp_decode.cuh"
+#include "codec/cuda/warp_copy_steps.cuh"
+
+namespace cuzarr::gpu::detail {
+
+/// Input bytes each lane starts from: its own segment (one bit of a 64-bit word per position).
+/// Segments of 32 bytes (1 KiB spans) decoded the quantized field 1.11x faster at 1 MiB than 64
+/// (H200, bench/RESULTS.md), 0.94x at 4 MiB.
+inline constexpr uint32_t kLz4SpanSegmentBytes = 32;
+/// Input bytes a span covers from its ip.
+inline constexpr uint32_t kLz4SpanBytes = kWarpSize * kLz4SpanSegmentBytes;
+/// Tokens a lane follows past its segment before it gives up meeting another lane's chain (the
+/// span then ends where it gave up, if its chain is the true one).
+inline constexpr unsigned kLz4SpanOverrunTokens = 48;
+/// Bytes staged: the span, the bytes its tokens read past it, and the alignment of the first word.
+inline constexpr uint32_t kLz4SpanStageBytes = 1536;
+static_assert(kLz4SpanBytes + kLz4WindowReach + 8 <= kLz4SpanStageBytes);
+static_assert(kLz4SpanStageBytes % (8 * kWarpSize) == 0 && kLz4SpanSegmentBytes <= 64);
+static_assert(kLz4SpanBytes + kLz4WindowReach < 0x10000);  // overrun positions fit 16 bits
+
+/// True tokens a segment holds at most (a token takes at least 3 bytes).
+inline constexpr unsigned kLz4SpanSegmentTokens = (kLz4SpanSegmentBytes + 2) / 3;
+
+/// What the lanes of one parsing warp share (5 KiB).
+struct Lz4SpanShared {
+  alignas(8) unsigned char stage[kLz4SpanStageBytes];
+  unsigned long long own[kWarpSize];    // lane j's own chain: bit t for span offset 64j + t
+  unsigned long long truth[kWarpSize];  // the true chain, likewise
+  uint32_t entry[kWarpSize];            // where the true chain enters lane j's own chain
+  uint32_t count_before[kWarpSize];     // true tokens before segment j
+  uint32_t bytes_before[kWarpSize];     // their output bytes
+  union {
+    uint16_t overrun[kLz4SpanOverrunTokens][kWarpSize];  // lane j's overrun tokens (span offsets)
+    struct {  // segment j's k-th true token: its span offset, its output after bytes_before[j]
+      uint16_t at[kLz4SpanSegmentTokens][kWarpSize];
+      uint32_t out[kLz4SpanSegmentTokens][kWarpSize];
+    } tokens;
+  };
+};
+
+/// A token read from the stage, in span offsets (from ip).
+struct Lz4SpanToken {
+  uint32_t next;  ///< where the next token starts, or kNoLink: the lane parse stops at this token
+  uint32_t literal_at, literal_length, match_length, distance;  ///< match_length: less kLz4MinMatch
+};
+
+/// The token at span offset `at` of `input` (input[r] is the block's byte ip + r, for r below
+/// `limit`: staged and inside the block). It stops the lane parse when it is the last sequence
+/// (its literals end the block), its offset is 0, or it needs a byte at or past `limit`.
+__device__ inline Lz4SpanToken lz4_span_token(const unsigned char* input, uint32_t at,
+                                              uint32_t limit) {
+  Lz4SpanToken t{kNoLink, 0, 0, 0, 0};
+  if (at >= limit) return t;
+  const unsigned token = input[at];
+  uint32_t literals = token >> 4, q = at + 1;
+  if (literals == 15) {
+    for (unsigned more = 255; more == 255; literals += more) {
+      if (q >= limit) return t;
+      more = input[q++];
+    }
+  }
+  const uint32_t literal_at = q;
+  q += literals;
+  // The last sequence (its literals end the block) and offsets past the staged input stop here.
+  if (q + 2 > limit) return t;
+  const uint32_t distance = input[q] | input[q + 1] << 8;
+  if (distance == 0) return t;
+  q += 2;
+  uint32_t match = token & 15u;
+  if (match == 15) {
+    for (unsigned more = 255; more == 255; match += more) {
+      if (q >= limit) return t;
+      more = input[q++];
+    }
+  }
+  return {q, literal_at, literals, match, distance};
+}
+
+/// A span's true tokens (every lane holds the same values; their places are in Lz4SpanShared).
+struct Lz4SpanPlan {
+  const unsigned char* input;  ///< the staged input from ip (input[r]: the block's byte ip + r)
+  uint32_t limit;              ///< staged bytes from ip that lie in the block
+  uint32_t taken;              ///< true tokens that passed every check, in order
+  uint32_t taken_bytes;        ///< their output bytes
+  uint32_t next;               ///< where the parse goes on (span offset): after the taken tokens
+};
+
+/// Stages the span at ip and finds its true tokens (every lane calls it; see the file comment).
+/// `op`: the bytes the tokens before ip produce; `capacity`: the output's size. A plan with no
+/// token taken means the token at ip is one for the window parser's scalar parser.
+__device__ inline Lz4SpanPlan lz4_span_plan(const unsigned char* in, uint32_t in_size, uint32_t ip,
+                                            uint64_t op, uint64_t capacity, unsigned lane,
+                                            Lz4SpanShared& s) {
+  // 1. Stage, every load issued before the first store (the caller's lanes are done with the
+  // previous plan's stage).
+  const auto shift = static_cast<uint32_t>(reinterpret_cast<uintptr_t>(in) & 7u);
+  const uint32_t at = ip + shift, skew = at & 7u;
+  constexpr unsigned kWords = kLz4SpanStageBytes / (8 * kWarpSize);
+  uint64_t words[kWords];
+  CUZARR_UNROLL
+  for (unsigned k = 0; k < kWords; ++k) {
+    words[k] =
+        lz4_load_input_word(in, in_size, shift, uint64_t{at - skew} + 8 * (kWarpSize * k + lane));
+  }
+  // The next span most often starts just past this one: its lines asked for in L1 meanwhile.
+  constexpr unsigned kLines = kLz4SpanStageBytes / 128;
+  static_assert(kLines <= kWarpSize);
+  if (lane < kLines && uint64_t{ip} + kLz4SpanBytes + 128 * lane < in_size) {
+    prefetch_l1(in + ip + kLz4SpanBytes + 128 * lane);
+  }
+  __syncwarp();
+  CUZARR_UNROLL
+  for (unsigned k = 0; k < kWords; ++k) {
+    store_aligned_u64(s.stage + 8 * (kWarpSize * k + lane), words[k]);
+  }
+  __syncwarp();
+  Lz4SpanPlan plan;
+  plan.input = s.stage + skew;
+  plan.limit = static_cast<uint32_t>(umin(kLz4SpanStageBytes - skew, in_size - ip));
+  const unsigned char* const input = plan.input;
+  const uint32_t limit = plan.limit;
+
+  // 2. The lane's own chain.
+  const uint32_t low = lane * kLz4SpanSegmentBytes, high = low + kLz4SpanSegmentBytes;
+  unsigned long long own = 0;
+  uint32_t x = low;
+  bool going = true;  // the chain goes on past the segment, at x
+  while (x < high) {
+    const Lz4SpanToken t = lz4_span_token(input, x, limit);
+    if (t.next == kNoLink) {
+      going = false;
+      break;
+    }
+    own |= 1ull << (x - low);
+    x = t.next;
+  }
+  s.own[lane] = own;
+  __syncwarp();
+
+  // 3. Its overrun, until it meets a later lane's own chain (x then on both chains), leaves the
+  // span, stops, or runs too far; x is then where this lane's chain ends or meets.
+  unsigned overrun = 0, meets = kWarpSize;
+  if (going) {
+    while (x < kLz4SpanBytes) {
+      const unsigned segment = x / kLz4SpanSegmentBytes;
+      if ((s.own[segment] >> (x % kLz4SpanSegmentBytes)) & 1u) {
+        meets = segment;
+        break;
+      }
+      if (overrun == kLz4SpanOverrunTokens) break;
+      const Lz4SpanToken t = lz4_span_token(input, x, limit);
+      if (t.next == kNoLink) break;
+      s.overrun[overrun++][lane] = static_cast<uint16_t>(x);
+      x = t.next;
+    }
+  }
+
+  // 4. The lanes on the true chain's path (lane 0 first), where it enters each, where it ends.
+  const unsigned path = warp_reachable_lanes<5>(meets, lane);
+  const bool on_path = (path >> lane) & 1u;
+  const uint32_t path_end = __shfl_sync(kFullMask, x, kWarpSize - 1 - __clz(path));
+  if (on_path && meets < kWarpSize) s.entry[meets] = x;
+  __syncwarp();
+  const uint32_t entry = lane == 0 ? 0 : s.entry[lane];
+  s.truth[lane] = on_path ? own & (~0ull << (entry - low)) : 0;
+  __syncwarp();
+  // A path lane's overrun lies between its segment and the next path lane's entry: no other lane
+  // writes those words now.
+  for (unsigned i = 0; on_path && i < overrun; ++i) {
+    const uint32_t r = s.overrun[i][lane];
+    s.truth[r / kLz4SpanSegmentBytes] |= 1ull << (r % kLz4SpanSegmentBytes);
+  }
+  __syncwarp();
+  const unsigned long long truth = s.truth[lane];
+
+  // 5. Output sizes, their prefix sum, and the window parser's checks in 32 bits: the output's room
+  // after op, and op itself up to 65535 (from there on no offset reaches before the output's
+  // start). Each token's place is kept for lz4_span_queue (the overrun lists are no longer needed).
+  const unsigned count = __popcll(truth);
+  uint32_t bytes = 0;
+  unsigned k = 0;
+  for (unsigned long long bits = truth; bits != 0; bits &= bits - 1, ++k) {
+    const uint32_t r = low + __ffsll(bits) - 1;
+    const Lz4SpanToken t = lz4_span_token(input, r, limit);
+    s.tokens.at[k][lane] = static_cast<uint16_t>(r);
+    s.tokens.out[k][lane] = bytes;
+    bytes += t.literal_length + t.match_length + kLz4MinMatch;
+  }
+  const uint64_t sums = warp_inclusive_sum64((uint64_t{count} << 32) | bytes, lane);
+  const uint32_t count_before = static_cast<uint32_t>(sums >> 32) - count;
+  const uint32_t bytes_before = static_cast<uint32_t>(sums) - bytes;
+  s.count_before[lane] = count_before;
+  s.bytes_before[lane] = bytes_before;
+  const auto room = static_cast<uint32_t>(umin(capacity - umin(capacity, op), 0xFFFFFFFFu));
+  const auto near = static_cast<uint32_t>(umin(op, kLz4MaxDistance));
+  const uint64_t all = shfl64(sums, kWarpSize - 1);
+  plan.taken = static_cast<uint32_t>(all >> 32);
+  plan.taken_bytes = static_cast<uint32_t>(all);
+  plan.next = path_end;
+  // Past the first 64 KiB of output, with room for every token, no check can fail.
+  if (op >= kLz4MaxDistance && plan.taken_bytes <= room) return plan;
+  uint32_t out = bytes_before, failing_rank = 0, failing_at = 0;
+  bool fails = false;
+  unsigned rank = count_before;
+  for (unsigned long long bits = truth; bits != 0; bits &= bits - 1, ++rank) {
+    const uint32_t r = low + __ffsll(bits) - 1;
+    const Lz4SpanToken t = lz4_span_token(input, r, limit);
+    const uint32_t length = t.literal_length + t.match_length + kLz4MinMatch;
+    if (out + length > room || t.distance > near + out + t.literal_length) {
+      fails = true;
+      failing_rank = rank;
+      failing_at = r;
+      break;
+    }
+    out += length;
+  }
+  const unsigned failing = __ballot_sync(kFullMask, fails);
+  if (failing != 0) {
+    const unsigned first = __ffs(failing) - 1;
+    plan.taken = __shfl_sync(kFullMask, failing_rank, first);
+    plan.taken_bytes = __shfl_sync(kFullMask, out, first);
+    plan.next = __shfl_sync(kFullMask, failing_at, first);
+  }
+  return plan;
+}
+
+/// Queues the plan's taken tokens of rank `from` to `to` - 1 at slots tail, tail + 1, ... of
+/// `queue` (every lane calls it; ip and op as given to the plan). Lane t takes ranks from + t,
+/// from + t + 32, ...: the segment that holds a rank is the last one whose count of earlier tokens
+/// is at most the rank (segments without tokens share their count with the next one).
+template <unsigned kSlots>
+__device__ inline void lz4_span_queue(const Lz4SpanPlan& plan, const Lz4SpanShared& s, uint32_t ip,
+                                      uint64_t op, unsigned from, unsigned to,
+                                      Lz4StepRing<kSlots>& queue, unsigned tail, unsigned lane) {
+  for (unsigned rank = from + lane; rank < to; rank += kWarpSize) {
+    unsigned segment = 0;
+    for (unsigned step = kWarpSize / 2; step > 0; step /= 2) {
+      if (s.count_before[segment + step] <= rank) segment += step;
+    }
+    const unsigned k = rank - s.count_before[segment];
+    const Lz4SpanToken t = lz4_span_token(plan.input, s.tokens.at[k][segment], plan.limit);
+    queue.slots[(tail + rank - from) % kSlots] = {
+        ip + t.literal_at, t.literal_length, t.distance, t.match_length + uint32_t{kLz4MinMatch},
+        static_cast<uint32_t>(op) + s.bytes_before[segment] + s.tokens.out[k][segment]};
+  }
+}
+
+}  // namespace cuzarr::gpu::detail
