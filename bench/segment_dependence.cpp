@@ -16,7 +16,8 @@
 // number of sequences would leave to chase; and the warp executors' groups of 32 sequences (their
 // waves, how many groups back their matches read, and a model of a team of executors taking them
 // in turn). For LZ4, last: what the window parser of the warp decoders (lz4_warp_decode.cuh)
-// does with the block, window by window.
+// does with the block, window by window, and what the span parser of the team's parser
+// (lz4_span_parse.cuh) does with it, span by span, for several limits on the lanes' overruns.
 // Data: the quantized uint16 field, the uint16 field, "delta": the float32 field delta-encoded
 // as numcodecs.delta does (runs of small, repeated byte patterns), or "labels": a uint32 label
 // volume (ids constant over blobs); or "file:PATH": the first `chunk` bytes of a file (a chunk of
@@ -39,6 +40,7 @@
 
 #include "bench_data.hpp"
 #include "codec/cuda/lz4_block_format.hpp"
+#include "codec/cuda/lz4_span_tokens.hpp"
 #include "codec/cuda/zstd_frame_format.hpp"
 
 namespace {
@@ -555,6 +557,142 @@ void report_parser_windows(const std::vector<char>& block, uint64_t out_size) {
       100.0 * per(length_bytes, window_sequences));
 }
 
+/// The span parser of the LZ4 team (lz4_span_parse.cuh) modelled span by span: each lane's own
+/// chain and overrun, the path of the true chain over the lanes, how a span ends, and the warp's
+/// steps in lockstep (the longest lane's token parses in each phase), which set its time. The
+/// checks are left out (a valid block passes them); spans that take few tokens are counted, not
+/// handed to the window parser.
+void report_span_parser(const std::vector<char>& block, uint32_t overrun_cap) {
+  namespace d = cuzarr::gpu::detail;
+  constexpr uint32_t kLanes = 32;
+  const auto* in = reinterpret_cast<const unsigned char*>(block.data());
+  const auto in_size = static_cast<uint32_t>(block.size());
+  uint64_t spans = 0, tokens = 0, progress = 0, few = 0, scalar = 0, path_lanes = 0;
+  uint64_t own_max = 0, overrun_max = 0, walk_max = 0, own_sum = 0, overrun_sum = 0;
+  uint64_t ends_exit = 0, ends_capped = 0, ends_stopped = 0;
+  uint32_t ip = 0;
+  while (ip < in_size) {
+    const unsigned char* input = in + ip;
+    const uint32_t limit = std::min<uint32_t>(in_size - ip, d::kLz4SpanBytes + 512);
+    uint64_t own[kLanes] = {};
+    uint32_t end_at[kLanes], meets[kLanes], overrun_tokens[kLanes], own_steps[kLanes];
+    bool going[kLanes];
+    for (uint32_t j = 0; j < kLanes; ++j) {  // own chains
+      uint32_t x = j * d::kLz4SpanSegmentBytes, steps = 0;
+      going[j] = true;
+      while (x < (j + 1) * d::kLz4SpanSegmentBytes) {
+        ++steps;
+        const d::Lz4SpanToken t = d::lz4_span_token(input, x, limit);
+        if (t.next == d::kLz4SpanStop) {
+          going[j] = false;
+          break;
+        }
+        own[j] |= 1ull << (x - j * d::kLz4SpanSegmentBytes);
+        x = t.next;
+      }
+      own_steps[j] = steps;
+      end_at[j] = x;
+    }
+    uint32_t max_own = 0, max_overrun = 0;
+    for (uint32_t j = 0; j < kLanes; ++j) {  // overruns
+      uint32_t x = end_at[j], n = 0;
+      meets[j] = kLanes;
+      while (going[j] && x < d::kLz4SpanBytes) {
+        const uint32_t segment = x / d::kLz4SpanSegmentBytes;
+        if ((own[segment] >> (x % d::kLz4SpanSegmentBytes)) & 1u) {
+          meets[j] = segment;
+          break;
+        }
+        if (n == overrun_cap) break;
+        const d::Lz4SpanToken t = d::lz4_span_token(input, x, limit);
+        if (t.next == d::kLz4SpanStop) break;
+        ++n;
+        x = t.next;
+      }
+      end_at[j] = x;
+      overrun_tokens[j] = n;
+      max_own = std::max(max_own, own_steps[j]);
+      max_overrun = std::max(max_overrun, n);
+      own_sum += own_steps[j];
+      overrun_sum += n;
+    }
+    // The true chain's path over the lanes, its tokens per segment, and how it ends.
+    uint32_t lane = 0, entry = 0, taken = 0, most = 0, lanes_on_path = 0;
+    uint32_t per_segment[kLanes] = {};
+    for (;;) {
+      ++lanes_on_path;
+      const uint32_t low = lane * d::kLz4SpanSegmentBytes;
+      per_segment[lane] += static_cast<uint32_t>(__builtin_popcountll(own[lane] >> (entry - low)));
+      if (going[lane]) {  // its overrun's tokens, in later segments
+        uint32_t y = entry;
+        while (y < low + d::kLz4SpanSegmentBytes) y = d::lz4_span_token(input, y, limit).next;
+        for (uint32_t n = 0; n < overrun_tokens[lane]; ++n) {
+          ++per_segment[y / d::kLz4SpanSegmentBytes];
+          y = d::lz4_span_token(input, y, limit).next;
+        }
+      }
+      if (meets[lane] == kLanes) break;
+      entry = end_at[lane];
+      lane = meets[lane];
+    }
+    for (uint32_t j = 0; j < kLanes; ++j) {
+      taken += per_segment[j];
+      most = std::max(most, per_segment[j]);
+    }
+    if (taken == 0) {  // the scalar parser's token (every offset taken as valid)
+      uint64_t at = ip;
+      CopyStep step;
+      if (cuzarr::gpu::lz4_parse_sequence(in, in_size, at, UINT64_MAX / 2, UINT64_MAX, step) !=
+          DeviceChunkStatus::ok) {
+        std::fprintf(stderr, "the block does not parse\n");
+        return;
+      }
+      ++scalar;
+      if (step.last) break;
+      ip = static_cast<uint32_t>(at);
+      continue;
+    }
+    if (going[lane] && end_at[lane] >= d::kLz4SpanBytes) {
+      ++ends_exit;
+    } else if (going[lane] && overrun_tokens[lane] == overrun_cap) {
+      ++ends_capped;
+    } else {
+      ++ends_stopped;
+    }
+    ++spans;
+    tokens += taken;
+    few += taken < 64 ? 1 : 0;
+    path_lanes += lanes_on_path;
+    own_max += max_own;
+    overrun_max += max_overrun;
+    walk_max += most;
+    progress += end_at[lane];
+    ip += end_at[lane];
+  }
+  const auto per = [](uint64_t a, uint64_t b) {
+    return b == 0 ? 0.0 : static_cast<double>(a) / static_cast<double>(b);
+  };
+  const double lockstep =
+      per(own_max + overrun_max + 2 * walk_max, spans) + per(tokens, spans * kLanes);
+  std::printf(
+      "\nspan parser (%u-byte segments, %u-byte spans, overruns of at most %u tokens): %.1f token "
+      "parses in lockstep a KiB of input\n%llu spans, %llu scalar sequences; a span: "
+      "%.1f tokens, %.0f input bytes, %.1f lanes on the true chain's path; %.1f %% of the spans "
+      "take fewer than 64 tokens; spans end leaving the span %.1f %%, where an overrun gave up "
+      "%.1f %%, before a token no lane takes %.1f %%\n",
+      d::kLz4SpanSegmentBytes, d::kLz4SpanBytes, overrun_cap,
+      1024 * lockstep / per(progress, spans), static_cast<unsigned long long>(spans),
+      static_cast<unsigned long long>(scalar), per(tokens, spans), per(progress, spans),
+      per(path_lanes, spans), 100 * per(few, spans), 100 * per(ends_exit, spans),
+      100 * per(ends_capped, spans), 100 * per(ends_stopped, spans));
+  std::printf(
+      "a span's token parses in lockstep (the longest lane): own chain %.1f (a lane on average "
+      "%.1f), overrun %.1f (%.1f), the true tokens of a segment %.1f (walked twice: sizes, "
+      "places); queued a token a lane: %.1f rounds\n",
+      per(own_max, spans), per(own_sum, spans * kLanes), per(overrun_max, spans),
+      per(overrun_sum, spans * kLanes), per(walk_max, spans), per(tokens, spans * kLanes));
+}
+
 int main(int argc, char** argv) {
   int arg = 1;
   const std::string codec = argc > arg ? argv[arg++] : "lz4";
@@ -635,6 +773,11 @@ int main(int argc, char** argv) {
   report_sequences_per_segment(sequence_starts, source.size(), 131072);
   for (size_t piece : {512, 1024}) report_pieces(source, sequence_starts, 131072, piece);
   report_groups(source, sequence_starts);
-  if (codec != "zstd") report_parser_windows(compressed, chunk);
+  if (codec != "zstd") {
+    report_parser_windows(compressed, chunk);
+    for (uint32_t cap : {8u, 16u, 24u, cuzarr::gpu::detail::kLz4SpanOverrunTokens}) {
+      report_span_parser(compressed, cap);
+    }
+  }
   return 0;
 }

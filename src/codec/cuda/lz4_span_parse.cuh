@@ -29,33 +29,23 @@
 
 #include "codec/cuda/kernel_support.cuh"
 #include "codec/cuda/lz4_block_format.hpp"
+#include "codec/cuda/lz4_span_tokens.hpp"
 #include "codec/cuda/lz4_warp_decode.cuh"
 #include "codec/cuda/warp_copy_steps.cuh"
 
 namespace cuzarr::gpu::detail {
 
-/// Input bytes each lane starts from: its own segment (one bit of a 64-bit word per position).
-/// Segments of 32 bytes (1 KiB spans) decoded the quantized field 1.11x faster at 1 MiB than 64
-/// (H200, bench/RESULTS.md), 0.94x at 4 MiB.
-inline constexpr uint32_t kLz4SpanSegmentBytes = 32;
-/// Input bytes a span covers from its ip.
-inline constexpr uint32_t kLz4SpanBytes = kWarpSize * kLz4SpanSegmentBytes;
-/// Tokens a lane follows past its segment before it gives up meeting another lane's chain (the
-/// span then ends where it gave up, if its chain is the true one).
-inline constexpr unsigned kLz4SpanOverrunTokens = 48;
 /// Bytes staged: the span, the bytes its tokens read past it, and the alignment of the first word.
 inline constexpr uint32_t kLz4SpanStageBytes = 1536;
+static_assert(kLz4SpanBytes == kWarpSize * kLz4SpanSegmentBytes);
 static_assert(kLz4SpanBytes + kLz4WindowReach + 8 <= kLz4SpanStageBytes);
 static_assert(kLz4SpanStageBytes % (8 * kWarpSize) == 0 && kLz4SpanSegmentBytes <= 64);
 static_assert(kLz4SpanBytes + kLz4WindowReach < 0x10000);  // overrun positions fit 16 bits
 
-/// True tokens a segment holds at most (a token takes at least 3 bytes).
-inline constexpr unsigned kLz4SpanSegmentTokens = (kLz4SpanSegmentBytes + 2) / 3;
-
 /// What the lanes of one parsing warp share (5 KiB).
 struct Lz4SpanShared {
   alignas(8) unsigned char stage[kLz4SpanStageBytes];
-  unsigned long long own[kWarpSize];    // lane j's own chain: bit t for span offset 64j + t
+  unsigned long long own[kWarpSize];  // lane j's own chain: bit t for span offset 32j + t
   unsigned long long truth[kWarpSize];  // the true chain, likewise
   uint32_t entry[kWarpSize];            // where the true chain enters lane j's own chain
   uint32_t count_before[kWarpSize];     // true tokens before segment j
@@ -68,44 +58,6 @@ struct Lz4SpanShared {
     } tokens;
   };
 };
-
-/// A token read from the stage, in span offsets (from ip).
-struct Lz4SpanToken {
-  uint32_t next;  ///< where the next token starts, or kNoLink: the lane parse stops at this token
-  uint32_t literal_at, literal_length, match_length, distance;  ///< match_length: less kLz4MinMatch
-};
-
-/// The token at span offset `at` of `input` (input[r] is the block's byte ip + r, for r below
-/// `limit`: staged and inside the block). It stops the lane parse when it is the last sequence
-/// (its literals end the block), its offset is 0, or it needs a byte at or past `limit`.
-__device__ inline Lz4SpanToken lz4_span_token(const unsigned char* input, uint32_t at,
-                                              uint32_t limit) {
-  Lz4SpanToken t{kNoLink, 0, 0, 0, 0};
-  if (at >= limit) return t;
-  const unsigned token = input[at];
-  uint32_t literals = token >> 4, q = at + 1;
-  if (literals == 15) {
-    for (unsigned more = 255; more == 255; literals += more) {
-      if (q >= limit) return t;
-      more = input[q++];
-    }
-  }
-  const uint32_t literal_at = q;
-  q += literals;
-  // The last sequence (its literals end the block) and offsets past the staged input stop here.
-  if (q + 2 > limit) return t;
-  const uint32_t distance = input[q] | input[q + 1] << 8;
-  if (distance == 0) return t;
-  q += 2;
-  uint32_t match = token & 15u;
-  if (match == 15) {
-    for (unsigned more = 255; more == 255; match += more) {
-      if (q >= limit) return t;
-      more = input[q++];
-    }
-  }
-  return {q, literal_at, literals, match, distance};
-}
 
 /// A span's true tokens (every lane holds the same values; their places are in Lz4SpanShared).
 struct Lz4SpanPlan {
@@ -158,7 +110,7 @@ __device__ inline Lz4SpanPlan lz4_span_plan(const unsigned char* in, uint32_t in
   bool going = true;  // the chain goes on past the segment, at x
   while (x < high) {
     const Lz4SpanToken t = lz4_span_token(input, x, limit);
-    if (t.next == kNoLink) {
+    if (t.next == kLz4SpanStop) {
       going = false;
       break;
     }
@@ -180,7 +132,7 @@ __device__ inline Lz4SpanPlan lz4_span_plan(const unsigned char* in, uint32_t in
       }
       if (overrun == kLz4SpanOverrunTokens) break;
       const Lz4SpanToken t = lz4_span_token(input, x, limit);
-      if (t.next == kNoLink) break;
+      if (t.next == kLz4SpanStop) break;
       s.overrun[overrun++][lane] = static_cast<uint16_t>(x);
       x = t.next;
     }
