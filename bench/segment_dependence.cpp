@@ -573,6 +573,7 @@ void report_span_parser(const std::vector<char>& block, uint32_t overrun_cap) {
   uint32_t ip = 0;
   while (ip < in_size) {
     const unsigned char* input = in + ip;
+    // The staged bytes: the kernel's kLz4SpanStageBytes (1536) for an 8-byte-aligned block.
     const uint32_t limit = std::min<uint32_t>(in_size - ip, d::kLz4SpanBytes + 512);
     uint64_t own[kLanes] = {};
     uint32_t end_at[kLanes], meets[kLanes], overrun_tokens[kLanes], own_steps[kLanes];
