@@ -45,7 +45,7 @@ static_assert(kLz4SpanBytes + kLz4WindowReach < 0x10000);  // overrun positions 
 /// What the lanes of one parsing warp share (5 KiB).
 struct Lz4SpanShared {
   alignas(8) unsigned char stage[kLz4SpanStageBytes];
-  unsigned long long own[kWarpSize];  // lane j's own chain: bit t for span offset 32j + t
+  unsigned long long own[kWarpSize];    // lane j's own chain: bit t for span offset 32j + t
   unsigned long long truth[kWarpSize];  // the true chain, likewise
   uint32_t entry[kWarpSize];            // where the true chain enters lane j's own chain
   uint32_t count_before[kWarpSize];     // true tokens before segment j
