@@ -135,6 +135,51 @@ TEST(Lz4SpanParse, PlansTakeTheSerialParsersTokensInOrder) {
   }
 }
 
+// The loop-free successor of every offset equals the token reader's, with every limit: on liblz4
+// blocks, on random bytes, and on bytes made mostly of length nibbles of 15 and length bytes of 255
+// (where the reader's loops and every stop are taken).
+TEST(Lz4SpanParse, SuccessorsAreTheTokenReadersAtEveryOffset) {
+  std::mt19937_64 rng(43);
+  std::vector<Bytes> inputs;
+  for (const bool quantized : {true, false}) {
+    const Bytes block = compress(make_data(quantized, 20000, rng), 1);
+    inputs.emplace_back(block.begin(), block.begin() + 2048);
+  }
+  Bytes random(2048), lengths(2048);
+  for (unsigned char& b : random) b = static_cast<unsigned char>(rng());
+  const unsigned char kinds[] = {0x00, 0x0F, 0xF0, 0xFF, 0xFF, 0xFF, 0x01, 0x10};
+  for (unsigned char& b : lengths)
+    b = rng() % 4 == 0 ? static_cast<unsigned char>(rng()) : kinds[rng() % 8];
+  inputs.push_back(random);
+  inputs.push_back(lengths);
+  size_t stops = 0, long_tokens = 0, compared = 0;
+  for (const Bytes& input : inputs) {
+    const auto readable = static_cast<uint32_t>(input.size());
+    for (const uint32_t limit :
+         {uint32_t{1536}, uint32_t{1200}, uint32_t{700}, uint32_t{40}, uint32_t{3}}) {
+      for (uint32_t at = 0; at + detail::kLz4SpanSuccessorReach <= readable; ++at) {
+        bool long_lengths = false;
+        const uint32_t short_word =
+            detail::lz4_span_successor_short(input.data(), at, limit, long_lengths);
+        const uint32_t expected =
+            detail::lz4_span_packed(detail::lz4_span_token(input.data(), at, limit));
+        ASSERT_EQ(detail::lz4_span_successor(input.data(), at, limit), expected)
+            << "offset " << at << ", limit " << limit;
+        if (!long_lengths) {
+          ASSERT_EQ(short_word, expected) << "offset " << at << ", limit " << limit;
+        }
+        stops += expected == detail::kLz4SpanStop;
+        long_tokens += long_lengths && expected != detail::kLz4SpanStop;
+        ++compared;
+      }
+    }
+  }
+  // Both kinds of results, and tokens the short reader leaves to the token reader, were compared.
+  EXPECT_GT(stops, compared / 10);
+  EXPECT_LT(stops, compared * 9 / 10);
+  EXPECT_GT(long_tokens, 100u);
+}
+
 // Offsets before the output's start and outputs past the capacity end a plan before the first token
 // that fails (the scalar parser then reports it), wherever in the span it lies.
 TEST(Lz4SpanParse, PlansStopBeforeTheFirstFailingToken) {

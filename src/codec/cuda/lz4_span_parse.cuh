@@ -5,8 +5,11 @@
 //
 // 1. The span's input (kLz4SpanBytes from ip, and the bytes its tokens may read past it) is staged
 //    in shared memory.
-// 2. Lane j parses from the start of its own segment of kLz4SpanSegmentBytes as if a token started
-//    there, and marks the tokens that start in the segment (its own chain).
+// 2. Every span offset is parsed as if a token started there (lz4_span_successor: where the next
+//    one would start, and the output size), the lanes taking neighbouring offsets; the parses do
+//    not depend on each other, so a lane's loads overlap. The chains below follow these words.
+//    Lane j then walks from the start of its own segment of kLz4SpanSegmentBytes and marks the
+//    tokens that start in the segment (its own chain).
 // 3. Each lane follows its chain on past its segment ("overrun") until it reaches a token of a
 //    later lane's own chain: from there the two chains are one, since each token's successor
 //    depends only on the bytes. A wrong start usually falls onto the true chain within a few
@@ -42,19 +45,24 @@ static_assert(kLz4SpanBytes + kLz4WindowReach + 8 <= kLz4SpanStageBytes);
 static_assert(kLz4SpanStageBytes % (8 * kWarpSize) == 0 && kLz4SpanSegmentBytes <= 64);
 static_assert(kLz4SpanBytes + kLz4WindowReach < 0x10000);  // overrun positions fit 16 bits
 
-/// What the lanes of one parsing warp share (5 KiB).
+static_assert(kLz4SpanBytes + kLz4SpanSuccessorReach + 8 <= kLz4SpanStageBytes);
+static_assert(kLz4SpanStageBytes <= kLz4SpanNextMask);
+/// Offsets a lane parses at once for the successors.
+inline constexpr unsigned kLz4SpanBatch = 8;
+static_assert(kLz4SpanSegmentBytes % kLz4SpanBatch == 0);
+
+/// What the lanes of one parsing warp share (9 KiB).
 struct Lz4SpanShared {
   alignas(8) unsigned char stage[kLz4SpanStageBytes];
+  uint32_t successor[kLz4SpanBytes];    // lz4_span_successor at every span offset
   unsigned long long own[kWarpSize];    // lane j's own chain: bit t for span offset 32j + t
   unsigned long long truth[kWarpSize];  // the true chain, likewise
   uint32_t entry[kWarpSize];            // where the true chain enters lane j's own chain
-  uint32_t count_before[kWarpSize];     // true tokens before segment j
-  uint32_t bytes_before[kWarpSize];     // their output bytes
   union {
     uint16_t overrun[kLz4SpanOverrunTokens][kWarpSize];  // lane j's overrun tokens (span offsets)
-    struct {  // segment j's k-th true token: its span offset, its output after bytes_before[j]
-      uint16_t at[kLz4SpanSegmentTokens][kWarpSize];
-      uint32_t out[kLz4SpanSegmentTokens][kWarpSize];
+    struct {  // the k-th true token: its span offset, its output bytes after the span's start
+      uint16_t at[kLz4SpanMaxTokens];
+      uint32_t out[kLz4SpanMaxTokens];
     } tokens;
   };
 };
@@ -103,19 +111,40 @@ __device__ inline Lz4SpanPlan lz4_span_plan(const unsigned char* in, uint32_t in
   const unsigned char* const input = plan.input;
   const uint32_t limit = plan.limit;
 
-  // 2. The lane's own chain.
+  // 2. Every offset's successor: lane t takes offsets t, t + 32, ... (the stage's reads of a step
+  // fall in few banks), kLz4SpanBatch at a time so that their reads overlap (a store between them
+  // would order them), tokens with a length byte of 255 afterwards (rare in data, a parse each).
+  unsigned long_lengths = 0;
+  for (unsigned k = 0; k < kLz4SpanSegmentBytes; k += kLz4SpanBatch) {
+    uint32_t words[kLz4SpanBatch];
+    CUZARR_UNROLL
+    for (unsigned b = 0; b < kLz4SpanBatch; ++b) {
+      bool long_token = false;
+      words[b] = lz4_span_successor_short(input, kWarpSize * (k + b) + lane, limit, long_token);
+      long_lengths |= static_cast<unsigned>(long_token) << (k + b);
+    }
+    CUZARR_UNROLL
+    for (unsigned b = 0; b < kLz4SpanBatch; ++b) s.successor[kWarpSize * (k + b) + lane] = words[b];
+  }
+  for (; long_lengths != 0; long_lengths &= long_lengths - 1) {
+    const uint32_t r = kWarpSize * (__ffs(long_lengths) - 1) + lane;
+    s.successor[r] = lz4_span_packed(lz4_span_token(input, r, limit));
+  }
+  __syncwarp();
+
+  // The lane's own chain.
   const uint32_t low = lane * kLz4SpanSegmentBytes, high = low + kLz4SpanSegmentBytes;
   unsigned long long own = 0;
   uint32_t x = low;
   bool going = true;  // the chain goes on past the segment, at x
   while (x < high) {
-    const Lz4SpanToken t = lz4_span_token(input, x, limit);
-    if (t.next == kLz4SpanStop) {
+    const uint32_t next = s.successor[x];
+    if (next == kLz4SpanStop) {
       going = false;
       break;
     }
     own |= 1ull << (x - low);
-    x = t.next;
+    x = next & kLz4SpanNextMask;
   }
   s.own[lane] = own;
   __syncwarp();
@@ -125,16 +154,16 @@ __device__ inline Lz4SpanPlan lz4_span_plan(const unsigned char* in, uint32_t in
   unsigned overrun = 0, meets = kWarpSize;
   if (going) {
     while (x < kLz4SpanBytes) {
+      // One test of both words, so that both are read at once (one wait a step).
       const unsigned segment = x / kLz4SpanSegmentBytes;
-      if ((s.own[segment] >> (x % kLz4SpanSegmentBytes)) & 1u) {
-        meets = segment;
+      const bool met = (s.own[segment] >> (x % kLz4SpanSegmentBytes)) & 1u;
+      const uint32_t next = s.successor[x];
+      if (met || overrun == kLz4SpanOverrunTokens || next == kLz4SpanStop) {
+        meets = met ? segment : meets;
         break;
       }
-      if (overrun == kLz4SpanOverrunTokens) break;
-      const Lz4SpanToken t = lz4_span_token(input, x, limit);
-      if (t.next == kLz4SpanStop) break;
       s.overrun[overrun++][lane] = static_cast<uint16_t>(x);
-      x = t.next;
+      x = next & kLz4SpanNextMask;
     }
   }
 
@@ -148,32 +177,46 @@ __device__ inline Lz4SpanPlan lz4_span_plan(const unsigned char* in, uint32_t in
   s.truth[lane] = on_path ? own & (~0ull << (entry - low)) : 0;
   __syncwarp();
   // A path lane's overrun lies between its segment and the next path lane's entry: no other lane
-  // writes those words now.
-  for (unsigned i = 0; on_path && i < overrun; ++i) {
-    const uint32_t r = s.overrun[i][lane];
-    s.truth[r / kLz4SpanSegmentBytes] |= 1ull << (r % kLz4SpanSegmentBytes);
+  // writes those words now. Its bits are gathered a segment at a time.
+  if (on_path && overrun > 0) {
+    unsigned segment = s.overrun[0][lane] / kLz4SpanSegmentBytes;
+    unsigned long long bits = 0;
+    for (unsigned i = 0; i < overrun; ++i) {
+      const uint32_t r = s.overrun[i][lane];
+      if (r / kLz4SpanSegmentBytes != segment) {
+        s.truth[segment] |= bits;
+        segment = r / kLz4SpanSegmentBytes;
+        bits = 0;
+      }
+      bits |= 1ull << (r % kLz4SpanSegmentBytes);
+    }
+    s.truth[segment] |= bits;
   }
   __syncwarp();
   const unsigned long long truth = s.truth[lane];
 
   // 5. Output sizes, their prefix sum, and the window parser's checks in 32 bits: the output's room
   // after op, and op itself up to 65535 (from there on no offset reaches before the output's
-  // start). Each token's place is kept for lz4_span_queue (the overrun lists are no longer needed).
+  // start). Each token's place is kept by its rank for lz4_span_queue (the overrun lists are no
+  // longer needed).
   const unsigned count = __popcll(truth);
   uint32_t bytes = 0;
-  unsigned k = 0;
-  for (unsigned long long bits = truth; bits != 0; bits &= bits - 1, ++k) {
-    const uint32_t r = low + __ffsll(bits) - 1;
-    const Lz4SpanToken t = lz4_span_token(input, r, limit);
-    s.tokens.at[k][lane] = static_cast<uint16_t>(r);
-    s.tokens.out[k][lane] = bytes;
-    bytes += t.literal_length + t.match_length + kLz4MinMatch;
+  for (unsigned long long bits = truth; bits != 0; bits &= bits - 1) {
+    bytes += s.successor[low + __ffsll(bits) - 1] >> kLz4SpanNextBits;
   }
   const uint64_t sums = warp_inclusive_sum64((uint64_t{count} << 32) | bytes, lane);
   const uint32_t count_before = static_cast<uint32_t>(sums >> 32) - count;
   const uint32_t bytes_before = static_cast<uint32_t>(sums) - bytes;
-  s.count_before[lane] = count_before;
-  s.bytes_before[lane] = bytes_before;
+  {
+    uint32_t out = bytes_before;
+    unsigned rank = count_before;
+    for (unsigned long long bits = truth; bits != 0; bits &= bits - 1, ++rank) {
+      const uint32_t r = low + __ffsll(bits) - 1;
+      s.tokens.at[rank] = static_cast<uint16_t>(r);
+      s.tokens.out[rank] = out;
+      out += s.successor[r] >> kLz4SpanNextBits;
+    }
+  }
   const auto room = static_cast<uint32_t>(umin(capacity - umin(capacity, op), 0xFFFFFFFFu));
   const auto near = static_cast<uint32_t>(umin(op, kLz4MaxDistance));
   const uint64_t all = shfl64(sums, kWarpSize - 1);
@@ -209,22 +252,24 @@ __device__ inline Lz4SpanPlan lz4_span_plan(const unsigned char* in, uint32_t in
 
 /// Queues the plan's taken tokens of rank `from` to `to` - 1 at slots tail, tail + 1, ... of
 /// `queue` (every lane calls it; ip and op as given to the plan). Lane t takes ranks from + t,
-/// from + t + 32, ...: the segment that holds a rank is the last one whose count of earlier tokens
-/// is at most the rank (segments without tokens share their count with the next one).
+/// from + t + 32, ...
 template <unsigned kSlots>
 __device__ inline void lz4_span_queue(const Lz4SpanPlan& plan, const Lz4SpanShared& s, uint32_t ip,
                                       uint64_t op, unsigned from, unsigned to,
                                       Lz4StepRing<kSlots>& queue, unsigned tail, unsigned lane) {
   for (unsigned rank = from + lane; rank < to; rank += kWarpSize) {
-    unsigned segment = 0;
-    for (unsigned step = kWarpSize / 2; step > 0; step /= 2) {
-      if (s.count_before[segment + step] <= rank) segment += step;
+    const uint32_t r = s.tokens.at[rank], out = static_cast<uint32_t>(op) + s.tokens.out[rank];
+    const unsigned literals = plan.input[r] >> 4;
+    Lz4QueuedStep& slot = queue.slots[(tail + rank - from) % kSlots];
+    if (literals < 15) {  // no length byte before the offset; the match's length from the size
+      const unsigned char* offset = plan.input + r + 1 + literals;
+      slot = {ip + r + 1, literals, offset[0] | uint32_t{offset[1]} << 8,
+              (s.successor[r] >> kLz4SpanNextBits) - literals, out};
+    } else {
+      const Lz4SpanToken t = lz4_span_token(plan.input, r, plan.limit);
+      slot = {ip + t.literal_at, t.literal_length, t.distance,
+              t.match_length + uint32_t{kLz4MinMatch}, out};
     }
-    const unsigned k = rank - s.count_before[segment];
-    const Lz4SpanToken t = lz4_span_token(plan.input, s.tokens.at[k][segment], plan.limit);
-    queue.slots[(tail + rank - from) % kSlots] = {
-        ip + t.literal_at, t.literal_length, t.distance, t.match_length + uint32_t{kLz4MinMatch},
-        static_cast<uint32_t>(op) + s.bytes_before[segment] + s.tokens.out[k][segment]};
   }
 }
 

@@ -17,8 +17,8 @@ inline constexpr uint32_t kLz4SpanBytes = 32 * kLz4SpanSegmentBytes;
 /// Tokens a lane follows past its segment before it gives up meeting another lane's chain (the
 /// span then ends where it gave up, if its chain is the true one).
 inline constexpr unsigned kLz4SpanOverrunTokens = 48;
-/// True tokens a segment holds at most (a token takes at least 3 bytes).
-inline constexpr unsigned kLz4SpanSegmentTokens = (kLz4SpanSegmentBytes + 2) / 3;
+/// Tokens a span takes at most (each one it takes starts in it and takes at least 3 bytes).
+inline constexpr unsigned kLz4SpanMaxTokens = (kLz4SpanBytes + 2) / 3;
 
 /// A lane parse's end: no next token.
 inline constexpr uint32_t kLz4SpanStop = 0xFFFFFFFFu;
@@ -59,6 +59,65 @@ CUZARR_HOST_DEVICE inline Lz4SpanToken lz4_span_token(const unsigned char* input
     }
   }
   return {q, literal_at, literals, match, distance};
+}
+
+/// A token's successor and output size packed in one word (lz4_span_successor): the next token's
+/// span offset in the low kLz4SpanNextBits bits, the output bytes above them; kLz4SpanStop when
+/// the lane parse stops.
+inline constexpr unsigned kLz4SpanNextBits = 11;
+inline constexpr uint32_t kLz4SpanNextMask = (1u << kLz4SpanNextBits) - 1;
+/// Bytes from `at` on that lz4_span_successor reads: the token, one literal length byte, up to
+/// 15 + 255 literals, the offset and one match length byte.
+inline constexpr uint32_t kLz4SpanSuccessorReach = 1 + 1 + 270 + 2 + 1;
+
+/// A token packed: `next` (kLz4SpanStop stays kLz4SpanStop) and its output size.
+CUZARR_HOST_DEVICE inline uint32_t lz4_span_packed(const Lz4SpanToken& t) {
+  if (t.next == kLz4SpanStop) return kLz4SpanStop;
+  return (t.literal_length + t.match_length + 4) << kLz4SpanNextBits | t.next;
+}
+
+/// lz4_span_packed(lz4_span_token(input, at, limit)) for a token with no length byte of 255;
+/// `long_lengths` tells that it has one, and then the result is not the token's. Such a token
+/// takes at most one length byte on each side, so its bytes are read with no loop and the reads
+/// of many positions may overlap. Every byte below at + kLz4SpanSuccessorReach must be readable
+/// (`limit`, below 2^kLz4SpanNextBits, still bounds what the token may use). Offsets fit
+/// kLz4SpanNextBits bits (at most `limit`), and sizes the rest: at most `limit` literals, and
+/// 15 + 255 a byte before `limit` of match.
+CUZARR_HOST_DEVICE inline uint32_t lz4_span_successor_short(const unsigned char* input, uint32_t at,
+                                                            uint32_t limit, bool& long_lengths) {
+  const unsigned token = input[at];
+  uint32_t literals = token >> 4, match = token & 15u, q = at + 1;
+  bool more = false;  // a length byte of 255: more length bytes follow
+  if (literals == 15) {
+    const unsigned extra = input[q];
+    more |= extra == 255;
+    literals += extra;
+    ++q;
+  }
+  q += literals;
+  // Also where the token or its literal length byte lies at or past the limit.
+  bool stops = q + 2 > limit;
+  const unsigned distance = input[q] | input[q + 1] << 8;
+  stops |= distance == 0;
+  q += 2;
+  if (match == 15) {
+    const unsigned extra = input[q];
+    stops |= q >= limit;
+    more |= extra == 255;
+    match += extra;
+    ++q;
+  }
+  long_lengths = more;
+  return stops ? kLz4SpanStop : (literals + match + 4) << kLz4SpanNextBits | q;
+}
+
+/// lz4_span_packed(lz4_span_token(input, at, limit)), the bytes readable as for
+/// lz4_span_successor_short.
+CUZARR_HOST_DEVICE inline uint32_t lz4_span_successor(const unsigned char* input, uint32_t at,
+                                                      uint32_t limit) {
+  bool long_lengths = false;
+  const uint32_t packed = lz4_span_successor_short(input, at, limit, long_lengths);
+  return long_lengths ? lz4_span_packed(lz4_span_token(input, at, limit)) : packed;
 }
 
 }  // namespace cuzarr::gpu::detail
