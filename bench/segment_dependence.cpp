@@ -14,8 +14,8 @@
 // the matches pass counted in steps of 32 sequences (docs/gpu_zstd.md, "Matches in order"); last,
 // how the sequences spread over 128 KiB segments, and what cutting those into pieces of a bounded
 // number of sequences would leave to chase; and the warp executors' groups of 32 sequences (their
-// waves, how many groups back their matches read, and a model of a team of executors taking them
-// in turn). For LZ4, last: what the window parser of the warp decoders (lz4_warp_decode.cuh)
+// waves, how many groups back their matches read, how many match bytes a window of the recent
+// output holds the sources of, and a model of a team of executors taking them in turn). For LZ4, last: what the window parser of the warp decoders (lz4_warp_decode.cuh)
 // does with the block, window by window, and what the span parser of the team's parser
 // (lz4_span_parse.cuh) does with it, span by span, for several limits on the lanes' overruns.
 // Data: the quantized uint16 field, the uint16 field, "delta": the float32 field delta-encoded
@@ -34,6 +34,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <iterator>
 #include <memory>
 #include <string>
 #include <vector>
@@ -402,7 +403,9 @@ void report_team_model(const std::vector<uint64_t>& sequence_starts, uint64_t ou
 /// "Where the pair's time went"): the waves of matches a group runs, and, for each match, how
 /// many groups back the last byte it reads lies (0: its own group). An executor that took every
 /// E-th group of a chunk, beside E - 1 others, would wait for them on the matches that read 1 to
-/// E - 1 groups back.
+/// E - 1 groups back. Also the share of match bytes whose whole source lies in the group's own
+/// output or the W bytes of output before it: what a window of the recent output kept in shared
+/// memory would serve.
 void report_groups(const std::vector<int64_t>& source,
                    const std::vector<uint64_t>& sequence_starts) {
   constexpr size_t kGroup = 32;
@@ -426,6 +429,9 @@ void report_groups(const std::vector<int64_t>& source,
   constexpr size_t kLags = 4;  // 0, 1, 2, 3 or more groups back
   std::vector<size_t> lag_matches(kLags), waves_hist(5), waits(kLags);
   size_t all_matches = 0, all_waves = 0;
+  const uint64_t windows[] = {1024, 2048, 4096, 8192, 16384, 65536};
+  std::vector<uint64_t> held_bytes(std::size(windows));
+  uint64_t match_bytes = 0;
   std::vector<int> wave_of(n, -1);  // the wave that copies sequence k's match (-1: none)
   for (size_t g = 0; g < groups; ++g) {
     const size_t first = g * kGroup, last = std::min(n, first + kGroup);
@@ -438,6 +444,12 @@ void report_groups(const std::vector<int64_t>& source,
       ++lag_matches[std::min(lag, kLags - 1)];
       if (lag > 0) nearest = std::min(nearest, lag);
       pending[k - first] = true;
+      match_bytes += matches[k].length;
+      for (size_t w = 0; w < std::size(windows); ++w) {
+        if (matches[k].source + windows[w] >= sequence_starts[first]) {
+          held_bytes[w] += matches[k].length;
+        }
+      }
     }
     // The waves of warp_match_waves: a match runs once no pending earlier one writes its source.
     size_t waves = 0;
@@ -480,6 +492,16 @@ void report_groups(const std::vector<int64_t>& source,
       "groups with a match reading 1 to E - 1 groups back (E executors taking turns): E = 2 "
       "%.1f %%, E = 3 %.1f %%, E = 4 %.1f %%\n",
       pct(waits[1], groups), pct(waits[2], groups), pct(waits[3], groups));
+  std::printf(
+      "match bytes whose source lies in the group or the W bytes of output before it "
+      "(%.0f output bytes a group):",
+      static_cast<double>(out_size) / static_cast<double>(groups));
+  for (size_t w = 0; w < std::size(windows); ++w) {
+    std::printf(" W = %llu KiB %.1f %%", static_cast<unsigned long long>(windows[w] >> 10),
+                100.0 * static_cast<double>(held_bytes[w]) /
+                    static_cast<double>(std::max<uint64_t>(match_bytes, 1)));
+  }
+  std::printf("\n");
   report_team_model(sequence_starts, out_size, matches, wave_of);
 }
 
