@@ -15,13 +15,13 @@
 // how the sequences spread over 128 KiB segments, and what cutting those into pieces of a bounded
 // number of sequences would leave to chase; and the warp executors' groups of 32 sequences (their
 // waves, how many groups back their matches read, how many match bytes a window of the recent
-// output holds the sources of, and a model of a team of executors taking them in turn). For LZ4, last: what the window parser of the warp decoders (lz4_warp_decode.cuh)
-// does with the block, window by window, and what the span parser of the team's parser
-// (lz4_span_parse.cuh) does with it, span by span, for several limits on the lanes' overruns.
-// Data: the quantized uint16 field, the uint16 field, "delta": the float32 field delta-encoded
-// as numcodecs.delta does (runs of small, repeated byte patterns), or "labels": a uint32 label
-// volume (ids constant over blobs); or "file:PATH": the first `chunk` bytes of a file (a chunk of
-// the read benchmark's array, say).
+// output holds the sources of, and a model of a team of executors taking them in turn). For LZ4,
+// last: what the window parser of the warp decoders (lz4_warp_decode.cuh) does with the block,
+// window by window, and what the span parser of the team's parser (lz4_span_parse.cuh) does with
+// it, span by span, for several limits on the lanes' overruns. Data: the quantized uint16 field,
+// the uint16 field, "delta": the float32 field delta-encoded as numcodecs.delta does (runs of
+// small, repeated byte patterns), or "labels": a uint32 label volume (ids constant over blobs); or
+// "file:PATH": the first `chunk` bytes of a file (a chunk of the read benchmark's array, say).
 // "lz4" compresses with liblz4, "lz4-cuzarr" with cuzarr's GPU encoder (run on the CPU), whose
 // blocks cuzarr_gpu_codec_throughput decodes.
 // usage: cuzarr_segment_dependence [lz4 | lz4-cuzarr | zstd LEVEL] [chunk KiB]
