@@ -5,7 +5,8 @@
 //
 // 1. The span's input (kLz4SpanBytes from ip, and the bytes its tokens may read past it) is staged
 //    in shared memory.
-// 2. Every span offset is parsed as if a token started there (lz4_span_successor: where the next
+// 2. Every span offset is parsed as if a token started there (lz4_span_successor_short: where the
+// next
 //    one would start, and the output size), the lanes taking neighbouring offsets; the parses do
 //    not depend on each other, so a lane's loads overlap. The chains below follow these words.
 //    Lane j then walks from the start of its own segment of kLz4SpanSegmentBytes and marks the
@@ -54,7 +55,7 @@ static_assert(kLz4SpanSegmentBytes % kLz4SpanBatch == 0);
 /// What the lanes of one parsing warp share (9 KiB).
 struct Lz4SpanShared {
   alignas(8) unsigned char stage[kLz4SpanStageBytes];
-  uint32_t successor[kLz4SpanBytes];    // lz4_span_successor at every span offset
+  uint32_t successor[kLz4SpanBytes];    // lz4_span_packed token at every span offset
   unsigned long long own[kWarpSize];    // lane j's own chain: bit t for span offset 32j + t
   unsigned long long truth[kWarpSize];  // the true chain, likewise
   uint32_t entry[kWarpSize];            // where the true chain enters lane j's own chain

@@ -61,13 +61,13 @@ CUZARR_HOST_DEVICE inline Lz4SpanToken lz4_span_token(const unsigned char* input
   return {q, literal_at, literals, match, distance};
 }
 
-/// A token's successor and output size packed in one word (lz4_span_successor): the next token's
+/// A token's successor and output size packed in one word (lz4_span_packed): the next token's
 /// span offset in the low kLz4SpanNextBits bits, the output bytes above them; kLz4SpanStop when
 /// the lane parse stops.
 inline constexpr unsigned kLz4SpanNextBits = 11;
 inline constexpr uint32_t kLz4SpanNextMask = (1u << kLz4SpanNextBits) - 1;
-/// Bytes from `at` on that lz4_span_successor reads: the token, one literal length byte, up to
-/// 15 + 255 literals, the offset and one match length byte.
+/// Bytes from `at` on that lz4_span_successor_short reads: the token, one literal length byte, up
+/// to 15 + 255 literals, the offset and one match length byte.
 inline constexpr uint32_t kLz4SpanSuccessorReach = 1 + 1 + 270 + 2 + 1;
 
 /// A token packed: `next` (kLz4SpanStop stays kLz4SpanStop) and its output size.
@@ -87,10 +87,10 @@ CUZARR_HOST_DEVICE inline uint32_t lz4_span_successor_short(const unsigned char*
                                                             uint32_t limit, bool& long_lengths) {
   const unsigned token = input[at];
   uint32_t literals = token >> 4, match = token & 15u, q = at + 1;
-  bool more = false;  // a length byte of 255: more length bytes follow
+  long_lengths = false;  // a length byte of 255: more length bytes follow
   if (literals == 15) {
     const unsigned extra = input[q];
-    more |= extra == 255;
+    long_lengths |= extra == 255;
     literals += extra;
     ++q;
   }
@@ -103,21 +103,11 @@ CUZARR_HOST_DEVICE inline uint32_t lz4_span_successor_short(const unsigned char*
   if (match == 15) {
     const unsigned extra = input[q];
     stops |= q >= limit;
-    more |= extra == 255;
+    long_lengths |= extra == 255;
     match += extra;
     ++q;
   }
-  long_lengths = more;
   return stops ? kLz4SpanStop : (literals + match + 4) << kLz4SpanNextBits | q;
-}
-
-/// lz4_span_packed(lz4_span_token(input, at, limit)), the bytes readable as for
-/// lz4_span_successor_short.
-CUZARR_HOST_DEVICE inline uint32_t lz4_span_successor(const unsigned char* input, uint32_t at,
-                                                      uint32_t limit) {
-  bool long_lengths = false;
-  const uint32_t packed = lz4_span_successor_short(input, at, limit, long_lengths);
-  return long_lengths ? lz4_span_packed(lz4_span_token(input, at, limit)) : packed;
 }
 
 }  // namespace cuzarr::gpu::detail

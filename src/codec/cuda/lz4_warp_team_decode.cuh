@@ -47,7 +47,8 @@ inline constexpr uint32_t kLz4TeamSpanMinTokens = 64;
 inline constexpr uint32_t kLz4TeamWindowStretch = 16384;
 inline constexpr uint32_t kLz4TeamWindowStretchMax = 1u << 20;
 
-/// What the warps of a team share (5 KiB of steps, 6 KiB for the parser's input).
+/// What the warps of a team share (5 KiB of steps; the parser's 1 KiB of staged input for its
+/// windows and 9 KiB for its spans).
 template <unsigned kExecutors>
 struct Lz4TeamShared {
   static_assert(kExecutors >= 1 && kExecutors <= kLz4TeamMaxExecutors);
