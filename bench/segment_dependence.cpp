@@ -14,14 +14,15 @@
 // the matches pass counted in steps of 32 sequences (docs/gpu_zstd.md, "Matches in order"); last,
 // how the sequences spread over 128 KiB segments, and what cutting those into pieces of a bounded
 // number of sequences would leave to chase; and the warp executors' groups of 32 sequences (their
-// waves, how many groups back their matches read, how many match bytes a window of the recent
-// output holds the sources of, and a model of a team of executors taking them in turn). For LZ4,
-// last: what the window parser of the warp decoders (lz4_warp_decode.cuh) does with the block,
-// window by window, and what the span parser of the team's parser (lz4_span_parse.cuh) does with
-// it, span by span, for several limits on the lanes' overruns. Data: the quantized uint16 field,
-// the uint16 field, "delta": the float32 field delta-encoded as numcodecs.delta does (runs of
-// small, repeated byte patterns), or "labels": a uint32 label volume (ids constant over blobs); or
-// "file:PATH": the first `chunk` bytes of a file (a chunk of the read benchmark's array, say).
+// waves and the lanes' copy rounds they take, how many groups back their matches read, how many
+// match bytes a window of the recent output holds the sources of, and a model of a team of
+// executors taking them in turn). For LZ4, last: what the window parser of the warp decoders
+// (lz4_warp_decode.cuh) does with the block, window by window, and what the span parser of the
+// team's parser (lz4_span_parse.cuh) does with it, span by span, for several limits on the lanes'
+// overruns. Data: the quantized uint16 field, the uint16 field, "delta": the float32 field
+// delta-encoded as numcodecs.delta does (runs of small, repeated byte patterns), or "labels": a
+// uint32 label volume (ids constant over blobs); or "file:PATH": the first `chunk` bytes of a file
+// (a chunk of the read benchmark's array, say).
 // "lz4" compresses with liblz4, "lz4-cuzarr" with cuzarr's GPU encoder (run on the CPU), whose
 // blocks cuzarr_gpu_codec_throughput decodes.
 // usage: cuzarr_segment_dependence [lz4 | lz4-cuzarr | zstd LEVEL] [chunk KiB]
@@ -403,7 +404,9 @@ void report_team_model(const std::vector<uint64_t>& sequence_starts, uint64_t ou
 /// "Where the pair's time went"): the waves of matches a group runs, and, for each match, how
 /// many groups back the last byte it reads lies (0: its own group). An executor that took every
 /// E-th group of a chunk, beside E - 1 others, would wait for them on the matches that read 1 to
-/// E - 1 groups back. Also the share of match bytes whose whole source lies in the group's own
+/// E - 1 groups back. Also the lanes' rounds of 8 bytes the group's copies take (warp_copy_items:
+/// as many a copy as its longest item up to 64 bytes needs), with the waves' exact test and with
+/// its first test alone; and the share of match bytes whose whole source lies in the group's own
 /// output or the W bytes of output before it: what a window of the recent output kept in shared
 /// memory would serve.
 void report_groups(const std::vector<int64_t>& source,
@@ -433,6 +436,11 @@ void report_groups(const std::vector<int64_t>& source,
   std::vector<uint64_t> held_bytes(std::size(windows));
   uint64_t match_bytes = 0;
   std::vector<int> wave_of(n, -1);  // the wave that copies sequence k's match (-1: none)
+  // The lanes' rounds of warp_copy_items (warp_copy_steps.cuh) a group takes, and its items of
+  // more than kLaneItemBytes, which the warp copies one after the other.
+  constexpr uint64_t kLaneItemBytes = 64, kLaneRoundBytes = 8;
+  uint64_t literal_rounds = 0, match_rounds = 0, at_once_match_rounds = 0, long_items = 0;
+  size_t all_at_once_waves = 0;
   for (size_t g = 0; g < groups; ++g) {
     const size_t first = g * kGroup, last = std::min(n, first + kGroup);
     size_t nearest = SIZE_MAX;  // the fewest groups back any match of g reads, past 0
@@ -451,25 +459,67 @@ void report_groups(const std::vector<int64_t>& source,
         }
       }
     }
-    // The waves of warp_match_waves: a match runs once no pending earlier one writes its source.
-    size_t waves = 0;
-    while (std::find(pending.begin(), pending.end(), true) != pending.end()) {
-      for (size_t i = 0; i < pending.size(); ++i) {
-        if (pending[i]) wave_of[first + i] = static_cast<int>(waves);
+    // The literals' copy: the lanes' own rounds (items up to 64 bytes, 8 bytes a round, as many
+    // rounds as the longest item takes) and the longer items one after the other.
+    uint64_t longest_literal = 0;
+    for (size_t k = first; k < last; ++k) {
+      const uint64_t end = k + 1 < n ? sequence_starts[k + 1] : out_size;
+      const uint64_t literal = (matches[k].length > 0 ? matches[k].at : end) - sequence_starts[k];
+      if (literal > kLaneItemBytes) {
+        ++long_items;
+      } else {
+        longest_literal = std::max(longest_literal, literal);
       }
-      std::vector<bool> ready(pending.size());
-      for (size_t i = 0; i < pending.size(); ++i) {
-        if (!pending[i]) continue;
-        const GroupMatch& a = matches[first + i];
-        ready[i] = true;
-        for (size_t j = 0; j < i && ready[i]; ++j) {
-          const GroupMatch& b = matches[first + j];
-          if (pending[j] && b.at < a.source_end && b.at + b.length > a.source) ready[i] = false;
-        }
-      }
-      for (size_t i = 0; i < pending.size(); ++i) pending[i] = pending[i] && !ready[i];
-      ++waves;
     }
+    literal_rounds += (longest_literal + kLaneRoundBytes - 1) / kLaneRoundBytes;
+    // The waves of warp_match_waves: a match runs once no pending earlier one writes its source
+    // (exact: every pending earlier match tested, as its binary search does; else only the test
+    // it makes first, a source that ends before the lowest pending match starts, one shuffle).
+    const std::vector<bool> unrun = pending;
+    size_t waves = 0, at_once_waves = 0;
+    for (const bool at_once_only : {false, true}) {
+      pending = unrun;
+      size_t count = 0;
+      while (std::find(pending.begin(), pending.end(), true) != pending.end()) {
+        if (!at_once_only) {
+          for (size_t i = 0; i < pending.size(); ++i) {
+            if (pending[i]) wave_of[first + i] = static_cast<int>(count);
+          }
+        }
+        std::vector<bool> ready(pending.size());
+        const size_t lowest =
+            static_cast<size_t>(std::find(pending.begin(), pending.end(), true) - pending.begin());
+        for (size_t i = 0; i < pending.size(); ++i) {
+          if (!pending[i]) continue;
+          const GroupMatch& a = matches[first + i];
+          ready[i] = true;
+          if (at_once_only) {
+            ready[i] = i == lowest || a.source_end <= matches[first + lowest].at;
+            continue;
+          }
+          for (size_t j = 0; j < i && ready[i]; ++j) {
+            const GroupMatch& b = matches[first + j];
+            if (pending[j] && b.at < a.source_end && b.at + b.length > a.source) ready[i] = false;
+          }
+        }
+        uint64_t longest = 0;
+        for (size_t i = 0; i < pending.size(); ++i) {
+          if (!ready[i]) continue;
+          const uint64_t length = matches[first + i].length;
+          if (length > kLaneItemBytes) {
+            long_items += at_once_only ? 0 : 1;
+          } else {
+            longest = std::max(longest, length);
+          }
+        }
+        (at_once_only ? at_once_match_rounds : match_rounds) +=
+            (longest + kLaneRoundBytes - 1) / kLaneRoundBytes;
+        for (size_t i = 0; i < pending.size(); ++i) pending[i] = pending[i] && !ready[i];
+        ++count;
+      }
+      (at_once_only ? at_once_waves : waves) = count;
+    }
+    all_at_once_waves += at_once_waves;
     all_waves += waves;
     ++waves_hist[std::min<size_t>(waves, 4)];
     for (size_t e = 2; e <= kLags; ++e) {
@@ -483,6 +533,15 @@ void report_groups(const std::vector<int64_t>& source,
       kGroup, groups, static_cast<double>(all_waves) / static_cast<double>(groups),
       pct(waves_hist[1], groups), pct(waves_hist[2], groups), pct(waves_hist[3], groups),
       pct(waves_hist[4], groups));
+  const auto per_group = [&](uint64_t count) {
+    return static_cast<double>(count) / static_cast<double>(std::max<size_t>(groups, 1));
+  };
+  std::printf(
+      "lanes' rounds of 8 bytes a group: literals %.2f, matches %.2f; items over 64 bytes %.2f; "
+      "with the first test only (sources before the lowest pending match): %.2f waves, %.2f "
+      "rounds of matches\n",
+      per_group(literal_rounds), per_group(match_rounds), per_group(long_items),
+      per_group(all_at_once_waves), per_group(at_once_match_rounds));
   std::printf(
       "matches reading their own group %.1f %%, 1 group back %.1f %%, 2 back %.1f %%, 3 "
       "or more back %.1f %%\n",
