@@ -5,12 +5,11 @@
 //
 // 1. The span's input (kLz4SpanBytes from ip, and the bytes its tokens may read past it) is staged
 //    in shared memory.
-// 2. Every span offset is parsed as if a token started there (lz4_span_successor_short: where the
-// next
-//    one would start, and the output size), the lanes taking neighbouring offsets; the parses do
-//    not depend on each other, so a lane's loads overlap. The chains below follow these words.
-//    Lane j then walks from the start of its own segment of kLz4SpanSegmentBytes and marks the
-//    tokens that start in the segment (its own chain).
+// 2. Every span offset is parsed as if a token started there (lz4_span_successor_short: where
+//    the next one would start, and the output size), the lanes taking neighbouring offsets; the
+//    parses do not depend on each other, so a lane's loads overlap. The chains below follow these
+//    words. Lane j then walks from the start of its own segment of kLz4SpanSegmentBytes and marks
+//    the tokens that start in the segment (its own chain).
 // 3. Each lane follows its chain on past its segment ("overrun") until it reaches a token of a
 //    later lane's own chain: from there the two chains are one, since each token's successor
 //    depends only on the bytes. A wrong start usually falls onto the true chain within a few
