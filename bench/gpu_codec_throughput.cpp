@@ -15,7 +15,8 @@
 //                                q-uint16 (default all)]
 // "zstd-chains": zstd rows of data whose matches mostly read earlier blocks (docs/gpu_zstd.md,
 // "Frames whose matches read earlier blocks"), each schedule of the matches pass. From 1 MiB the
-// numcodecs.lz4 rows add "team of N": the team kernel forced to N - 1 executors a chunk.
+// numcodecs.lz4 rows add "team of N": the team kernel forced to N - 1 executors a chunk, and
+// "team of N+S": the same with the parser's stager, one more warp a chunk.
 #include <cuda_runtime_api.h>
 #include <zlib.h>
 #include <zstd.h>
@@ -293,14 +294,19 @@ int main(int argc, char** argv) {
             repetitions, [&] { numcodecs_lz4_decode_batch(encoded.to(decoded), stream); });
         ok = ok && decoded.all_ok() && same_bytes(input, decoded);
         report("numcodecs.lz4", bytes, dec, enc, ok);
-        // The same blocks with each team size forced (a parser and 1 to 3 executors a chunk).
-        for (unsigned executors = 1; chunk >= (size_t{1} << 20) && executors <= 3; ++executors) {
-          const double team = best_seconds(repetitions, [&] {
-            numcodecs_lz4_decode_batch_with_team(encoded.to(decoded), executors, stream);
-          });
-          const bool team_ok = decoded.all_ok() && same_bytes(input, decoded);
-          report("numcodecs.lz4 (team of " + std::to_string(1 + executors) + ")", bytes, team, 0,
-                 team_ok);
+        // The same blocks with each team size forced (a parser and 1 to 3 executors a chunk),
+        // the parser alone and with its stager (one more warp a chunk).
+        for (const auto parser : {Lz4TeamParser::alone, Lz4TeamParser::with_stager}) {
+          for (unsigned executors = 1; chunk >= (size_t{1} << 20) && executors <= 3; ++executors) {
+            const double team = best_seconds(repetitions, [&] {
+              numcodecs_lz4_decode_batch_with_team(encoded.to(decoded), executors, parser, stream);
+            });
+            const bool team_ok = decoded.all_ok() && same_bytes(input, decoded);
+            const bool staged = parser == Lz4TeamParser::with_stager;
+            report(
+                "numcodecs.lz4 (team of " + std::to_string(1 + executors) + (staged ? "+S)" : ")"),
+                bytes, team, 0, team_ok);
+          }
         }
         // The same blocks decoded block-parallel (lz4_block_parallel.hpp): blocks from
         // kLz4BpMinCapacity (4 MiB) on the first row, from 64 KiB on the second (below 4 MiB).

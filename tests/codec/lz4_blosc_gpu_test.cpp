@@ -213,9 +213,9 @@ TEST_F(GpuLz4, BatchesOfManyChunksDecodeLikeTheCpuReference) {
   }
 }
 
-// Every team size of the team kernel (a parsing warp and 1 to 3 executing warps per chunk), forced
-// whatever the batch's size: liblz4 blocks of every family up to 16 MiB (raw and numcodecs), then
-// damaged blocks, against the inputs and the serial decoder.
+// Every team size of the team kernel (a parsing warp, with or without its stager, and 1 to 3
+// executing warps per chunk), forced whatever the batch's size: liblz4 blocks of every family up to
+// 16 MiB (raw and numcodecs), then damaged blocks, against the inputs and the serial decoder.
 TEST_F(GpuLz4, EveryTeamSizeDecodesLikeTheCpuReference) {
   const Chunks inputs = family_chunks(gpu_sizes());
   Chunks blocks, framed;
@@ -227,26 +227,29 @@ TEST_F(GpuLz4, EveryTeamSizeDecodesLikeTheCpuReference) {
   Chunks damaged;
   std::vector<uint64_t> damaged_capacities;
   add_damaged_blocks({1000, 70000}, 12, rng, damaged, damaged_capacities);
-  for (unsigned executors = 1; executors <= 3; ++executors) {
-    SCOPED_TRACE(executors);
-    DeviceBatch raw(blocks, test::sizes_of(inputs));
-    gpu::lz4_decode_batch_with_team(raw.batch(), executors, Stream());
-    DeviceBatch numcodecs(framed, test::sizes_of(inputs));
-    gpu::numcodecs_lz4_decode_batch_with_team(numcodecs.batch(), executors, Stream());
-    DeviceBatch bad(damaged, damaged_capacities);
-    gpu::lz4_decode_batch_with_team(bad.batch(), executors, Stream());
-    test::cuda_ok(cudaDeviceSynchronize());
-    for (size_t i = 0; i < inputs.size(); ++i) {
-      ASSERT_EQ(raw.statuses()[i], DeviceChunkStatus::ok) << i;
-      ASSERT_EQ(raw.output(i), inputs[i]) << "raw chunk " << i;
-      ASSERT_EQ(numcodecs.statuses()[i], DeviceChunkStatus::ok) << i;
-      ASSERT_EQ(numcodecs.output(i), inputs[i]) << "numcodecs chunk " << i;
+  for (const auto parser : {gpu::Lz4TeamParser::alone, gpu::Lz4TeamParser::with_stager}) {
+    for (unsigned executors = 1; executors <= 3; ++executors) {
+      SCOPED_TRACE(std::string(parser == gpu::Lz4TeamParser::with_stager ? "with stager, " : "") +
+                   std::to_string(executors));
+      DeviceBatch raw(blocks, test::sizes_of(inputs));
+      gpu::lz4_decode_batch_with_team(raw.batch(), executors, parser, Stream());
+      DeviceBatch numcodecs(framed, test::sizes_of(inputs));
+      gpu::numcodecs_lz4_decode_batch_with_team(numcodecs.batch(), executors, parser, Stream());
+      DeviceBatch bad(damaged, damaged_capacities);
+      gpu::lz4_decode_batch_with_team(bad.batch(), executors, parser, Stream());
+      test::cuda_ok(cudaDeviceSynchronize());
+      for (size_t i = 0; i < inputs.size(); ++i) {
+        ASSERT_EQ(raw.statuses()[i], DeviceChunkStatus::ok) << i;
+        ASSERT_EQ(raw.output(i), inputs[i]) << "raw chunk " << i;
+        ASSERT_EQ(numcodecs.statuses()[i], DeviceChunkStatus::ok) << i;
+        ASSERT_EQ(numcodecs.output(i), inputs[i]) << "numcodecs chunk " << i;
+      }
+      ASSERT_NO_FATAL_FAILURE(
+          expect_every_chunk_like_serial_decoder(bad, damaged, damaged_capacities));
     }
-    ASSERT_NO_FATAL_FAILURE(
-        expect_every_chunk_like_serial_decoder(bad, damaged, damaged_capacities));
   }
   EXPECT_THROW(gpu::lz4_decode_batch_with_team(DeviceBatch(blocks, test::sizes_of(inputs)).batch(),
-                                               4, Stream()),
+                                               4, gpu::Lz4TeamParser::alone, Stream()),
                std::invalid_argument);
 }
 

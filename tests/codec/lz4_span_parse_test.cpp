@@ -85,8 +85,7 @@ void plan_through(const Bytes& block, uint64_t capacity, const std::vector<Seria
     run_warp([&](unsigned lane) {
       plans[lane] = detail::lz4_span_plan(block.data(), static_cast<uint32_t>(block.size()),
                                           static_cast<uint32_t>(ip), op, capacity, lane, *shared);
-      detail::lz4_span_queue(plans[lane], *shared, static_cast<uint32_t>(ip), op, 0,
-                             plans[lane].taken, *ring, 0, lane);
+      detail::lz4_span_queue(plans[lane], *shared, op, 0, plans[lane].taken, *ring, 0, lane);
     });
     const detail::Lz4SpanPlan& plan = plans[0];
     for (unsigned lane = 1; lane < kLanes; ++lane) {

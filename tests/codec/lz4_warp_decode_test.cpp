@@ -174,39 +174,51 @@ TEST(Lz4StagedInput, GivesEveryByteAWindowReads) {
   }
 }
 
-// A team of warps (lz4_warp_team_decode.cuh): the parser and kExecutors executors run at once,
-// as on the GPU. The result is the parser's. The block is read `offset` bytes into a 16-byte
-// aligned buffer (the parser stages its input by aligned 8-byte words).
-template <unsigned kExecutors>
+// A team of warps (lz4_warp_team_decode.cuh): the parser, with kStaged its stager, and kExecutors
+// executors run at once, as on the GPU. The result is the parser's. The block is read `offset`
+// bytes into a 16-byte aligned buffer (the parser stages its input by aligned 8-byte words).
+template <unsigned kExecutors, bool kStaged>
 WarpDecode team_decode(const Bytes& block, uint64_t capacity, size_t offset) {
   Bytes buffer(offset + block.size());
   std::copy(block.begin(), block.end(), buffer.begin() + static_cast<std::ptrdiff_t>(offset));
   const unsigned char* in = buffer.data() + offset;
   WarpDecode d;
   d.out.assign(capacity + kGuard, kGuardByte);
-  auto shared = std::make_unique<detail::Lz4TeamShared<kExecutors>>();  // the block's shared memory
+  // The block's shared memory.
+  auto shared = std::make_unique<detail::Lz4TeamShared<kExecutors, kStaged>>();
   detail::lz4_team_reset(*shared, 0);
-  run_warps(1 + kExecutors, [&](unsigned warp, unsigned lane) {
+  constexpr unsigned kFirstExecutor = kStaged ? 2 : 1;
+  const auto size = static_cast<uint32_t>(block.size());
+  run_warps(kFirstExecutor + kExecutors, [&](unsigned warp, unsigned lane) {
     if (warp == 0) {
-      detail::warp_lz4_team_parse(in, static_cast<uint32_t>(block.size()), capacity, lane, *shared);
+      detail::warp_lz4_team_parse(in, size, capacity, lane, *shared);
+    } else if (warp < kFirstExecutor) {
+      if constexpr (kStaged) detail::warp_lz4_team_stage(in, size, lane, *shared);
     } else {
-      detail::warp_lz4_team_execute(in, d.out.data(), warp - 1, lane, *shared);
+      detail::warp_lz4_team_execute(in, d.out.data(), warp - kFirstExecutor, lane, *shared);
     }
   });
   d.result = {shared->status, shared->parsed};
   return d;
 }
 
-WarpDecode team_decode(unsigned executors, const Bytes& block, uint64_t capacity,
-                       size_t offset = 0) {
+template <bool kStaged>
+WarpDecode team_decode(unsigned executors, const Bytes& block, uint64_t capacity, size_t offset) {
   switch (executors) {
     case 1:
-      return team_decode<1>(block, capacity, offset);
+      return team_decode<1, kStaged>(block, capacity, offset);
     case 2:
-      return team_decode<2>(block, capacity, offset);
+      return team_decode<2, kStaged>(block, capacity, offset);
     default:
-      return team_decode<3>(block, capacity, offset);
+      return team_decode<3, kStaged>(block, capacity, offset);
   }
+}
+
+// A team of `executors`, with a stager when `staged`.
+WarpDecode team_decode(unsigned executors, bool staged, const Bytes& block, uint64_t capacity,
+                       size_t offset = 0) {
+  return staged ? team_decode<true>(executors, block, capacity, offset)
+                : team_decode<false>(executors, block, capacity, offset);
 }
 
 // Data whose matches mostly read 60 to 260 bytes back: one or two groups of 32 short sequences
@@ -222,19 +234,20 @@ Bytes recent_repeats(size_t size, std::mt19937_64& rng) {
 
 TEST(Lz4WarpTeamDecode, EveryTeamSizeDecodesLiblz4BlocksExactly) {
   std::mt19937_64 rng(2027);
-  for (unsigned executors = 1; executors <= detail::kLz4TeamMaxExecutors; ++executors) {
-    for (int family = 0; family < 5; ++family) {
-      for (size_t size : {size_t{0}, size_t{13}, size_t{12000}}) {
-        const Bytes data = family == 4 ? recent_repeats(size, rng) : make_data(family, size, rng);
-        const Bytes block = lz4_compress(data);
-        const size_t offset = (executors * 5 + static_cast<size_t>(family)) % 8;
-        const WarpDecode d = team_decode(executors, block, size, offset);
-        ASSERT_EQ(d.result.status, DeviceChunkStatus::ok)
-            << executors << " " << family << " " << size;
-        ASSERT_EQ(d.result.size, size) << executors << " " << family << " " << size;
-        ASSERT_TRUE(std::equal(data.begin(), data.end(), d.out.begin()))
-            << executors << " " << family << " " << size;
-        expect_guard_intact(d.out, size);
+  for (const bool staged : {false, true}) {
+    for (unsigned executors = 1; executors <= detail::kLz4TeamMaxExecutors; ++executors) {
+      SCOPED_TRACE(std::string(staged ? "with stager, " : "") + std::to_string(executors));
+      for (int family = 0; family < 5; ++family) {
+        for (size_t size : {size_t{0}, size_t{13}, size_t{12000}}) {
+          const Bytes data = family == 4 ? recent_repeats(size, rng) : make_data(family, size, rng);
+          const Bytes block = lz4_compress(data);
+          const size_t offset = (executors * 5 + static_cast<size_t>(family)) % 8;
+          const WarpDecode d = team_decode(executors, staged, block, size, offset);
+          ASSERT_EQ(d.result.status, DeviceChunkStatus::ok) << family << " " << size;
+          ASSERT_EQ(d.result.size, size) << family << " " << size;
+          ASSERT_TRUE(std::equal(data.begin(), data.end(), d.out.begin())) << family << " " << size;
+          expect_guard_intact(d.out, size);
+        }
       }
     }
   }
@@ -242,24 +255,28 @@ TEST(Lz4WarpTeamDecode, EveryTeamSizeDecodesLiblz4BlocksExactly) {
 
 TEST(Lz4WarpTeamDecode, DamagedBlocksGiveTheSerialDecodersVerdict) {
   std::mt19937_64 rng(8);
-  for (unsigned executors = 1; executors <= detail::kLz4TeamMaxExecutors; ++executors) {
-    for (int family = 0; family < 5; ++family) {
-      const Bytes data = family == 4 ? recent_repeats(3000, rng) : make_data(family, 3000, rng);
-      const Bytes block = lz4_compress(data);
-      for (int trial = 0; trial < 3; ++trial) {
-        Bytes bad = block;
-        uint64_t capacity = data.size();
-        damage(trial, bad, capacity, rng);
-        const WarpDecode d = team_decode(executors, bad, capacity, static_cast<size_t>(trial) * 3);
-        Bytes serial(capacity + kGuard, kGuardByte);
-        const DecodeResult s =
-            lz4_decode_block_serial(bad.data(), bad.size(), serial.data(), capacity);
-        ASSERT_EQ(d.result.status, s.status) << executors << " " << family << " " << trial;
-        ASSERT_EQ(d.result.size, s.size) << executors << " " << family << " " << trial;
-        // The bytes of the steps before the failing one are the serial decoder's.
-        ASSERT_TRUE(std::equal(serial.begin(), serial.begin() + s.size, d.out.begin()))
-            << executors << " " << family << " " << trial;
-        expect_guard_intact(d.out, capacity);
+  for (const bool staged : {false, true}) {
+    for (unsigned executors = 1; executors <= detail::kLz4TeamMaxExecutors; ++executors) {
+      SCOPED_TRACE(std::string(staged ? "with stager, " : "") + std::to_string(executors));
+      for (int family = 0; family < 5; ++family) {
+        const Bytes data = family == 4 ? recent_repeats(3000, rng) : make_data(family, 3000, rng);
+        const Bytes block = lz4_compress(data);
+        for (int trial = 0; trial < 3; ++trial) {
+          Bytes bad = block;
+          uint64_t capacity = data.size();
+          damage(trial, bad, capacity, rng);
+          const WarpDecode d =
+              team_decode(executors, staged, bad, capacity, static_cast<size_t>(trial) * 3);
+          Bytes serial(capacity + kGuard, kGuardByte);
+          const DecodeResult s =
+              lz4_decode_block_serial(bad.data(), bad.size(), serial.data(), capacity);
+          ASSERT_EQ(d.result.status, s.status) << family << " " << trial;
+          ASSERT_EQ(d.result.size, s.size) << family << " " << trial;
+          // The bytes of the steps before the failing one are the serial decoder's.
+          ASSERT_TRUE(std::equal(serial.begin(), serial.begin() + s.size, d.out.begin()))
+              << family << " " << trial;
+          expect_guard_intact(d.out, capacity);
+        }
       }
     }
   }

@@ -30,15 +30,23 @@ constexpr int kDecodeBlocksPerSmFew = 6;
 /// the team kernel: 2 chunks per thread block, about 80 registers. Three executors when teams of
 /// four hold the batch at once (256 chunks of 4 MiB on an H200), else one: on an H200, three were
 /// 1.11x faster on a float32 field at 4 MiB and within 4 % elsewhere, two slower at 1 MiB on two
-/// of three fields (bench/RESULTS.md).
-constexpr unsigned kTeamChunks = 2;
-template <unsigned kExecutors>
+/// of three fields (bench/RESULTS.md). Teams with a stager (Lz4TeamParser::with_stager, for
+/// benchmarks and tests) take one chunk a thread block, the shape they were measured in.
+template <bool kStaged>
+inline constexpr unsigned kTeamChunks = kStaged ? 1 : 2;
+/// The warps of a team: its parser, its stager if it has one, and its executors.
+template <unsigned kExecutors, bool kStaged>
+inline constexpr unsigned kTeamWarps = 1 + (kStaged ? 1 : 0) + kExecutors;
+template <unsigned kExecutors, bool kStaged>
 constexpr int team_threads() {
-  return static_cast<int>(kTeamChunks * (1 + kExecutors) * kWarpSize);
+  return static_cast<int>(kTeamChunks<kStaged> * kTeamWarps<kExecutors, kStaged> * kWarpSize);
 }
-template <unsigned kExecutors>
+/// 80 registers a thread; teams of five warps take 4 thread blocks an SM (at 5, ptxas holds them
+/// to 72 registers).
+template <unsigned kExecutors, bool kStaged>
 constexpr int team_blocks_per_sm() {
-  return 65536 / (80 * team_threads<kExecutors>());
+  return kTeamWarps<kExecutors, kStaged> >= 5 ? 4
+                                              : 65536 / (80 * team_threads<kExecutors, kStaged>());
 }
 constexpr int kDecodeBlocksPerSmMany = 7;
 constexpr int kEncodeThreads = 64;
@@ -120,24 +128,29 @@ __device__ __noinline__ DecodeResult warp_decode_alone(
 }
 
 /// Waits for the warps of team `team` of the thread block (named barrier 1 + team).
-template <unsigned kExecutors>
+template <unsigned kExecutors, bool kStaged>
 __device__ inline void team_barrier(unsigned team) {
-  asm volatile("bar.sync %0, %1;" ::"r"(1 + team), "r"((1 + kExecutors) * kWarpSize) : "memory");
+  asm volatile("bar.sync %0, %1;" ::"r"(1 + team), "r"(kTeamWarps<kExecutors, kStaged> * kWarpSize)
+               : "memory");
 }
 
 /// A team of warps per chunk (lz4_warp_team_decode.cuh): the first warp of team k parses chunk k
-/// of the block and records the result, the others execute its steps.
-template <bool kNumcodecs, unsigned kExecutors>
-__global__ void __launch_bounds__(team_threads<kExecutors>(), team_blocks_per_sm<kExecutors>())
+/// of the block and records the result; with kStaged the second is its stager; the others execute
+/// its steps.
+template <bool kNumcodecs, unsigned kExecutors, bool kStaged>
+__global__ void __launch_bounds__(team_threads<kExecutors, kStaged>(),
+                                  team_blocks_per_sm<kExecutors, kStaged>())
     lz4_decode_team_kernel(DeviceChunkBatch batch, const uint32_t* handled) {
-  __shared__ detail::Lz4TeamShared<kExecutors> teams[kTeamChunks];
+  constexpr unsigned kChunks = kTeamChunks<kStaged>, kWarps = kTeamWarps<kExecutors, kStaged>;
+  constexpr unsigned kFirstExecutor = kStaged ? 2 : 1;
+  __shared__ detail::Lz4TeamShared<kExecutors, kStaged> teams[kChunks];
   const unsigned warp = threadIdx.x / kWarpSize, lane = threadIdx.x % kWarpSize;
-  const unsigned team = warp / (1 + kExecutors), role = warp % (1 + kExecutors);
-  const size_t chunk = blockIdx.x * size_t{kTeamChunks} + team;
+  const unsigned team = warp / kWarps, role = warp % kWarps;
+  const size_t chunk = blockIdx.x * size_t{kChunks} + team;
   if (chunk >= batch.count) return;
   if (handled != nullptr && handled[chunk]) return;  // decoded block-parallel
   const ChunkBlock b = chunk_block<kNumcodecs>(batch, chunk);
-  detail::Lz4TeamShared<kExecutors>& shared = teams[team];
+  detail::Lz4TeamShared<kExecutors, kStaged>& shared = teams[team];
   if (!b.decode || b.in_size >= detail::kLz4WarpMaxInput ||
       b.capacity > detail::kLz4TeamMaxOutput) {
     // No block, or one beyond the team's 32-bit positions: the first warp alone.
@@ -150,13 +163,16 @@ __global__ void __launch_bounds__(team_threads<kExecutors>(), team_blocks_per_sm
     return;
   }
   if (role == 0) detail::lz4_team_reset(shared, lane);
-  team_barrier<kExecutors>(team);
+  team_barrier<kExecutors, kStaged>(team);
+  const auto in_size = static_cast<uint32_t>(b.in_size);
   if (role == 0) {
-    detail::warp_lz4_team_parse(b.in, static_cast<uint32_t>(b.in_size), b.capacity, lane, shared);
+    detail::warp_lz4_team_parse(b.in, in_size, b.capacity, lane, shared);
+  } else if (kStaged && role == 1) {
+    if constexpr (kStaged) detail::warp_lz4_team_stage(b.in, in_size, lane, shared);
   } else {
-    detail::warp_lz4_team_execute(b.in, b.out, role - 1, lane, shared);
+    detail::warp_lz4_team_execute(b.in, b.out, role - kFirstExecutor, lane, shared);
   }
-  team_barrier<kExecutors>(team);  // every group executed
+  team_barrier<kExecutors, kStaged>(team);  // every group executed
   if (role == 0) {
     record_result(batch, chunk, chunk_result<kNumcodecs>(b, {shared.status, shared.parsed}), lane);
   }
@@ -193,38 +209,53 @@ __global__ void __launch_bounds__(kEncodeThreads)
   }
 }
 
-template <bool kNumcodecs, unsigned kExecutors>
-void launch_team(const DeviceChunkBatch& batch, unsigned blocks, const uint32_t* handled,
-                 cudaStream_t s) {
-  lz4_decode_team_kernel<kNumcodecs, kExecutors>
-      <<<blocks, team_threads<kExecutors>(), 0, s>>>(batch, handled);
+/// The team kernel; teams with a stager ask for the largest shared-memory carveout (a thread
+/// block is one team with 25 KiB: eight an SM for teams of three warps).
+template <bool kNumcodecs, unsigned kExecutors, bool kStaged>
+auto team_kernel() {
+  constexpr auto kernel = lz4_decode_team_kernel<kNumcodecs, kExecutors, kStaged>;
+  if constexpr (kStaged) {
+    static const bool carveout = [] {
+      CUZARR_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                             cudaSharedmemCarveoutMaxShared));
+      return true;
+    }();
+    (void)carveout;
+  }
+  return kernel;
+}
+
+template <bool kNumcodecs, unsigned kExecutors, bool kStaged = false>
+void launch_team(const DeviceChunkBatch& batch, const uint32_t* handled, cudaStream_t s) {
+  const auto blocks =
+      static_cast<unsigned>((batch.count + kTeamChunks<kStaged> - 1) / kTeamChunks<kStaged>);
+  const auto kernel = team_kernel<kNumcodecs, kExecutors, kStaged>();
+  kernel<<<blocks, team_threads<kExecutors, kStaged>(), 0, s>>>(batch, handled);
   CUZARR_CUDA_CHECK(cudaGetLastError());
 }
 
-/// Launches teams of kExecutors when the GPU holds every team of the batch at once.
+/// Launches teams of kExecutors (no stager) when the GPU holds every team of the batch at once.
 template <bool kNumcodecs, unsigned kExecutors>
-bool launch_team_if_resident(const DeviceChunkBatch& batch, unsigned blocks,
-                             const uint32_t* handled, cudaStream_t s) {
-  if (blocks > detail::resident_blocks(lz4_decode_team_kernel<kNumcodecs, kExecutors>,
-                                       team_threads<kExecutors>())) {
+bool launch_team_if_resident(const DeviceChunkBatch& batch, const uint32_t* handled,
+                             cudaStream_t s) {
+  const uint64_t blocks = (batch.count + kTeamChunks<false> - 1) / kTeamChunks<false>;
+  if (blocks > detail::resident_blocks(team_kernel<kNumcodecs, kExecutors, false>(),
+                                       team_threads<kExecutors, false>())) {
     return false;
   }
-  launch_team<kNumcodecs, kExecutors>(batch, blocks, handled, s);
+  launch_team<kNumcodecs, kExecutors>(batch, handled, s);
   return true;
 }
 
-template <bool kNumcodecs>
-void decode_team(const DeviceChunkBatch& batch, unsigned executors, Stream stream) {
-  if (batch.count == 0) return;
-  const cudaStream_t s = detail::to_cuda(stream.native());
-  const auto blocks = static_cast<unsigned>((batch.count + kTeamChunks - 1) / kTeamChunks);
+template <bool kNumcodecs, bool kStaged>
+void launch_team_of(const DeviceChunkBatch& batch, unsigned executors, cudaStream_t s) {
   switch (executors) {
     case 1:
-      return launch_team<kNumcodecs, 1>(batch, blocks, nullptr, s);
+      return launch_team<kNumcodecs, 1, kStaged>(batch, nullptr, s);
     case 2:
-      return launch_team<kNumcodecs, 2>(batch, blocks, nullptr, s);
+      return launch_team<kNumcodecs, 2, kStaged>(batch, nullptr, s);
     case 3:
-      return launch_team<kNumcodecs, 3>(batch, blocks, nullptr, s);
+      return launch_team<kNumcodecs, 3, kStaged>(batch, nullptr, s);
     default:
       throw std::invalid_argument("lz4 team decode: executors must be 1, 2 or 3, not " +
                                   std::to_string(executors));
@@ -232,12 +263,23 @@ void decode_team(const DeviceChunkBatch& batch, unsigned executors, Stream strea
 }
 
 template <bool kNumcodecs>
+void decode_team(const DeviceChunkBatch& batch, unsigned executors, Lz4TeamParser parser,
+                 Stream stream) {
+  if (batch.count == 0) return;
+  const cudaStream_t s = detail::to_cuda(stream.native());
+  if (parser == Lz4TeamParser::with_stager) {
+    launch_team_of<kNumcodecs, true>(batch, executors, s);
+  } else {
+    launch_team_of<kNumcodecs, false>(batch, executors, s);
+  }
+}
+
+template <bool kNumcodecs>
 void decode(const DeviceChunkBatch& batch, Stream stream, const uint32_t* handled = nullptr) {
   if (batch.count == 0) return;
   const cudaStream_t s = detail::to_cuda(stream.native());
-  const auto team_blocks = static_cast<unsigned>((batch.count + kTeamChunks - 1) / kTeamChunks);
-  if (launch_team_if_resident<kNumcodecs, 3>(batch, team_blocks, handled, s) ||
-      launch_team_if_resident<kNumcodecs, 1>(batch, team_blocks, handled, s)) {
+  if (launch_team_if_resident<kNumcodecs, 3>(batch, handled, s) ||
+      launch_team_if_resident<kNumcodecs, 1>(batch, handled, s)) {
     return;
   }
   const auto blocks = static_cast<unsigned>((batch.count + kDecodeWarps - 1) / kDecodeWarps);
@@ -428,12 +470,13 @@ void numcodecs_lz4_decode_batch(const DeviceChunkBatch& batch, Stream stream) {
   decode<true>(batch, stream);
 }
 
-void lz4_decode_batch_with_team(const DeviceChunkBatch& batch, unsigned executors, Stream stream) {
-  decode_team<false>(batch, executors, stream);
+void lz4_decode_batch_with_team(const DeviceChunkBatch& batch, unsigned executors,
+                                Lz4TeamParser parser, Stream stream) {
+  decode_team<false>(batch, executors, parser, stream);
 }
 void numcodecs_lz4_decode_batch_with_team(const DeviceChunkBatch& batch, unsigned executors,
-                                          Stream stream) {
-  decode_team<true>(batch, executors, stream);
+                                          Lz4TeamParser parser, Stream stream) {
+  decode_team<true>(batch, executors, parser, stream);
 }
 
 size_t lz4_decode_temp_bytes(size_t count, uint64_t max_output, uint64_t block_parallel_from) {

@@ -29,13 +29,18 @@ void lz4_decode_batch(const DeviceChunkBatch& batch, Stream stream);
 /// with the header's size, output_too_small when that size exceeds output_capacities[i].
 void numcodecs_lz4_decode_batch(const DeviceChunkBatch& batch, Stream stream);
 
+/// How the team kernel's parser works: alone (what lz4_decode_batch launches), or with a stager,
+/// a warp that prepares the parser's next span while it finishes one (lz4_warp_team_decode.cuh).
+enum class Lz4TeamParser { alone, with_stager };
+
 /// The team kernel with `executors` (1, 2 or 3; else std::invalid_argument) executing warps per
 /// chunk, whatever the batch's size: same results as lz4_decode_batch. For tests and benchmarks
-/// that compare team sizes.
-void lz4_decode_batch_with_team(const DeviceChunkBatch& batch, unsigned executors, Stream stream);
+/// that compare team sizes and parsers.
+void lz4_decode_batch_with_team(const DeviceChunkBatch& batch, unsigned executors,
+                                Lz4TeamParser parser, Stream stream);
 /// The same for numcodecs.lz4 chunks.
 void numcodecs_lz4_decode_batch_with_team(const DeviceChunkBatch& batch, unsigned executors,
-                                          Stream stream);
+                                          Lz4TeamParser parser, Stream stream);
 
 // Block-parallel decoding of large blocks (lz4_block_parallel.hpp), when asked for: a chunk whose
 // block decodes to at least `block_parallel_from` bytes (kLz4BpMinCapacity, 4 MiB, is what it was

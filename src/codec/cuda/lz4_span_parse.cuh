@@ -26,6 +26,9 @@
 // span ends before it and the caller's window parser takes it (its scalar parser reports exactly
 // what the serial decoder reports). The lanes queue the true tokens (lz4_span_queue) in as many
 // portions as the caller's ring has room for; the stage stays valid until the next plan.
+// lz4_span_plan runs steps 1 to 5; steps 1 to 3 (lz4_span_prepare) do not depend on the output
+// and may run in another warp (a team's stager), steps 4 (lz4_span_path) and 5 (lz4_span_finish)
+// in the parser.
 #pragma once
 
 #include <cstdint>
@@ -58,6 +61,12 @@ struct Lz4SpanShared {
   unsigned long long own[kWarpSize];    // lane j's own chain: bit t for span offset 32j + t
   unsigned long long truth[kWarpSize];  // the true chain, likewise
   uint32_t entry[kWarpSize];            // where the true chain enters lane j's own chain
+  uint32_t reach[kWarpSize];    // where lane j's chain ends or meets a later lane's (phase 3)
+  uint8_t meets[kWarpSize];     // the lane it meets (kWarpSize: none)
+  uint8_t overruns[kWarpSize];  // its overrun tokens
+  uint32_t start;               // the block offset the stage starts at (span offset 0)
+  uint32_t limit;               // staged bytes from start that lie in the block
+  uint32_t skew;                // stage[skew] is the block's byte `start`
   union {
     uint16_t overrun[kLz4SpanOverrunTokens][kWarpSize];  // lane j's overrun tokens (span offsets)
     struct {  // the k-th true token: its span offset, its output bytes after the span's start
@@ -69,19 +78,19 @@ struct Lz4SpanShared {
 
 /// A span's true tokens (every lane holds the same values; their places are in Lz4SpanShared).
 struct Lz4SpanPlan {
-  const unsigned char* input;  ///< the staged input from ip (input[r]: the block's byte ip + r)
-  uint32_t limit;              ///< staged bytes from ip that lie in the block
+  const unsigned char* input;  ///< the staged input (input[r]: the block's byte start + r)
+  uint32_t start;              ///< the block offset of the span, where its first token is
+  uint32_t limit;              ///< staged bytes from start that lie in the block
   uint32_t taken;              ///< true tokens that passed every check, in order
   uint32_t taken_bytes;        ///< their output bytes
   uint32_t next;               ///< where the parse goes on (span offset): after the taken tokens
 };
 
-/// Stages the span at ip and finds its true tokens (every lane calls it; see the file comment).
-/// `op`: the bytes the tokens before ip produce; `capacity`: the output's size. A plan with no
-/// token taken means the token at ip is one for the window parser's scalar parser.
-__device__ inline Lz4SpanPlan lz4_span_plan(const unsigned char* in, uint32_t in_size, uint32_t ip,
-                                            uint64_t op, uint64_t capacity, unsigned lane,
-                                            Lz4SpanShared& s) {
+/// Phases 1 to 3 for the span at ip (every lane calls it): its stage, every offset's successor,
+/// the lanes' own chains and their overruns, kept in `s`. They do not depend on the output; a
+/// warp other than the parser may run them (lz4_warp_team_decode.cuh).
+__device__ inline void lz4_span_prepare(const unsigned char* in, uint32_t in_size, uint32_t ip,
+                                        unsigned lane, Lz4SpanShared& s) {
   // 1. Stage, every load issued before the first store (the caller's lanes are done with the
   // previous plan's stage).
   const auto shift = static_cast<uint32_t>(reinterpret_cast<uintptr_t>(in) & 7u);
@@ -105,11 +114,13 @@ __device__ inline Lz4SpanPlan lz4_span_plan(const unsigned char* in, uint32_t in
     store_aligned_u64(s.stage + 8 * (kWarpSize * k + lane), words[k]);
   }
   __syncwarp();
-  Lz4SpanPlan plan;
-  plan.input = s.stage + skew;
-  plan.limit = static_cast<uint32_t>(umin(kLz4SpanStageBytes - skew, in_size - ip));
-  const unsigned char* const input = plan.input;
-  const uint32_t limit = plan.limit;
+  const unsigned char* const input = s.stage + skew;
+  const auto limit = static_cast<uint32_t>(umin(kLz4SpanStageBytes - skew, in_size - ip));
+  if (lane == 0) {
+    s.start = ip;
+    s.limit = limit;
+    s.skew = skew;
+  }
 
   // 2. Every offset's successor: lane t takes offsets t, t + 32, ... (the stage's reads of a step
   // fall in few banks), kLz4SpanBatch at a time so that their reads overlap (a store between them
@@ -166,7 +177,19 @@ __device__ inline Lz4SpanPlan lz4_span_plan(const unsigned char* in, uint32_t in
       x = next & kLz4SpanNextMask;
     }
   }
+  s.reach[lane] = x;
+  s.meets[lane] = static_cast<uint8_t>(meets);
+  s.overruns[lane] = static_cast<uint8_t>(overrun);
+  __syncwarp();
+}
 
+/// Phase 4 of a prepared span (every lane calls it): the true chain from the span's start, in
+/// s.truth. Returns the span offset where it ends.
+__device__ inline uint32_t lz4_span_path(Lz4SpanShared& s, unsigned lane) {
+  const uint32_t low = lane * kLz4SpanSegmentBytes;
+  const uint32_t x = s.reach[lane];
+  const unsigned meets = s.meets[lane], overrun = s.overruns[lane];
+  const unsigned long long own = s.own[lane];
   // 4. The lanes on the true chain's path (lane 0 first), where it enters each, where it ends.
   const unsigned path = warp_reachable_lanes<5>(meets, lane);
   const bool on_path = (path >> lane) & 1u;
@@ -193,7 +216,21 @@ __device__ inline Lz4SpanPlan lz4_span_plan(const unsigned char* in, uint32_t in
     s.truth[segment] |= bits;
   }
   __syncwarp();
+  return path_end;
+}
+
+/// Phase 5 of a span whose path ends at span offset `path_end` (every lane calls it): the plan.
+/// `op`: the bytes the tokens before the span produce; `capacity`: the output's size.
+__device__ inline Lz4SpanPlan lz4_span_finish(Lz4SpanShared& s, uint32_t path_end, uint64_t op,
+                                              uint64_t capacity, unsigned lane) {
+  const uint32_t low = lane * kLz4SpanSegmentBytes;
   const unsigned long long truth = s.truth[lane];
+  Lz4SpanPlan plan;
+  plan.start = s.start;
+  plan.limit = s.limit;
+  plan.input = s.stage + s.skew;
+  const unsigned char* const input = plan.input;
+  const uint32_t limit = plan.limit;
 
   // 5. Output sizes, their prefix sum, and the window parser's checks in 32 bits: the output's room
   // after op, and op itself up to 65535 (from there on no offset reaches before the output's
@@ -250,13 +287,24 @@ __device__ inline Lz4SpanPlan lz4_span_plan(const unsigned char* in, uint32_t in
   return plan;
 }
 
+/// Stages the span at ip and finds its true tokens (every lane calls it; see the file comment):
+/// phases 1 to 5. `op`: the bytes the tokens before ip produce; `capacity`: the output's size. A
+/// plan with no token taken means the token at ip is one for the window parser's scalar parser.
+__device__ inline Lz4SpanPlan lz4_span_plan(const unsigned char* in, uint32_t in_size, uint32_t ip,
+                                            uint64_t op, uint64_t capacity, unsigned lane,
+                                            Lz4SpanShared& s) {
+  lz4_span_prepare(in, in_size, ip, lane, s);
+  return lz4_span_finish(s, lz4_span_path(s, lane), op, capacity, lane);
+}
+
 /// Queues the plan's taken tokens of rank `from` to `to` - 1 at slots tail, tail + 1, ... of
-/// `queue` (every lane calls it; ip and op as given to the plan). Lane t takes ranks from + t,
-/// from + t + 32, ...
+/// `queue` (every lane calls it; op as given to the plan). Lane t takes ranks from + t, from + t +
+/// 32, ...
 template <unsigned kSlots>
-__device__ inline void lz4_span_queue(const Lz4SpanPlan& plan, const Lz4SpanShared& s, uint32_t ip,
-                                      uint64_t op, unsigned from, unsigned to,
-                                      Lz4StepRing<kSlots>& queue, unsigned tail, unsigned lane) {
+__device__ inline void lz4_span_queue(const Lz4SpanPlan& plan, const Lz4SpanShared& s, uint64_t op,
+                                      unsigned from, unsigned to, Lz4StepRing<kSlots>& queue,
+                                      unsigned tail, unsigned lane) {
+  const uint32_t ip = plan.start;
   for (unsigned rank = from + lane; rank < to; rank += kWarpSize) {
     const uint32_t r = s.tokens.at[rank], out = static_cast<uint32_t>(op) + s.tokens.out[rank];
     const unsigned literals = plan.input[r] >> 4;

@@ -16,6 +16,13 @@
 // tail, the executors' progress), each published after a block fence, so that a warp that sees a
 // word also sees the steps or output bytes it announces. The parser frees a group's steps once
 // the group is finished, and runs at most kLz4TeamAhead steps past the first unfinished group.
+//
+// A team may also have a stager (Lz4TeamShared<kExecutors, true>, for benchmarks and tests so
+// far): a warp that runs phases 1 to 3 of the parser's next span (lz4_span_prepare) into a second
+// span buffer while the parser finishes and queues the current one. The parser asks for the span
+// that starts where the current one's path ends, and uses the stager's work only if its next span
+// starts there. On an H200 this was 1.2x faster at 4 MiB and about half as fast at 1 MiB
+// (bench/RESULTS.md, "the LZ4 team's parser with a stager").
 #pragma once
 
 #include <cstdint>
@@ -48,14 +55,19 @@ inline constexpr uint32_t kLz4TeamWindowStretch = 16384;
 inline constexpr uint32_t kLz4TeamWindowStretchMax = 1u << 20;
 
 /// What the warps of a team share (5 KiB of steps; the parser's 1 KiB of staged input for its
-/// windows and 9 KiB for its spans).
-template <unsigned kExecutors>
+/// windows and 9 KiB for each of its spans). kStaged: the team has a stager (below).
+template <unsigned kExecutors, bool kStaged = false>
 struct Lz4TeamShared {
   static_assert(kExecutors >= 1 && kExecutors <= kLz4TeamMaxExecutors);
   Lz4StepRing<kLz4TeamSlots> ring;
-  /// The parser's staged input (Lz4StagedInput) for its windows, and its spans.
+  /// The parser's staged input (Lz4StagedInput) for its windows, and its spans: the one it
+  /// finishes and queues, and with a stager the one the stager prepares meanwhile.
   alignas(8) unsigned char input[Lz4StagedInput::kRingBytes];
-  Lz4SpanShared span;
+  Lz4SpanShared span[kStaged ? 2 : 1];
+  unsigned requests;        // spans the parser has asked the stager to prepare (published)
+  unsigned prepared;        // requests the stager has done (published)
+  uint32_t request_at;      // the latest request's span start
+  unsigned request_buffer;  // and its buffer in `span`
   /// Executor e's progress (published): its groups before `next` (high word) are finished, and
   /// so is every byte of group `next` before `final_end` (low word; at most the group's end).
   unsigned long long progress[kExecutors];
@@ -78,25 +90,76 @@ __device__ inline unsigned long long lz4_team_progress(unsigned next, uint32_t f
 }
 
 /// Empties `shared` for a new block (lane 0 of one warp); the caller then synchronises the team.
-template <unsigned kExecutors>
-__device__ inline void lz4_team_reset(Lz4TeamShared<kExecutors>& shared, unsigned lane) {
+template <unsigned kExecutors, bool kStaged>
+__device__ inline void lz4_team_reset(Lz4TeamShared<kExecutors, kStaged>& shared, unsigned lane) {
   if (lane == 0) {
     shared.tail = 0;
     for (unsigned e = 0; e < kExecutors; ++e) shared.progress[e] = lz4_team_progress(e, 0);
     shared.done = 0;
     shared.status = DeviceChunkStatus::ok;
     shared.parsed = 0;
+    shared.requests = 0;
+    shared.prepared = 0;
   }
+}
+
+/// Waits until the stager has done `requests` requests (every lane).
+template <unsigned kExecutors>
+__device__ inline void lz4_team_wait_prepared(const Lz4TeamShared<kExecutors, true>& shared,
+                                              unsigned requests) {
+  while (__shfl_sync(kFullMask, load_shared_volatile(shared.prepared), 0) < requests) {
+    __nanosleep(32);
+  }
+  __threadfence_block();  // the count before the span it announces
 }
 
 /// Every lane reads the published progress of executor e; lane 0's copy is handed to every lane,
 /// so that all see the same value.
-template <unsigned kExecutors>
-__device__ inline unsigned long long lz4_team_read_progress(const Lz4TeamShared<kExecutors>& shared,
-                                                            unsigned e) {
+template <unsigned kExecutors, bool kStaged>
+__device__ inline unsigned long long lz4_team_read_progress(
+    const Lz4TeamShared<kExecutors, kStaged>& shared, unsigned e) {
   const unsigned long long v =
       *static_cast<const volatile unsigned long long*>(&shared.progress[e]);
   return static_cast<unsigned long long>(__shfl_sync(kFullMask, v, 0));
+}
+
+inline constexpr uint32_t kLz4TeamNoRequest = 0xFFFFFFFFu;
+
+/// The plan of the span at ip in a team with a stager (every lane of the parser calls it). Phases
+/// 1 to 3 were done by the stager when the parser asked for this span (`request_at`), else they
+/// are done here; then, once the path (phase 4) says where the span ends, the parser asks the
+/// stager for the span after it, in the buffer it does not use, and finishes this one (phase 5).
+/// A span that fails a check or holds few tokens ends elsewhere: the stager's work is then unused.
+template <unsigned kExecutors>
+__device__ inline Lz4SpanPlan lz4_team_staged_plan(const unsigned char* in, uint32_t in_size,
+                                                   uint32_t ip, uint64_t parsed, uint64_t capacity,
+                                                   unsigned lane,
+                                                   Lz4TeamShared<kExecutors, true>& shared,
+                                                   unsigned& working, unsigned& requests,
+                                                   uint32_t& request_at) {
+  const bool prepared = requests != 0 && request_at == ip;
+  if (prepared) {
+    lz4_team_wait_prepared(shared, requests);
+    working ^= 1u;
+  } else {
+    lz4_span_prepare(in, in_size, ip, lane, shared.span[working]);
+  }
+  const uint32_t path_end = lz4_span_path(shared.span[working], lane);
+  const uint32_t next_at = ip + path_end;
+  request_at = kLz4TeamNoRequest;
+  if (next_at < in_size) {
+    request_at = next_at;
+    // An unused request still writes the other buffer: it must be done before the next.
+    if (!prepared && requests != 0) lz4_team_wait_prepared(shared, requests);
+    ++requests;
+    if (lane == 0) {
+      shared.request_at = request_at;
+      shared.request_buffer = working ^ 1u;
+      __threadfence_block();  // the request's span before its count
+      store_shared_volatile(shared.requests, requests);
+    }
+  }
+  return lz4_span_finish(shared.span[working], path_end, parsed, capacity, lane);
 }
 
 /// The parsing warp: spans of the block parsed by its lanes at once (lz4_span_parse.cuh), queued in
@@ -104,10 +167,10 @@ __device__ inline unsigned long long lz4_team_read_progress(const Lz4TeamShared<
 /// staged in shared memory: Lz4StagedInput) for the token a span ends before and for stretches of
 /// few tokens. Every check of warp_lz4_parse_steps either way. Ends with the status and the bytes
 /// parsed published. It frees a group's steps once the group is finished.
-template <unsigned kExecutors>
+template <unsigned kExecutors, bool kStaged>
 __device__ inline void warp_lz4_team_parse(const unsigned char* in, uint32_t in_size,
                                            uint64_t capacity, unsigned lane,
-                                           Lz4TeamShared<kExecutors>& shared) {
+                                           Lz4TeamShared<kExecutors, kStaged>& shared) {
   Lz4StagedInput input(in, in_size, shared.input);
   uint32_t ip = 0;
   uint64_t parsed = 0;
@@ -118,6 +181,9 @@ __device__ inline void warp_lz4_team_parse(const unsigned char* in, uint32_t in_
   unsigned plan_queued = 0;
   uint32_t windows_until = 0;  // the window parser takes the input before it
   uint32_t stretch = kLz4TeamWindowStretch;
+  unsigned working = 0;                     // the span buffer the parser works in
+  unsigned requests = 0;                    // made to the stager
+  uint32_t request_at = kLz4TeamNoRequest;  // the latest request's span, if the parser may use it
   for (;;) {
     unsigned lowest = 0xFFFFFFFFu;  // every group below it is finished
     CUZARR_UNROLL
@@ -132,7 +198,12 @@ __device__ inline void warp_lz4_team_parse(const unsigned char* in, uint32_t in_
     }
     __threadfence_block();  // the executors' reads of the freed slots before they are reused
     if (!planned && ip >= windows_until) {
-      plan = lz4_span_plan(in, in_size, ip, parsed, capacity, lane, shared.span);
+      if constexpr (kStaged) {
+        plan = lz4_team_staged_plan(in, in_size, ip, parsed, capacity, lane, shared, working,
+                                    requests, request_at);
+      } else {
+        plan = lz4_span_plan(in, in_size, ip, parsed, capacity, lane, shared.span[0]);
+      }
       plan_queued = 0;
       planned = plan.taken > 0;
       if (planned && plan.taken < kLz4TeamSpanMinTokens) {
@@ -146,11 +217,11 @@ __device__ inline void warp_lz4_team_parse(const unsigned char* in, uint32_t in_
     if (planned) {
       const auto to =
           static_cast<unsigned>(umin(plan.taken, plan_queued + (kLz4TeamAhead - queued)));
-      lz4_span_queue(plan, shared.span, ip, parsed, plan_queued, to, shared.ring, tail, lane);
+      lz4_span_queue(plan, shared.span[working], parsed, plan_queued, to, shared.ring, tail, lane);
       tail += to - plan_queued;
       plan_queued = to;
       if (plan_queued == plan.taken) {
-        ip += plan.next;
+        ip = plan.start + plan.next;
         parsed += plan.taken_bytes;
         planned = false;
       }
@@ -174,15 +245,42 @@ __device__ inline void warp_lz4_team_parse(const unsigned char* in, uint32_t in_
   }
 }
 
+/// The stager: phases 1 to 3 of the spans the parser asks for (lz4_span_prepare), each into the
+/// span buffer the parser does not use, until the parser has finished (lz4_team_staged_plan). The
+/// parser's phases 4 and 5 and its queueing of one span then run beside the stager's work on the
+/// next.
+template <unsigned kExecutors>
+__device__ inline void warp_lz4_team_stage(const unsigned char* in, uint32_t in_size, unsigned lane,
+                                           Lz4TeamShared<kExecutors, true>& shared) {
+  unsigned done = 0;  // requests done
+  for (;;) {
+    const unsigned requests = __shfl_sync(kFullMask, load_shared_volatile(shared.requests), 0);
+    if (requests == done) {
+      if (__shfl_sync(kFullMask, *static_cast<const volatile int*>(&shared.done), 0)) return;
+      __nanosleep(64);
+      continue;
+    }
+    __threadfence_block();  // the count before the request it announces
+    const uint32_t at = __shfl_sync(kFullMask, shared.request_at, 0);
+    const unsigned buffer = __shfl_sync(kFullMask, shared.request_buffer, 0);
+    lz4_span_prepare(in, in_size, at, lane, shared.span[buffer]);  // ends with __syncwarp
+    if (lane == 0) {
+      __threadfence_block();  // the span before the count that announces it
+      store_shared_volatile(shared.prepared, requests);
+    }
+    done = requests;
+  }
+}
+
 /// What an executor's match waves wait for: bytes before its group that other executors still
 /// write. Every byte before `final_end` is final: the lowest of the other executors' published
 /// final ends, over those whose next group comes before this one (read again in wait()). At the
 /// start of each wave (advance()), the executor publishes its own: every byte of its group before
 /// the lowest pending match is final.
-template <unsigned kExecutors>
+template <unsigned kExecutors, bool kStaged>
 struct Lz4TeamHold {
   static constexpr bool kNever = false;
-  Lz4TeamShared<kExecutors>& shared;
+  Lz4TeamShared<kExecutors, kStaged>& shared;
   unsigned executor, group, lane;
   uint32_t group_at, final_end;
 
@@ -222,10 +320,10 @@ struct Lz4TeamHold {
 
 /// Executor `executor` (0 .. kExecutors - 1) of a team: executes its groups until the parser has
 /// finished and no group of its own is left. The team's result is the parser's (status, parsed).
-template <unsigned kExecutors>
+template <unsigned kExecutors, bool kStaged>
 __device__ inline void warp_lz4_team_execute(const unsigned char* in, unsigned char* out,
                                              unsigned executor, unsigned lane,
-                                             Lz4TeamShared<kExecutors>& shared) {
+                                             Lz4TeamShared<kExecutors, kStaged>& shared) {
   for (unsigned group = executor;; group += kExecutors) {
     const unsigned first = group * kWarpSize;
     // The group's steps: a full group, or what is left once the parser has finished.
@@ -251,7 +349,7 @@ __device__ inline void warp_lz4_team_execute(const unsigned char* in, unsigned c
                     s.literal_length, UINT64_MAX, lane);
     __syncwarp();
     // Matches, in waves. Lanes without a step sit past every match.
-    Lz4TeamHold<kExecutors> hold{shared, executor, group, lane, group_at, group_at};
+    Lz4TeamHold<kExecutors, kStaged> hold{shared, executor, group, lane, group_at, group_at};
     hold.final_end = hold.read_final_end();
     const bool pending = has && s.match_length > 0;
     const uint32_t match_at = has ? s.output_at + s.literal_length : 0xFFFFFFFFu;
