@@ -27,6 +27,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <initializer_list>
 #include <random>
 #include <string>
 #include <thread>
@@ -73,7 +74,13 @@ struct Selection {
   static bool allows(const std::vector<long>& list, long value) {
     return list.empty() || std::find(list.begin(), list.end(), value) != list.end();
   }
-  bool chunk(size_t bytes) const { return allows(chunks_kib, static_cast<long>(bytes >> 10)); }
+  /// The chunk sizes of a row group: those asked for (any size), else the group's defaults.
+  std::vector<size_t> chunks(std::initializer_list<size_t> defaults) const {
+    if (chunks_kib.empty()) return defaults;
+    std::vector<size_t> sizes;
+    for (long kib : chunks_kib) sizes.push_back(static_cast<size_t>(kib) << 10);
+    return sizes;
+  }
   bool level(int value) const { return allows(levels, value); }
   bool dtype(const std::string& name) const {
     return dtypes.empty() || std::find(dtypes.begin(), dtypes.end(), name) != dtypes.end();
@@ -105,8 +112,8 @@ bool deflate_rows(size_t total_mib, int repetitions, const Selection& selection,
     const std::string dtype = is_float ? "float32" : "uint16";
     const size_t typesize = is_float ? 4 : 2;
     const std::vector<unsigned char> pool = make_field(kPoolBytes + (32u << 20), is_float, 2);
-    for (size_t chunk : {size_t{64} << 10, size_t{1} << 20, size_t{4} << 20, size_t{32} << 20}) {
-      if (!selection.chunk(chunk)) continue;
+    for (size_t chunk :
+         selection.chunks({size_t{64} << 10, size_t{1} << 20, size_t{4} << 20, size_t{32} << 20})) {
       const size_t count = std::max<size_t>(1, (total_mib << 20) / chunk);
       const size_t distinct = std::min(count, std::max<size_t>(1, kDistinctBytes / chunk));
       const double gb = static_cast<double>(count * chunk) / 1e9;
@@ -204,7 +211,8 @@ int main(int argc, char** argv) {
   // Third argument: which rows, "elements" (all of lz4, blosc, filters and crc32c), one of those
   // four groups, "zstd" or "deflate"; default all.
   const std::string only = argc > 3 ? argv[3] : "";
-  // Fourth to sixth: chunk sizes in KiB, zstd levels, data of the element rows (comma lists).
+  // Fourth to sixth: chunk sizes in KiB (any; default each group's own), zstd levels, data of the
+  // element rows (comma lists).
   const Selection selection{Selection::parse(argc > 4 ? argv[4] : nullptr),
                             Selection::parse(argc > 5 ? argv[5] : nullptr),
                             Selection::parse_names(argc > 6 ? argv[6] : nullptr)};
@@ -218,6 +226,12 @@ int main(int argc, char** argv) {
                  "deflate, not \"%s\"\n",
                  only.c_str());
     return 2;
+  }
+  for (long kib : selection.chunks_kib) {
+    if (kib <= 0 || kib > (long{1} << 20)) {
+      std::fprintf(stderr, "fourth argument: chunk sizes are 1 to 1048576 KiB, not %ld\n", kib);
+      return 2;
+    }
   }
   for (const std::string& name : selection.dtypes) {
     if (name != "uint16" && name != "float32" && name != "q-uint16") {
@@ -258,8 +272,12 @@ int main(int argc, char** argv) {
     const uint32_t typesize = is_float ? 4 : 2;
     const std::vector<unsigned char> pool =
         quantized ? make_quantized_field(kPoolBytes, 1) : make_field(kPoolBytes, is_float, 1);
-    for (size_t chunk : {size_t{64} << 10, size_t{1} << 20, size_t{4} << 20}) {
-      if (!selection.chunk(chunk)) continue;
+    for (size_t chunk : selection.chunks({size_t{64} << 10, size_t{1} << 20, size_t{4} << 20})) {
+      if (chunk == 0 || chunk >= kPoolBytes) {
+        std::fprintf(stderr, "element rows: a chunk of %zu KiB does not fit the 64 MiB pool\n",
+                     chunk >> 10);
+        continue;
+      }
       const size_t count = (total_mib << 20) / chunk;
       const double gb = static_cast<double>(count * chunk) / 1e9;
       // Decoded input: chunk i is a slice of the pool (different places, so chunks differ).
@@ -456,8 +474,8 @@ int main(int argc, char** argv) {
     const std::string& dtype = data.dtype;
     const uint32_t typesize = data.typesize;
     const std::vector<unsigned char>& pool = data.pool;
-    for (size_t chunk : {size_t{64} << 10, size_t{1} << 20, size_t{4} << 20, size_t{32} << 20}) {
-      if (!selection.chunk(chunk)) continue;
+    for (size_t chunk :
+         selection.chunks({size_t{64} << 10, size_t{1} << 20, size_t{4} << 20, size_t{32} << 20})) {
       const size_t count = std::max<size_t>((total_mib << 20) / chunk, 1);
       const double gb = static_cast<double>(count * chunk) / 1e9;
       std::vector<size_t> offsets(count);

@@ -209,41 +209,26 @@ __global__ void __launch_bounds__(kEncodeThreads)
   }
 }
 
-/// The team kernel; teams with a stager ask for the largest shared-memory carveout (a thread
-/// block is one team with 25 KiB: eight an SM for teams of three warps).
-template <bool kNumcodecs, unsigned kExecutors, bool kStaged>
-auto team_kernel() {
-  constexpr auto kernel = lz4_decode_team_kernel<kNumcodecs, kExecutors, kStaged>;
-  if constexpr (kStaged) {
-    static const bool carveout = [] {
-      CUZARR_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
-                                             cudaSharedmemCarveoutMaxShared));
-      return true;
-    }();
-    (void)carveout;
-  }
-  return kernel;
-}
-
 template <bool kNumcodecs, unsigned kExecutors, bool kStaged = false>
 void launch_team(const DeviceChunkBatch& batch, const uint32_t* handled, cudaStream_t s) {
   const auto blocks =
       static_cast<unsigned>((batch.count + kTeamChunks<kStaged> - 1) / kTeamChunks<kStaged>);
-  const auto kernel = team_kernel<kNumcodecs, kExecutors, kStaged>();
-  kernel<<<blocks, team_threads<kExecutors, kStaged>(), 0, s>>>(batch, handled);
+  lz4_decode_team_kernel<kNumcodecs, kExecutors, kStaged>
+      <<<blocks, team_threads<kExecutors, kStaged>(), 0, s>>>(batch, handled);
   CUZARR_CUDA_CHECK(cudaGetLastError());
 }
 
-/// Launches teams of kExecutors (no stager) when the GPU holds every team of the batch at once.
-template <bool kNumcodecs, unsigned kExecutors>
+/// Launches teams of kExecutors (with a stager if kStaged) when the GPU holds every team of the
+/// batch at once.
+template <bool kNumcodecs, unsigned kExecutors, bool kStaged>
 bool launch_team_if_resident(const DeviceChunkBatch& batch, const uint32_t* handled,
                              cudaStream_t s) {
-  const uint64_t blocks = (batch.count + kTeamChunks<false> - 1) / kTeamChunks<false>;
-  if (blocks > detail::resident_blocks(team_kernel<kNumcodecs, kExecutors, false>(),
-                                       team_threads<kExecutors, false>())) {
+  const uint64_t blocks = (batch.count + kTeamChunks<kStaged> - 1) / kTeamChunks<kStaged>;
+  if (blocks > detail::resident_blocks(lz4_decode_team_kernel<kNumcodecs, kExecutors, kStaged>,
+                                       team_threads<kExecutors, kStaged>())) {
     return false;
   }
-  launch_team<kNumcodecs, kExecutors>(batch, handled, s);
+  launch_team<kNumcodecs, kExecutors, kStaged>(batch, handled, s);
   return true;
 }
 
@@ -278,8 +263,11 @@ template <bool kNumcodecs>
 void decode(const DeviceChunkBatch& batch, Stream stream, const uint32_t* handled = nullptr) {
   if (batch.count == 0) return;
   const cudaStream_t s = detail::to_cuda(stream.native());
-  if (launch_team_if_resident<kNumcodecs, 3>(batch, handled, s) ||
-      launch_team_if_resident<kNumcodecs, 1>(batch, handled, s)) {
+  // The fewer the chunks, the more a team's parser is the limit: teams of three executors get a
+  // stager when they all fit on the GPU at once (bench/RESULTS.md, "the launcher's stager").
+  if (launch_team_if_resident<kNumcodecs, 3, true>(batch, handled, s) ||
+      launch_team_if_resident<kNumcodecs, 3, false>(batch, handled, s) ||
+      launch_team_if_resident<kNumcodecs, 1, false>(batch, handled, s)) {
     return;
   }
   const auto blocks = static_cast<unsigned>((batch.count + kDecodeWarps - 1) / kDecodeWarps);

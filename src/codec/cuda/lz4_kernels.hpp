@@ -4,7 +4,8 @@
 // then copy the literals and matches of up to 32 sequences together (overlapping matches
 // included). A batch of few chunks (as many as teams of two warps each fit on the GPU at once)
 // gets a team of warps per chunk, one parsing while one or three others copy, taking groups of 32
-// sequences in turn (lz4_warp_team_decode.cuh): three when teams of four all fit at once.
+// sequences in turn (lz4_warp_team_decode.cuh): three when teams of four all fit at once, and
+// then also a stager, a warp that prepares the parser's next span, when those teams of five fit.
 // Hostile input yields a status, never an access outside the chunk's input or output.
 // Encoding runs one thread per chunk (greedy, single pass); its output decodes with liblz4's
 // LZ4_decompress_safe. CUDA builds only; launchers queue work on `stream` and throw CudaError
@@ -29,8 +30,9 @@ void lz4_decode_batch(const DeviceChunkBatch& batch, Stream stream);
 /// with the header's size, output_too_small when that size exceeds output_capacities[i].
 void numcodecs_lz4_decode_batch(const DeviceChunkBatch& batch, Stream stream);
 
-/// How the team kernel's parser works: alone (what lz4_decode_batch launches), or with a stager,
-/// a warp that prepares the parser's next span while it finishes one (lz4_warp_team_decode.cuh).
+/// How the team kernel's parser works: alone, or with a stager, a warp that prepares the parser's
+/// next span while it finishes one (lz4_warp_team_decode.cuh). lz4_decode_batch gives teams of
+/// three executors a stager when they all fit on the GPU at once (up to 528 chunks on an H200).
 enum class Lz4TeamParser { alone, with_stager };
 
 /// The team kernel with `executors` (1, 2 or 3; else std::invalid_argument) executing warps per
