@@ -17,12 +17,13 @@
 // word also sees the steps or output bytes it announces. The parser frees a group's steps once
 // the group is finished, and runs at most kLz4TeamAhead steps past the first unfinished group.
 //
-// A team may also have a stager (Lz4TeamShared<kExecutors, true>, for benchmarks and tests so
-// far): a warp that runs phases 1 to 3 of the parser's next span (lz4_span_prepare) into a second
-// span buffer while the parser finishes and queues the current one. The parser asks for the span
-// that starts where the current one's path ends, and uses the stager's work only if its next span
-// starts there. On an H200 this was 1.2x faster at 4 MiB and about half as fast at 1 MiB
-// (bench/RESULTS.md, "the LZ4 team's parser with a stager").
+// A team may also have a stager (Lz4TeamShared<kExecutors, true>): a warp that runs phases 1 to 3
+// of the parser's next span (lz4_span_prepare) into a second span buffer while the parser
+// finishes and queues the current one. The parser asks for the span that starts where the current
+// one's path ends, and uses the stager's work only if its next span starts there. On an H200 the
+// team of three executors and a stager was 1.22x faster than without at 4 MiB; at 1 MiB its
+// teams do not all fit at once and the team of two stays ahead (bench/RESULTS.md, "the launcher's
+// stager"), so the launcher gives teams a stager only when they all fit.
 #pragma once
 
 #include <cstdint>
