@@ -27,11 +27,13 @@ constexpr int kDecodeWarps = 4;  // warps (chunks) per thread block
 /// 1.07x to 1.10x than at 8, where the 64 registers spill in the parser's loop).
 constexpr int kDecodeBlocksPerSmFew = 6;
 /// Batches that a team of warps per chunk (a parser and 1 to 3 executors) can hold at once take
-/// the team kernel: 2 chunks per thread block, about 80 registers. Three executors when teams of
-/// four hold the batch at once (256 chunks of 4 MiB on an H200), else one: on an H200, three were
-/// 1.11x faster on a float32 field at 4 MiB and within 4 % elsewhere, two slower at 1 MiB on two
-/// of three fields (bench/RESULTS.md). Teams with a stager (Lz4TeamParser::with_stager, for
-/// benchmarks and tests) take one chunk a thread block, the shape they were measured in.
+/// the team kernel: 2 chunks per thread block, about 80 registers; teams with a stager
+/// (Lz4TeamParser::with_stager) take one chunk a thread block. The launcher takes the largest team
+/// that holds the whole batch at once: three executors and a stager (up to 528 chunks on an H200,
+/// 2 and 4 MiB chunks of a 1 GiB batch), three, two (1056: 1 MiB chunks), else one. On an H200
+/// each was the fastest of the teams that fit on the quantized field of ratio 2.15, and up to 9 %
+/// slower than the fastest on the uint16 and float32 fields (bench/RESULTS.md, "a ring of 512
+/// steps").
 template <bool kStaged>
 inline constexpr unsigned kTeamChunks = kStaged ? 1 : 2;
 /// The warps of a team: its parser, its stager if it has one, and its executors.
@@ -263,10 +265,11 @@ template <bool kNumcodecs>
 void decode(const DeviceChunkBatch& batch, Stream stream, const uint32_t* handled = nullptr) {
   if (batch.count == 0) return;
   const cudaStream_t s = detail::to_cuda(stream.native());
-  // The fewer the chunks, the more a team's parser is the limit: teams of three executors get a
-  // stager when they all fit on the GPU at once (bench/RESULTS.md, "the launcher's stager").
+  // The fewer the chunks, the more a team's parser is the limit: the largest team that fits
+  // (bench/RESULTS.md, "the launcher's stager" and "a ring of 512 steps").
   if (launch_team_if_resident<kNumcodecs, 3, true>(batch, handled, s) ||
       launch_team_if_resident<kNumcodecs, 3, false>(batch, handled, s) ||
+      launch_team_if_resident<kNumcodecs, 2, false>(batch, handled, s) ||
       launch_team_if_resident<kNumcodecs, 1, false>(batch, handled, s)) {
     return;
   }

@@ -3,9 +3,9 @@
 // the token chain 32 input positions at a time with every bounds check of lz4_block_format.hpp,
 // then copy the literals and matches of up to 32 sequences together (overlapping matches
 // included). A batch of few chunks (as many as teams of two warps each fit on the GPU at once)
-// gets a team of warps per chunk, one parsing while one or three others copy, taking groups of 32
-// sequences in turn (lz4_warp_team_decode.cuh): three when teams of four all fit at once, and
-// then also a stager, a warp that prepares the parser's next span, when those teams of five fit.
+// gets a team of warps per chunk, one parsing while one to three others copy, taking groups of 32
+// sequences in turn (lz4_warp_team_decode.cuh): the largest team that holds the whole batch at
+// once, with a stager (a warp that prepares the parser's next span) for three executors.
 // Hostile input yields a status, never an access outside the chunk's input or output.
 // Encoding runs one thread per chunk (greedy, single pass); its output decodes with liblz4's
 // LZ4_decompress_safe. CUDA builds only; launchers queue work on `stream` and throw CudaError

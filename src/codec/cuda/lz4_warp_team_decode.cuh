@@ -38,9 +38,11 @@ namespace cuzarr::gpu::detail {
 /// Executors a team may have.
 inline constexpr unsigned kLz4TeamMaxExecutors = 3;
 /// Steps the parser may hold past the first unfinished group, and the ring's size (room for one
-/// more window). Every executor's group fits at once.
-inline constexpr unsigned kLz4TeamAhead = 224;
-inline constexpr unsigned kLz4TeamSlots = 256;
+/// more window). Every executor's group fits at once. 512 rather than 256: a parser that runs
+/// further ahead waits less for its executors (on an H200 1.08x to 1.18x for teams of three at
+/// 1 MiB and of four at 1 and 4 MiB; bench/RESULTS.md, "a ring of 512 steps").
+inline constexpr unsigned kLz4TeamAhead = 480;
+inline constexpr unsigned kLz4TeamSlots = 512;
 static_assert(kLz4TeamAhead + 11 <= kLz4TeamSlots);
 static_assert(kLz4TeamAhead >= kLz4TeamMaxExecutors * kWarpSize);
 /// The largest output a team decodes: positions are 32-bit (larger capacities take one warp).
@@ -55,7 +57,7 @@ inline constexpr uint32_t kLz4TeamSpanMinTokens = 64;
 inline constexpr uint32_t kLz4TeamWindowStretch = 16384;
 inline constexpr uint32_t kLz4TeamWindowStretchMax = 1u << 20;
 
-/// What the warps of a team share (5 KiB of steps; the parser's 1 KiB of staged input for its
+/// What the warps of a team share (10 KiB of steps; the parser's 1 KiB of staged input for its
 /// windows and 9 KiB for each of its spans). kStaged: the team has a stager (below).
 template <unsigned kExecutors, bool kStaged = false>
 struct Lz4TeamShared {
