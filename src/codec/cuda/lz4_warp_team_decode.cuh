@@ -21,9 +21,10 @@
 // of the parser's next span (lz4_span_prepare) into a second span buffer while the parser
 // finishes and queues the current one. The parser asks for the span that starts where the current
 // one's path ends, and uses the stager's work only if its next span starts there. On an H200 the
-// team of three executors and a stager was 1.22x faster than without at 4 MiB; at 1 MiB its
-// teams do not all fit at once and the team of two stays ahead (bench/RESULTS.md, "the launcher's
-// stager"), so the launcher gives teams a stager only when they all fit.
+// team of three executors and a stager was 1.22x faster than without at 4 MiB with a ring of 256
+// steps, 1.09x with 512; at 1 MiB its teams do not all fit at once and smaller teams without one
+// stay ahead (bench/RESULTS.md, "the launcher's stager", "a ring of 512 steps"), so the launcher
+// gives teams a stager only when they all fit.
 #pragma once
 
 #include <cstdint>
