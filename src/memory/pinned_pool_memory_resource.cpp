@@ -1,5 +1,7 @@
 #include <fmt/format.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <bit>
 #include <deque>
 #include <map>
@@ -34,18 +36,29 @@ size_t size_class(size_t bytes) noexcept {
   return (bytes + step - 1) / step * step;
 }
 
+// The largest class whose blocks serve a request of class `cls` when none of its own is free: a
+// quarter more (the next class, or the one after, of these eighths). Chunks of one array fall
+// on both sides of a class boundary (a 2 GiB zstd array's 32 MiB chunks store 27 to 31 MiB),
+// and without this the blocks of one class stay cached while the other's are pinned anew.
+size_t largest_serving_class(size_t cls) noexcept { return cls + cls / 4; }
+
 }  // namespace
 
 struct PinnedPoolMemoryResource::State {
   struct Block {
     void* pointer;
     cudaEvent_t released;  // recorded on the releasing stream
+    size_t cls;            // its size class (what it was allocated with)
   };
   std::mutex mutex;
   size_t max_cached = 0;
+  bool follow_working_set = false;
+  size_t working_set_cap = 0;  // with follow_working_set: a quarter of physical memory
   size_t cached = 0;
-  std::map<size_t, std::deque<Block>> free_blocks;      // by size class, oldest first
-  std::unordered_map<void*, cudaEvent_t> block_events;  // every block allocated and not freed
+  size_t in_use = 0;       // bytes of blocks handed out and not yet released
+  size_t peak_in_use = 0;  // the most bytes in use at once so far
+  std::map<size_t, std::deque<Block>> free_blocks;  // by size class, oldest first
+  std::unordered_map<void*, Block> blocks;          // every block allocated and not freed
 
   // Gives one block back to CUDA once its pending work is done.
   static void free_block(const Block& b) noexcept {
@@ -53,6 +66,23 @@ struct PinnedPoolMemoryResource::State {
     cudaEventSynchronize(b.released);
     cudaEventDestroy(b.released);
     cudaFreeHost(b.pointer);
+  }
+
+  // The cache's bound: max_cached, or with follow_working_set the most bytes the callers have had
+  // in use at once and a quarter more, if that is more (up to working_set_cap). The quarter holds
+  // what the peak does not count: blocks of a neighbouring class, and blocks released on work
+  // still queued. Without it, a cache a few bytes over the peak gave back one of its largest
+  // blocks after every read of a 2 GiB zstd array, and the next read pinned it again (19 ms).
+  // Called with `mutex` held.
+  size_t bound() const noexcept {
+    if (!follow_working_set) return max_cached;
+    return std::max(max_cached, std::min(peak_in_use + peak_in_use / 4, working_set_cap));
+  }
+
+  // Counts a block of class `cls` handed out. Called with `mutex` held.
+  void hand_out(size_t cls) noexcept {
+    in_use += cls;
+    peak_in_use = std::max(peak_in_use, in_use);
   }
 
   static bool is_done(const Block& b) noexcept {
@@ -64,18 +94,21 @@ struct PinnedPoolMemoryResource::State {
     return true;  // done (or failed: waiting would not help either)
   }
 
-  // Takes the oldest block of class `cls` whose released work is done; none when every block of
-  // the class is still in use by queued work. Called with `mutex` held.
+  // Takes the oldest block whose released work is done, of class `cls` or else of the smallest
+  // larger class that may serve it (largest_serving_class); none when there is no such block.
+  // Called with `mutex` held.
   std::optional<Block> take_done(size_t cls) {
-    auto it = free_blocks.find(cls);
-    if (it == free_blocks.end()) return std::nullopt;
-    auto& list = it->second;
-    for (auto b = list.begin(); b != list.end(); ++b) {
-      if (!is_done(*b)) continue;
-      const Block block = *b;
-      list.erase(b);
-      cached -= cls;
-      return block;
+    const size_t largest = largest_serving_class(cls);
+    for (auto it = free_blocks.lower_bound(cls); it != free_blocks.end() && it->first <= largest;
+         ++it) {
+      auto& list = it->second;
+      for (auto b = list.begin(); b != list.end(); ++b) {
+        if (!is_done(*b)) continue;
+        const Block block = *b;
+        list.erase(b);
+        cached -= block.cls;
+        return block;
+      }
     }
     return std::nullopt;
   }
@@ -100,20 +133,21 @@ struct PinnedPoolMemoryResource::State {
     return block;
   }
 
-  // While the cache holds more than `max_cached` bytes, removes blocks whose work is done into
+  // While the cache holds more than bound() bytes, removes blocks whose work is done into
   // `evicted`, for freeing without the mutex: the largest classes first (fewest frees), the
   // oldest first within a class. Blocks still in use stay cached, over the bound, until a later
   // release finds them done: a release never waits for the GPU. Called with `mutex` held.
   void trim(std::vector<Block>& evicted) {
-    for (auto it = free_blocks.rbegin(); it != free_blocks.rend() && cached > max_cached; ++it) {
+    const size_t limit = bound();
+    for (auto it = free_blocks.rbegin(); it != free_blocks.rend() && cached > limit; ++it) {
       auto& list = it->second;
-      for (auto b = list.begin(); b != list.end() && cached > max_cached;) {
+      for (auto b = list.begin(); b != list.end() && cached > limit;) {
         if (!is_done(*b)) {
           ++b;
           continue;
         }
         evicted.push_back(*b);
-        block_events.erase(b->pointer);
+        blocks.erase(b->pointer);
         cached -= it->first;
         b = list.erase(b);
       }
@@ -121,9 +155,17 @@ struct PinnedPoolMemoryResource::State {
   }
 };
 
-PinnedPoolMemoryResource::PinnedPoolMemoryResource(size_t max_cached_bytes)
+PinnedPoolMemoryResource::PinnedPoolMemoryResource()
+    : PinnedPoolMemoryResource(kDefaultMaxCachedBytes, WorkingSet::follow) {}
+
+PinnedPoolMemoryResource::PinnedPoolMemoryResource(size_t max_cached_bytes, WorkingSet working_set)
     : state_(std::make_unique<State>()) {
   state_->max_cached = max_cached_bytes;
+  state_->follow_working_set = working_set == WorkingSet::follow;
+  const long pages = sysconf(_SC_PHYS_PAGES), page_size = sysconf(_SC_PAGE_SIZE);
+  state_->working_set_cap = pages > 0 && page_size > 0
+                                ? static_cast<size_t>(pages) * static_cast<size_t>(page_size) / 4
+                                : max_cached_bytes;
 }
 
 PinnedPoolMemoryResource::~PinnedPoolMemoryResource() { release_cached(); }
@@ -147,9 +189,14 @@ void* PinnedPoolMemoryResource::allocate(size_t bytes, size_t alignment) {
   std::optional<State::Block> in_use;
   {
     std::lock_guard lock(state_->mutex);
-    if (const auto block = state_->take_done(cls)) return block->pointer;
-    if (state_->cached >= state_->max_cached && state_->pending_bytes() >= state_->max_cached)
+    if (const auto block = state_->take_done(cls)) {
+      state_->hand_out(block->cls);
+      return block->pointer;
+    }
+    if (state_->cached >= state_->max_cached && state_->pending_bytes() >= state_->max_cached) {
       in_use = state_->take_oldest(cls);
+      if (in_use) state_->hand_out(cls);
+    }
   }
   if (in_use) {
     const StageTimer timer("pinned pool: wait for a released block");
@@ -167,6 +214,7 @@ void* PinnedPoolMemoryResource::allocate(size_t bytes, size_t alignment) {
     {
       std::lock_guard lock(state_->mutex);
       block = state_->take_oldest(cls);
+      if (block) state_->hand_out(cls);
     }
     if (block) {
       // The block may still be read or written by copies queued before it was released.
@@ -185,7 +233,8 @@ void* PinnedPoolMemoryResource::allocate(size_t bytes, size_t alignment) {
     detail::check_cuda(status, "cudaEventCreateWithFlags");
   }
   std::lock_guard lock(state_->mutex);
-  state_->block_events.emplace(pointer, event);
+  state_->blocks.emplace(pointer, State::Block{pointer, event, cls});
+  state_->hand_out(cls);
   return pointer;
 }
 
@@ -193,17 +242,18 @@ void PinnedPoolMemoryResource::deallocate(void* pointer, size_t bytes, size_t al
   deallocate_async(pointer, bytes, alignment, Stream::wrap(cudaStreamLegacy));
 }
 
-void PinnedPoolMemoryResource::deallocate_async(void* pointer, size_t bytes, size_t,
+void PinnedPoolMemoryResource::deallocate_async(void* pointer, size_t, size_t,
                                                 Stream stream) noexcept {
   if (pointer == nullptr) return;
-  const size_t cls = size_class(bytes);
   std::unique_lock lock(state_->mutex);
-  auto it = state_->block_events.find(pointer);
-  if (it == state_->block_events.end()) return;  // not ours: nothing sensible to do
-  const State::Block block{pointer, it->second};
+  auto it = state_->blocks.find(pointer);
+  if (it == state_->blocks.end()) return;  // not ours: nothing sensible to do
+  // The block's own class: it may have served a smaller request.
+  const State::Block block = it->second;
+  state_->in_use -= std::min(state_->in_use, block.cls);
   cudaEventRecord(block.released, stream.native());
-  state_->free_blocks[cls].push_back(block);
-  state_->cached += cls;
+  state_->free_blocks[block.cls].push_back(block);
+  state_->cached += block.cls;
   std::vector<State::Block> evicted;
   state_->trim(evicted);
   lock.unlock();
@@ -221,7 +271,7 @@ void PinnedPoolMemoryResource::release_cached() {
     std::lock_guard lock(state_->mutex);
     blocks.swap(state_->free_blocks);
     for (const auto& [cls, list] : blocks)
-      for (const auto& b : list) state_->block_events.erase(b.pointer);
+      for (const auto& b : list) state_->blocks.erase(b.pointer);
     state_->cached = 0;
   }
   for (const auto& [cls, list] : blocks)
@@ -239,7 +289,8 @@ std::shared_ptr<PinnedPoolMemoryResource> default_pinned_memory_resource() {
 
 struct PinnedPoolMemoryResource::State {};
 
-PinnedPoolMemoryResource::PinnedPoolMemoryResource(size_t) {
+PinnedPoolMemoryResource::PinnedPoolMemoryResource() : PinnedPoolMemoryResource(0) {}
+PinnedPoolMemoryResource::PinnedPoolMemoryResource(size_t, WorkingSet) {
   throw UnsupportedError("pinned memory needs CUDA support in this build of cuzarr");
 }
 PinnedPoolMemoryResource::~PinnedPoolMemoryResource() = default;

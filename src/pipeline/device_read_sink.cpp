@@ -17,6 +17,7 @@
 #include "cuzarr/core/log.hpp"
 #include "cuzarr/core/parallel.hpp"
 #include "cuzarr/core/stage_times.hpp"
+#include "pipeline/buffer_copy_runs.hpp"
 #include "pipeline/planned_chunk_views.hpp"
 #if defined(CUZARR_HAVE_CUDA)
 #include "codec/cuda/delta_kernels.hpp"
@@ -55,6 +56,9 @@ struct DeviceReadSink::GpuReport {
 namespace {
 
 constexpr size_t kStagingAlignment = 256;
+// Chunks of one pinned allocation at most this far apart are copied to the device in one run
+// (buffer_copy_runs.hpp): copying a gap this size takes about as long as starting a copy.
+[[maybe_unused]] constexpr size_t kCopyRunGap = 64 << 10;
 
 [[maybe_unused]] size_t align_up(size_t v) {
   return (v + kStagingAlignment - 1) / kStagingAlignment * kStagingAlignment;
@@ -447,13 +451,22 @@ void DeviceReadSink::submit(ChunkReadBatch& batch) {
     pinned_size += align_up(c.bytes.size());
   }
   size_t device_size = batch_copy_size;
-  for (auto& c : staged) {
-    const bool own_pinned =
-        c.gpu_steps > 0 ? c.bytes.kind() == MemoryKind::pinned : c.route == Route::pinned_staged;
-    if (!own_pinned) continue;
-    c.device_offset = device_size;
-    device_size += align_up(c.bytes.size());
+  const auto own_pinned = [](const StagedChunk& c) {
+    return c.gpu_steps > 0 ? c.bytes.kind() == MemoryKind::pinned : c.route == Route::pinned_staged;
+  };
+  // Chunks in pinned memory of their own are copied into the device slot, in runs.
+  std::vector<size_t> own_pinned_chunks;
+  std::vector<Buffer> own_pinned_bytes;
+  for (size_t i = 0; i < n; ++i) {
+    if (!own_pinned(staged[i])) continue;
+    own_pinned_chunks.push_back(i);
+    own_pinned_bytes.push_back(staged[i].bytes);
   }
+  std::vector<size_t> own_pinned_offsets;
+  const std::vector<BufferCopyRun> copy_runs = plan_buffer_copy_runs(
+      own_pinned_bytes, kCopyRunGap, kStagingAlignment, device_size, own_pinned_offsets);
+  for (size_t k = 0; k < own_pinned_chunks.size(); ++k)
+    staged[own_pinned_chunks[k]].device_offset = own_pinned_offsets[k];
   // Capacities and outputs of the GPU steps (step j decodes codec j; the last step runs first).
   uint64_t max_capacity = 0;
   for (size_t i : gpu_order) {
@@ -563,12 +576,11 @@ void DeviceReadSink::submit(ChunkReadBatch& batch) {
   copy_time_.begin(copy_stream_);
   copy_bytes(device.data(), MemoryKind::device, pinned.data(), MemoryKind::pinned, batch_copy_size,
              copy_stream_);
+  for (const BufferCopyRun& run : copy_runs) {
+    copy_bytes(device_at(run.offset), MemoryKind::device, run.source, MemoryKind::pinned, run.size,
+               copy_stream_);
+  }
   for (const StagedChunk& c : staged) {
-    const bool own_pinned =
-        c.gpu_steps > 0 ? c.bytes.kind() == MemoryKind::pinned : c.route == Route::pinned_staged;
-    if (own_pinned)
-      copy_bytes(device_at(c.device_offset), MemoryKind::device, c.bytes.data(), MemoryKind::pinned,
-                 c.bytes.size(), copy_stream_);
     // Chunks that land contiguously go straight into the output (regions no other chunk writes).
     const size_t nbytes = static_cast<size_t>(c.source.nbytes());
     if (c.route == Route::pinned_direct) {

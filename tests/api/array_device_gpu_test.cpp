@@ -381,6 +381,43 @@ TEST_F(DeviceArray, FileStoreReadsIntoDeviceMemoryInBothGdsModes) {
   std::filesystem::remove_all(dir);
 }
 
+// A sharded array in files: each shard's inner chunks come in one pinned read and go to the device
+// in shared copies (runs over the shard's bytes), with and without GPU codecs, some inner chunks
+// absent (all fill value) and a shard missing.
+TEST_F(DeviceArray, ShardedFileArraysReadIntoDeviceMemoryLikeHostReads) {
+  const auto dir = std::filesystem::current_path() / "cuzarr_device_sharded";
+  const CodecSpec little{"bytes", {{"endian", "little"}}};
+  const CodecSpec zstd{"zstd", {{"level", 1}, {"checksum", false}}};
+  for (const auto& codecs :
+       {std::vector<CodecSpec>{little, zstd}, std::vector<CodecSpec>{little}}) {
+    SCOPED_TRACE(codecs.size() == 2 ? "zstd" : "uncompressed");
+    std::filesystem::remove_all(dir);
+    auto store = std::make_shared<FileStore>(dir, true, FileStoreOptions{GdsMode::off});
+    ArrayCreateOptions o;
+    o.shape = {20, 24, 13};  // edge shards and edge inner chunks
+    o.data_type = DataType(DataTypeKind::int16);
+    o.chunk_shape = {4, 6, 3};
+    o.shard_shape = Shape{8, 12, 6};
+    o.codecs = codecs;
+    auto array = Array::create(store, "", o);
+    NDBuffer data = patterned(o.data_type, o.shape, 23);
+    // The inner chunks of the first 4 planes hold only the fill value: they are not stored, and
+    // the shards that hold them have holes.
+    std::memset(data.data(), 0, 4 * 24 * 13 * sizeof(int16_t));
+    array.write({}, data);
+    store->erase("c/1/1/1");
+    for (const char* text : kSelections) {
+      SCOPED_TRACE(text);
+      const Selection selection = parse_selection(text);
+      const NDBuffer on_host = array.read(selection);
+      const NDBuffer on_device = array.read(selection, MemoryKind::device);
+      ASSERT_EQ(on_device.kind(), MemoryKind::device);
+      EXPECT_EQ(host_bytes(on_device), host_bytes(on_host));
+    }
+  }
+  std::filesystem::remove_all(dir);
+}
+
 // A chunk that a GPU codec rejects fails the read with an error naming the chunk and the codec.
 TEST_F(DeviceArray, ChunksRejectedByAGpuCodecNameTheChunk) {
   auto store = std::make_shared<MemoryStore>();

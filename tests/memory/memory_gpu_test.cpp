@@ -224,6 +224,71 @@ TEST_F(Gpu, PinnedPoolReusesBlocksOfTheSameSizeClass) {
   EXPECT_EQ(pool.cached_bytes(), 0u);
 }
 
+// A request whose class has no free block takes one of a class up to a quarter larger, which
+// goes back to its own class when released; a block twice the size is left alone.
+TEST_F(Gpu, PinnedPoolServesARequestFromTheNextLargerClasses) {
+  PinnedPoolMemoryResource pool(size_t{1} << 20);
+  void* block = pool.allocate(1000, 64);  // the 1 KiB class
+  pool.deallocate(block, 1000, 64);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  void* smaller = pool.allocate(800, 64);  // the 896-byte class
+  EXPECT_EQ(smaller, block);
+  EXPECT_EQ(pool.cached_bytes(), 0u);
+  pool.deallocate(smaller, 800, 64);
+  EXPECT_EQ(pool.cached_bytes(), 1024u);  // back in its own class
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  void* half = pool.allocate(500, 64);  // the 512-byte class: too small for it
+  EXPECT_NE(half, block);
+  EXPECT_EQ(pool.allocate(1024, 64), block);
+  pool.deallocate(half, 500, 64);
+  pool.deallocate(block, 1024, 64);
+  pool.release_cached();
+  EXPECT_EQ(pool.cached_bytes(), 0u);
+}
+
+// With WorkingSet::follow the cache keeps as much as was in use at once (a read's staging batches
+// in flight) and a quarter more, so the same work again pins nothing new; a fixed bound gives the
+// rest back.
+TEST_F(Gpu, PinnedPoolFollowingItsWorkingSetKeepsWhatWasInUseAtOnce) {
+  const size_t bytes = size_t{1} << 20;
+  for (const auto mode : {PinnedPoolMemoryResource::WorkingSet::follow,
+                          PinnedPoolMemoryResource::WorkingSet::fixed}) {
+    const bool follow = mode == PinnedPoolMemoryResource::WorkingSet::follow;
+    SCOPED_TRACE(follow ? "follow" : "fixed");
+    PinnedPoolMemoryResource pool(bytes, mode);
+    std::vector<void*> blocks;
+    for (int k = 0; k < 4; ++k) blocks.push_back(pool.allocate(bytes, 64));
+    // Released once the stream has seen their events, so that a trim may give them back.
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    for (void* b : blocks) pool.deallocate(b, bytes, 64);
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    // A release that finds the cache over its bound trims it.
+    void* again = pool.allocate(bytes, 64);
+    pool.deallocate(again, bytes, 64);
+    EXPECT_EQ(pool.cached_bytes(), follow ? 4 * bytes : bytes);
+    if (follow) {
+      std::vector<void*> reused;
+      for (int k = 0; k < 4; ++k) reused.push_back(pool.allocate(bytes, 64));
+      std::sort(reused.begin(), reused.end());
+      std::sort(blocks.begin(), blocks.end());
+      EXPECT_EQ(reused, blocks);  // the same blocks: nothing pinned anew
+      for (void* b : reused) pool.deallocate(b, bytes, 64);
+      // Up to a quarter over the peak stays cached (here a block of another class); past that
+      // the cache is trimmed back under it.
+      void* other = pool.allocate(640 << 10, 64);  // no block of its class or the next: new
+      ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+      pool.deallocate(other, 640 << 10, 64);
+      EXPECT_EQ(pool.cached_bytes(), 4 * bytes + (640 << 10));
+      void* large = pool.allocate(2 * bytes, 64);
+      ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+      pool.deallocate(large, 2 * bytes, 64);  // over 5 MiB: 2 MiB given back (whichever blocks)
+      EXPECT_EQ(pool.cached_bytes(), 4 * bytes + (640 << 10));
+    }
+    pool.release_cached();
+    EXPECT_EQ(pool.cached_bytes(), 0u);
+  }
+}
+
 // Holds back the work queued on a stream after it: a host function that returns once open() is
 // called (or the gate is destroyed, so that a failed assertion leaves nothing blocked).
 class StreamGate {

@@ -45,6 +45,11 @@ class Buffer {
   /// A view of [offset, offset + length) sharing ownership; throws InvalidArgumentError when out
   /// of range.
   Buffer slice(size_t offset, size_t length) const;
+  /// True when both are views of one allocation (or one wrap): the bytes between them are part
+  /// of it too, so one copy may span both.
+  bool shares_allocation(const Buffer& other) const noexcept {
+    return ownership_ != nullptr && ownership_ == other.ownership_;
+  }
   /// A new buffer of `kind` with a copy of the bytes (synchronous). The copy keeps this buffer's
   /// keep-alive owners (its bytes may hold pointers into them).
   Buffer copy_to(MemoryKind kind) const;

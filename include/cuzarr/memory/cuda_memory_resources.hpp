@@ -14,7 +14,8 @@
 
 namespace cuzarr {
 
-/// Page-locked host memory from cudaMallocHost, cached by size class (eighths of powers of two). A
+/// Page-locked host memory from cudaMallocHost, cached by size class (eighths of powers of two; a
+/// request with no free block of its class takes one of a class up to a quarter larger). A
 /// freed block is handed out again only once the stream work queued before its release has finished
 /// (an event is recorded at release); unless the blocks still in use alone fill the cache's
 /// bound, an allocation does not wait for that work but allocates a new block, so the cache
@@ -22,11 +23,21 @@ namespace cuzarr {
 /// Thread-safe. Constructors throw UnsupportedError without CUDA.
 class PinnedPoolMemoryResource final : public MemoryResource {
  public:
-  /// Keeps at most `max_cached_bytes` of freed blocks for reuse: a release that finds more cached
-  /// gives blocks whose work is done back to CUDA (blocks still in use stay until a later release
-  /// finds them done). The default holds the staging batches in flight of a read into device
-  /// memory.
-  explicit PinnedPoolMemoryResource(size_t max_cached_bytes = size_t{2} << 30);
+  /// The cache's bound, without WorkingSet::follow.
+  static constexpr size_t kDefaultMaxCachedBytes = size_t{2} << 30;
+  /// Whether the cache's bound grows to the most bytes the callers have had in use at once.
+  enum class WorkingSet { fixed, follow };
+
+  /// Keeps freed blocks for reuse, up to kDefaultMaxCachedBytes or, when more was in use at once
+  /// (the staging batches in flight of a large read into device memory), up to that much and a
+  /// quarter more, at most a quarter of physical memory: a read that ends holding what it pinned
+  /// reads again without pinning more.
+  PinnedPoolMemoryResource();
+  /// Keeps at most `max_cached_bytes` of freed blocks for reuse (WorkingSet::follow: or the most
+  /// bytes in use at once, as above): a release that finds more cached gives blocks whose work is
+  /// done back to CUDA (blocks still in use stay until a later release finds them done).
+  explicit PinnedPoolMemoryResource(size_t max_cached_bytes,
+                                    WorkingSet working_set = WorkingSet::fixed);
   ~PinnedPoolMemoryResource() override;
 
   MemoryKind kind() const noexcept override { return MemoryKind::pinned; }
