@@ -252,9 +252,9 @@ void ChunkPipeline::read(const NormalizedSelection& selection, const NDBuffer& o
   if (is_host_accessible(out.kind())) {
     const auto sink = [&](ChunkReadBatch& batch) { decode_and_scatter_on_host(batch, out); };
     if (sharding_)
-      read_sharded(selection, out, MemoryKind::host, sink);
+      read_sharded(selection, out, Fetch{}, sink);
     else
-      read_regular(selection, out, MemoryKind::host, sink);
+      read_regular(selection, out, Fetch{}, sink);
     return;
   }
   if (metadata_->data_type.is_variable_length()) {
@@ -267,18 +267,21 @@ void ChunkPipeline::read(const NormalizedSelection& selection, const NDBuffer& o
   // no GPU decoder is still decoded on the CPU from there).
   DeviceReadSink device(out, metadata_->fill_value, Stream::create(),
                         options_.effective_codec_placement(), options_.concurrent_device_batches);
-  MemoryKind fetch_kind = MemoryKind::host;
+  Fetch fetch;
   if (device.stages_array_bytes(chunk_chain) && !metadata_->rectilinear_grid) {
     if (chunk_chain.bytes_to_bytes().empty())
-      fetch_kind = store_->reads_into_device() ? MemoryKind::device : MemoryKind::pinned;
+      fetch.kind = store_->reads_into_device() ? MemoryKind::device : MemoryKind::pinned;
     else if (device.decodes_entirely_on_gpu(chunk_chain))
-      fetch_kind = MemoryKind::pinned;
+      fetch.kind = MemoryKind::pinned;
   }
+  // Chunks the GPU decodes are copied there as each read lands, not once the batch is read.
+  if (fetch.kind == MemoryKind::pinned && device.uploads_early(chunk_chain))
+    fetch.hand_off = [&](Buffer pinned) { return device.upload_early(std::move(pinned)); };
   const auto sink = [&](ChunkReadBatch& batch) { device.submit(batch); };
   if (sharding_)
-    read_sharded(selection, out, fetch_kind, sink);
+    read_sharded(selection, out, fetch, sink);
   else
-    read_regular(selection, out, fetch_kind, sink);
+    read_regular(selection, out, fetch, sink);
   device.finish();
 }
 
@@ -326,8 +329,19 @@ void ChunkPipeline::decode_and_scatter_on_host(ChunkReadBatch& batch, const NDBu
   });
 }
 
+std::vector<std::optional<Buffer>> ChunkPipeline::fetch_values(std::span<const KeyRange> requests,
+                                                               const Fetch& fetch) const {
+  if (!fetch.hand_off) return store_->get_many(requests, fetch.kind);
+  std::vector<std::optional<Buffer>> values(requests.size());
+  store_->get_many_each(requests, fetch.kind, [&](size_t i, std::optional<Buffer> value) {
+    if (value) value = fetch.hand_off(std::move(*value));
+    values[i] = std::move(value);
+  });
+  return values;
+}
+
 void ChunkPipeline::read_regular(const NormalizedSelection& selection, const NDBuffer& out,
-                                 MemoryKind fetch_kind,
+                                 const Fetch& fetch,
                                  const std::function<void(ChunkReadBatch&)>& sink) const {
   const auto plan = this->plan(selection);
   const auto& rep = chain_->decoded_representation();
@@ -335,7 +349,7 @@ void ChunkPipeline::read_regular(const NormalizedSelection& selection, const NDB
   // Chunks that fill their place in a host output whole are read and decoded straight into it,
   // each by one task, when the chain allows (raw, or one compressor, each optionally behind a
   // numcodecs.delta): no batch of fetched chunks.
-  const bool into_place = fetch_kind == MemoryKind::host && is_host_accessible(out.kind()) &&
+  const bool into_place = fetch.kind == MemoryKind::host && is_host_accessible(out.kind()) &&
                           !metadata_->rectilinear_grid && reads_chunks_into_place(*chain_);
   ScratchPool<Buffer> encoded_scratch;
   enum class Placed : char { no, read, absent };
@@ -373,7 +387,7 @@ void ChunkPipeline::read_regular(const NormalizedSelection& selection, const NDB
     }
     auto fetched = [&] {
       const StageTimer timer("fetch chunks");
-      return store_->get_many(requests, fetch_kind);
+      return fetch_values(requests, fetch);
     }();
 
     ChunkReadBatch batch;
@@ -395,7 +409,7 @@ void ChunkPipeline::read_regular(const NormalizedSelection& selection, const NDB
 }
 
 void ChunkPipeline::read_sharded(const NormalizedSelection& selection, const NDBuffer& out,
-                                 MemoryKind fetch_kind,
+                                 const Fetch& fetch,
                                  const std::function<void(ChunkReadBatch&)>& sink) const {
   const ShardingCodec& sharding = *sharding_;
   const Shape& inner_shape = sharding.inner_chunk_shape();
@@ -507,7 +521,7 @@ void ChunkPipeline::read_sharded(const NormalizedSelection& selection, const NDB
     }
     auto data = [&] {
       const StageTimer timer("fetch inner chunks");
-      return store_->get_many(data_requests, fetch_kind);
+      return fetch_values(data_requests, fetch);
     }();
 
     // 3. Every inner chunk the shards hold, for one batched decode.

@@ -181,6 +181,29 @@ bool DeviceReadSink::decodes_entirely_on_gpu(const CodecChain& chain) {
   return plan.array_bytes && plan.gpu_steps == chain.bytes_to_bytes().size();
 }
 
+bool DeviceReadSink::uploads_early(const CodecChain& chain) {
+  const ChainPlan& plan = plan_for(chain);
+  return decodes_entirely_on_gpu(chain) && plan.gpu_steps > 0 && !plan.blosc_inside;
+}
+
+Buffer DeviceReadSink::upload_early(Buffer pinned) {
+#if !defined(CUZARR_HAVE_CUDA)
+  return pinned;
+#else
+  if (pinned.empty() || pinned.kind() != MemoryKind::pinned) return pinned;
+  const std::lock_guard lock(upload_mutex_);
+  Buffer device = Buffer::allocate(pinned.size(), MemoryKind::device, copy_stream_);
+  copy_time_.begin(copy_stream_);
+  copy_bytes(device.data(), MemoryKind::device, pinned.data(), MemoryKind::pinned, pinned.size(),
+             copy_stream_);
+  copy_time_.end(copy_stream_);
+  // The pinned bytes go once the device bytes do: after the batch's kernels, which follow the
+  // copy.
+  device.keep_alive_of(pinned);
+  return device;
+#endif
+}
+
 const DeviceReadSink::ChainPlan& DeviceReadSink::plan_for(const CodecChain& chain) {
   auto& plan = plans_[&chain];
   if (plan) return *plan;

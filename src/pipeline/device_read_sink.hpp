@@ -5,17 +5,19 @@
 // then numcodecs.delta on the array bytes where it is the chain's last array -> array codec; one
 // kernel places every chunk (byte-swapped for big-endian "bytes", seen through "transpose") into
 // its region of the output, and the fill value into the regions of missing chunks. Chunks that
-// land contiguously in the output are copied there directly. Batches overlap: the CPU work of
-// batch k+1 overlaps the copies and kernels of the batches before it, the host-to-device copies of
-// batch k+1 (on a stream of their own) overlap their kernels, and the kernels of up to
-// `concurrent_batches` batches run at once, each batch on the next of as many kernel streams (a
-// batch of a few large chunks leaves most of a GPU idle while its kernels wait on their longest
-// chunks; the next batch's kernels fill it).
+// land contiguously in the output are copied there directly. Chunks that decode entirely on the
+// GPU are copied to the device as each read lands (upload_early), before their batch is
+// submitted. Batches overlap: the CPU work of batch k+1 overlaps the copies and kernels of the
+// batches before it, the host-to-device copies of batch k+1 (on a stream of their own) overlap
+// their kernels, and the kernels of up to `concurrent_batches` batches run at once, each batch on
+// the next of as many kernel streams (a batch of a few large chunks leaves most of a GPU idle
+// while its kernels wait on their longest chunks; the next batch's kernels fill it).
 #pragma once
 
 #include <cstddef>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -51,6 +53,16 @@ class DeviceReadSink {
   /// decodes there (per the placement): the CPU never touches their bytes, so they may be
   /// fetched straight into pinned (or device) memory.
   bool decodes_entirely_on_gpu(const CodecChain& chain);
+  /// True when chunks of `chain` may go to the device as soon as they are read (upload_early):
+  /// they decode entirely on the GPU through at least one GPU codec, none of them blosc (whose
+  /// chunks the CPU decodes when their inner codec has no GPU decoder).
+  bool uploads_early(const CodecChain& chain);
+  /// Queues the copy of a chunk's pinned bytes to device memory on the copy stream and returns the
+  /// device bytes (which keep `pinned` alive), for submit() to decode in place: the fetching
+  /// threads call it as each read lands, so that a batch's copies overlap its reads and the last
+  /// batch's kernels start once its reads are done. Calls may run at once (not with submit());
+  /// bytes that are not pinned, or empty, come back as they are.
+  Buffer upload_early(Buffer pinned);
 
   /// Decodes on the CPU what must be, queues this batch's copies, waits for the GPU work of the
   /// batch that last used the next kernel stream, then queues this batch's kernels there. Throws an
@@ -80,6 +92,8 @@ class DeviceReadSink {
   size_t next_stream_ = 0;
   /// Host-to-device copies; a kernel stream waits for them before a batch's kernels.
   Stream copy_stream_;
+  /// Orders upload_early's calls (their copies and timing events on the copy stream).
+  std::mutex upload_mutex_;
   CodecPlacement placement_;
   /// The buffers of the batches whose copies or kernels may still run, with their kernel stream
   /// (at most concurrent_batches + 1 batches).

@@ -387,6 +387,12 @@ std::vector<std::optional<Buffer>> FileStore::get_many(std::span<const KeyRange>
   return results;
 }
 
+void FileStore::get_many_each(std::span<const KeyRange> requests, MemoryKind kind,
+                              const ReadyValue& ready) const {
+  parallel_for(requests.size(),
+               [&](size_t i) { ready(i, get(requests[i].key, requests[i].range, kind)); });
+}
+
 ReadIntoResult FileStore::read_into(std::string_view key,
                                     std::span<const std::span<std::byte>> targets) const {
   if (direct_io_) return Store::read_into(key, targets);  // O_DIRECT needs aligned memory

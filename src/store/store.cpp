@@ -40,6 +40,12 @@ std::vector<std::optional<Buffer>> Store::get_many(std::span<const KeyRange> req
   return results;
 }
 
+void Store::get_many_each(std::span<const KeyRange> requests, MemoryKind kind,
+                          const ReadyValue& ready) const {
+  auto results = get_many(requests, kind);
+  for (size_t i = 0; i < results.size(); ++i) ready(i, std::move(results[i]));
+}
+
 void Store::set(std::string_view key, std::string_view text) {
   set(key, std::as_bytes(std::span(text.data(), text.size())));
 }

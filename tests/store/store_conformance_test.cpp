@@ -3,6 +3,7 @@
 
 #include <atomic>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -148,6 +149,37 @@ TYPED_TEST(StoreConformance, GetManyAnswersInRequestOrder) {
   EXPECT_EQ(text_of(results[40]), "1");
   EXPECT_FALSE(results[41].has_value());
   EXPECT_TRUE(store.get_many({}).empty());
+}
+
+// get_many_each hands every request's result over exactly once, absent ones as nullopt, and an
+// exception of the hand-over reaches the caller.
+TYPED_TEST(StoreConformance, GetManyEachHandsEveryResultOverOnce) {
+  auto& store = *this->store;
+  std::vector<KeyRange> requests;
+  for (int i = 0; i < 40; ++i) {
+    std::string key = "c/" + std::to_string(i);
+    if (i % 4 != 0) store.set(key, std::string_view("value-" + std::to_string(i)));
+    requests.push_back({key, ByteRange::full()});
+  }
+  requests.push_back({"c/1", ByteRange::suffix(1)});
+  std::mutex mutex;
+  std::vector<std::string> seen(requests.size());
+  std::vector<int> calls(requests.size(), 0);
+  store.get_many_each(requests, MemoryKind::host, [&](size_t i, std::optional<Buffer> value) {
+    const std::lock_guard lock(mutex);
+    ASSERT_LT(i, requests.size());
+    ++calls[i];
+    seen[i] = text_of(value);
+  });
+  for (size_t i = 0; i < requests.size(); ++i) EXPECT_EQ(calls[i], 1) << i;
+  for (int i = 0; i < 40; ++i)
+    EXPECT_EQ(seen[i], i % 4 == 0 ? "<absent>" : "value-" + std::to_string(i)) << i;
+  EXPECT_EQ(seen[40], "1");
+  EXPECT_THROW(store.get_many_each(requests, MemoryKind::host,
+                                   [](size_t i, std::optional<Buffer>) {
+                                     if (i == 7) throw IoError("hand-over failed");
+                                   }),
+               IoError);
 }
 
 TYPED_TEST(StoreConformance, GetManyRejectsABadKey) {

@@ -81,12 +81,22 @@ class ChunkPipeline {
       const std::function<void(const CodecChain&, std::span<const size_t>)>& work) const;
   void encode_batch(std::span<const Index> coords, const std::vector<NDBuffer>& chunks,
                     std::vector<Buffer>& encoded, std::vector<ChunkStatus>& status) const;
-  /// Fetch: hands each batch of encoded chunks (read into memory of `fetch_kind`) to `sink`;
-  /// batches are sized for `out`, the output.
-  void read_regular(const NormalizedSelection& selection, const NDBuffer& out,
-                    MemoryKind fetch_kind, const std::function<void(ChunkReadBatch&)>& sink) const;
-  void read_sharded(const NormalizedSelection& selection, const NDBuffer& out,
-                    MemoryKind fetch_kind, const std::function<void(ChunkReadBatch&)>& sink) const;
+  /// How chunks are fetched: into memory of `kind`, each then passed through `hand_off` (when
+  /// set) by the thread that read it, as soon as it is read (a read into device memory queues the
+  /// chunk's copy to the GPU there).
+  struct Fetch {
+    MemoryKind kind = MemoryKind::host;
+    std::function<Buffer(Buffer)> hand_off;
+  };
+  /// The values of `requests` fetched as `fetch` says; result i answers requests[i].
+  std::vector<std::optional<Buffer>> fetch_values(std::span<const KeyRange> requests,
+                                                  const Fetch& fetch) const;
+  /// Fetch: hands each batch of encoded chunks (fetched as `fetch` says) to `sink`; batches are
+  /// sized for `out`, the output.
+  void read_regular(const NormalizedSelection& selection, const NDBuffer& out, const Fetch& fetch,
+                    const std::function<void(ChunkReadBatch&)>& sink) const;
+  void read_sharded(const NormalizedSelection& selection, const NDBuffer& out, const Fetch& fetch,
+                    const std::function<void(ChunkReadBatch&)>& sink) const;
   /// Decode and scatter of a batch on the CPU, into a host-accessible `out`.
   void decode_and_scatter_on_host(ChunkReadBatch& batch, const NDBuffer& out) const;
 

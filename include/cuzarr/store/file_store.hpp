@@ -31,6 +31,9 @@ class FileStore final : public Store {
                             MemoryKind kind = MemoryKind::host) const override;
   std::vector<std::optional<Buffer>> get_many(std::span<const KeyRange> requests,
                                               MemoryKind kind = MemoryKind::host) const override;
+  /// Reads in parallel, each result handed over by the thread that read it.
+  void get_many_each(std::span<const KeyRange> requests, MemoryKind kind,
+                     const ReadyValue& ready) const override;
   /// Reads with gathered reads (preadv) straight into the targets; with direct I/O on, as the
   /// default does.
   ReadIntoResult read_into(std::string_view key,

@@ -2,6 +2,7 @@
 // Keys are '/'-separated, relative, and never contain "." or ".." segments.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -40,6 +41,14 @@ class Store {
   /// Result i answers requests[i].
   virtual std::vector<std::optional<Buffer>> get_many(std::span<const KeyRange> requests,
                                                       MemoryKind kind = MemoryKind::host) const;
+  /// What get_many_each hands over: request i's result, in the thread that read it.
+  using ReadyValue = std::function<void(size_t, std::optional<Buffer>)>;
+  /// get_many that hands each result to `ready` as soon as it is read (from several threads at
+  /// once where the store reads in parallel), so that the caller may start on it while the other
+  /// reads run: a read into device memory queues each chunk's copy to the GPU. The default hands
+  /// get_many's results over in order; exceptions of `ready` propagate.
+  virtual void get_many_each(std::span<const KeyRange> requests, MemoryKind kind,
+                             const ReadyValue& ready) const;
   /// Reads the whole value of `key` into the host memory `targets`, one after the other, when its
   /// size is exactly their total size (a value that needs no decoding, read straight into the
   /// rows of its place in a larger array): returns `read`. Returns `absent` or `size_differs`,
