@@ -127,6 +127,19 @@ const char* kSelections[] = {
     "9:10, 11:12, 6:7",  // one element in the edge chunk
 };
 
+// Every selection of kSelections read into device memory equals the same read into host memory.
+void expect_device_reads_equal_host_reads(const Array& array) {
+  for (const char* text : kSelections) {
+    SCOPED_TRACE(text);
+    const Selection selection = parse_selection(text);
+    const NDBuffer on_host = array.read(selection);
+    const NDBuffer on_device = array.read(selection, MemoryKind::device);
+    ASSERT_EQ(on_device.kind(), MemoryKind::device);
+    ASSERT_EQ(on_device.shape(), on_host.shape());
+    EXPECT_EQ(host_bytes(on_device), host_bytes(on_host));
+  }
+}
+
 class DeviceArrayChains : public DeviceArray, public ::testing::WithParamInterface<ChainCase> {};
 
 TEST_P(DeviceArrayChains, ReadsIntoDeviceMemoryEqualHostReads) {
@@ -156,15 +169,7 @@ TEST_P(DeviceArrayChains, ReadsIntoDeviceMemoryEqualHostReads) {
     // One chunk (or shard) removed: it reads as the fill value.
     store->erase(c.shards ? "a/c/1/0/1" : "a/c/1/1/1");
 
-    for (const char* text : kSelections) {
-      SCOPED_TRACE(text);
-      const Selection selection = parse_selection(text);
-      const NDBuffer on_host = array.read(selection);
-      const NDBuffer on_device = array.read(selection, MemoryKind::device);
-      ASSERT_EQ(on_device.kind(), MemoryKind::device);
-      ASSERT_EQ(on_device.shape(), on_host.shape());
-      EXPECT_EQ(host_bytes(on_device), host_bytes(on_host));
-    }
+    expect_device_reads_equal_host_reads(array);
   }
 }
 
@@ -406,14 +411,7 @@ TEST_F(DeviceArray, ShardedFileArraysReadIntoDeviceMemoryLikeHostReads) {
     std::memset(data.data(), 0, 4 * 24 * 13 * sizeof(int16_t));
     array.write({}, data);
     store->erase("c/1/1/1");
-    for (const char* text : kSelections) {
-      SCOPED_TRACE(text);
-      const Selection selection = parse_selection(text);
-      const NDBuffer on_host = array.read(selection);
-      const NDBuffer on_device = array.read(selection, MemoryKind::device);
-      ASSERT_EQ(on_device.kind(), MemoryKind::device);
-      EXPECT_EQ(host_bytes(on_device), host_bytes(on_host));
-    }
+    expect_device_reads_equal_host_reads(array);
   }
   std::filesystem::remove_all(dir);
 }
