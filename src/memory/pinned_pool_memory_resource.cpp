@@ -1,8 +1,10 @@
 #include <fmt/format.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <bit>
+#include <cstdlib>
 #include <deque>
 #include <map>
 #include <mutex>
@@ -42,6 +44,47 @@ size_t size_class(size_t bytes) noexcept {
 // and without this the blocks of one class stay cached while the other's are pinned anew.
 size_t largest_serving_class(size_t cls) noexcept { return cls + cls / 4; }
 
+// Blocks of at least kRegisterFrom bytes are pinned from memory of our own: 2 MiB aligned, advised
+// to use transparent huge pages, then registered (cudaHostRegister). Pinning fresh memory is what
+// a first read into device memory waits on: on an H200 host, cudaMallocHost pinned the 64 blocks
+// of 28 to 32 MiB of a 2 GiB array's read in 7.5 to 9.6 s summed over the fetch threads (a first
+// read of 1.23 to 1.63 s), registration in 3.1 to 3.6 s (0.68 to 0.79 s); later reads, which
+// reuse the blocks, ran alike (bench/RESULTS.md, "first reads").
+constexpr bool kRegisterHugePages = true;
+constexpr size_t kHugePage = size_t{2} << 20;
+constexpr size_t kRegisterFrom = size_t{4} << 20;
+
+// Pins a new block of `cls` bytes: registered memory of our own (`registered` set) or
+// cudaMallocHost.
+cudaError_t pin_new_block(size_t cls, void*& pointer, bool& registered) {
+  registered = false;
+  if (kRegisterHugePages && cls >= kRegisterFrom) {
+    const StageTimer timer("pinned pool: cudaHostRegister");
+    const size_t bytes = (cls + kHugePage - 1) / kHugePage * kHugePage;
+    if (void* p = std::aligned_alloc(kHugePage, bytes)) {
+      madvise(p, bytes, MADV_HUGEPAGE);  // advice: without huge pages the block is pinned anyway
+      if (cudaHostRegister(p, bytes, cudaHostRegisterDefault) == cudaSuccess) {
+        pointer = p;
+        registered = true;
+        return cudaSuccess;
+      }
+      cudaGetLastError();  // clear it: cudaMallocHost below
+      std::free(p);
+    }
+  }
+  const StageTimer timer("pinned pool: cudaMallocHost");
+  return cudaMallocHost(&pointer, cls);
+}
+
+void free_pinned_block(void* pointer, bool registered) noexcept {
+  if (registered) {
+    cudaHostUnregister(pointer);
+    std::free(pointer);
+  } else {
+    cudaFreeHost(pointer);
+  }
+}
+
 }  // namespace
 
 struct PinnedPoolMemoryResource::State {
@@ -49,6 +92,7 @@ struct PinnedPoolMemoryResource::State {
     void* pointer;
     cudaEvent_t released;  // recorded on the releasing stream
     size_t cls;            // its size class (what it was allocated with)
+    bool registered;       // pinned by cudaHostRegister (else cudaMallocHost)
   };
   std::mutex mutex;
   size_t max_cached = 0;
@@ -65,7 +109,7 @@ struct PinnedPoolMemoryResource::State {
     const StageTimer timer("pinned pool: wait and cudaFreeHost");
     cudaEventSynchronize(b.released);
     cudaEventDestroy(b.released);
-    cudaFreeHost(b.pointer);
+    free_pinned_block(b.pointer, b.registered);
   }
 
   // The cache's bound: max_cached, or with follow_working_set the most bytes the callers have had
@@ -204,10 +248,8 @@ void* PinnedPoolMemoryResource::allocate(size_t bytes, size_t alignment) {
     return in_use->pointer;
   }
   void* pointer = nullptr;
-  cudaError_t status = [&] {
-    const StageTimer timer("pinned pool: cudaMallocHost");
-    return cudaMallocHost(&pointer, cls);
-  }();
+  bool registered = false;
+  cudaError_t status = pin_new_block(cls, pointer, registered);
   if (status == cudaErrorMemoryAllocation) {
     cudaGetLastError();  // clear the error; reuse a cached block of the class, waiting for it
     std::optional<State::Block> block;
@@ -223,17 +265,17 @@ void* PinnedPoolMemoryResource::allocate(size_t bytes, size_t alignment) {
       return block->pointer;
     }
     release_cached();  // make room and try once more
-    status = cudaMallocHost(&pointer, cls);
+    status = pin_new_block(cls, pointer, registered);
   }
-  detail::check_cuda(status, fmt::format("cudaMallocHost({} bytes)", cls).c_str());
+  detail::check_cuda(status, fmt::format("pinning {} bytes of host memory", cls).c_str());
   cudaEvent_t event = nullptr;
   status = cudaEventCreateWithFlags(&event, cudaEventDisableTiming);
   if (status != cudaSuccess) {
-    cudaFreeHost(pointer);
+    free_pinned_block(pointer, registered);
     detail::check_cuda(status, "cudaEventCreateWithFlags");
   }
   std::lock_guard lock(state_->mutex);
-  state_->blocks.emplace(pointer, State::Block{pointer, event, cls});
+  state_->blocks.emplace(pointer, State::Block{pointer, event, cls, registered});
   state_->hand_out(cls);
   return pointer;
 }

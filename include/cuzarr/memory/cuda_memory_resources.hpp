@@ -14,8 +14,10 @@
 
 namespace cuzarr {
 
-/// Page-locked host memory from cudaMallocHost, cached by size class (eighths of powers of two; a
-/// request with no free block of its class takes one of a class up to a quarter larger). A
+/// Page-locked host memory, cached by size class (eighths of powers of two; a request with no free
+/// block of its class takes one of a class up to a quarter larger). Blocks of 4 MiB and more are
+/// memory of the pool's own, 2 MiB aligned with transparent huge pages advised, registered with
+/// cudaHostRegister (faster to pin than cudaMallocHost's); smaller ones come from cudaMallocHost. A
 /// freed block is handed out again only once the stream work queued before its release has finished
 /// (an event is recorded at release); unless the blocks still in use alone fill the cache's
 /// bound, an allocation does not wait for that work but allocates a new block, so the cache
