@@ -127,15 +127,22 @@ TYPED_TEST(StoreConformance, BinaryValuesWithNulBytes) {
                          middle->bytes().end()));
 }
 
-TYPED_TEST(StoreConformance, GetManyAnswersInRequestOrder) {
-  auto& store = *this->store;
+// Requests of the whole values "c/0" .. "c/39", of which every `absent_every`-th (from "c/0") is
+// not stored and the others hold "value-<i>", then of the last byte of "c/1".
+std::vector<KeyRange> numbered_value_requests(Store& store, int absent_every) {
   std::vector<KeyRange> requests;
   for (int i = 0; i < 40; ++i) {
     std::string key = "c/" + std::to_string(i);
-    if (i % 3 != 0) store.set(key, std::string_view("value-" + std::to_string(i)));
+    if (i % absent_every != 0) store.set(key, std::string_view("value-" + std::to_string(i)));
     requests.push_back({key, ByteRange::full()});
   }
   requests.push_back({"c/1", ByteRange::suffix(1)});
+  return requests;
+}
+
+TYPED_TEST(StoreConformance, GetManyAnswersInRequestOrder) {
+  auto& store = *this->store;
+  std::vector<KeyRange> requests = numbered_value_requests(store, 3);
   requests.push_back({"absent", ByteRange::range(0, 3)});
   auto results = store.get_many(requests);
   ASSERT_EQ(results.size(), requests.size());
@@ -155,13 +162,7 @@ TYPED_TEST(StoreConformance, GetManyAnswersInRequestOrder) {
 // exception of the hand-over reaches the caller.
 TYPED_TEST(StoreConformance, GetManyEachHandsEveryResultOverOnce) {
   auto& store = *this->store;
-  std::vector<KeyRange> requests;
-  for (int i = 0; i < 40; ++i) {
-    std::string key = "c/" + std::to_string(i);
-    if (i % 4 != 0) store.set(key, std::string_view("value-" + std::to_string(i)));
-    requests.push_back({key, ByteRange::full()});
-  }
-  requests.push_back({"c/1", ByteRange::suffix(1)});
+  const std::vector<KeyRange> requests = numbered_value_requests(store, 4);
   std::mutex mutex;
   std::vector<std::string> seen(requests.size());
   std::vector<int> calls(requests.size(), 0);
