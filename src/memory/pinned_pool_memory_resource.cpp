@@ -63,8 +63,9 @@ cudaError_t pin_new_block(size_t cls, void*& pointer, bool& registered) {
     const size_t bytes = (cls + kHugePage - 1) / kHugePage * kHugePage;
     if (void* p = std::aligned_alloc(kHugePage, bytes)) {
       madvise(p, bytes, MADV_HUGEPAGE);  // advice: without huge pages the block is pinned anyway
-      // Default flags, as measured: the block is pinned for the current device's context (not
-      // cudaHostRegisterPortable, which cudaMallocHost's memory is under unified addressing).
+      // Default flags: under unified addressing (every 64-bit host CUDA supports) the runtime
+      // makes registered memory both mapped and portable, like cudaMallocHost's, so every
+      // device's copies see the block as pinned.
       if (cudaHostRegister(p, bytes, cudaHostRegisterDefault) == cudaSuccess) {
         pointer = p;
         registered = true;

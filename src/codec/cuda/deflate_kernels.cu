@@ -17,7 +17,7 @@ using detail::kWarpSize;
 /// tables and batch (dynamic shared memory).
 template <int kWarps>
 struct BlockShared {
-  Crc32Tables crc;
+  Crc32LaneTables crc;
   detail::InflateWarpShared warps[kWarps];
 };
 
@@ -38,12 +38,13 @@ __global__ void __launch_bounds__(kWarps* kWarpSize, kWarps == 8 ? 2 : 1)
   auto& shared = *reinterpret_cast<BlockShared<kWarps>*>(shared_bytes);
   const bool needs_crc =
       verify && wrapper != DeflateWrapper::raw && wrapper != DeflateWrapper::zlib;
-  if (needs_crc) block_build_crc32_tables(shared.crc);  // uniform over the block: barriers are safe
+  if (needs_crc)
+    block_build_crc32_lane_tables(shared.crc);  // uniform over the block: barriers are safe
   const unsigned warp = threadIdx.x / kWarpSize;
   const size_t worker = blockIdx.x * size_t{kWarps} + warp;
   if (worker >= workers) return;
   const unsigned lane = threadIdx.x % kWarpSize;
-  detail::WarpInflateEngine engine{&shared.warps[warp], shared.crc.table,
+  detail::WarpInflateEngine engine{&shared.warps[warp], &shared.crc,
                                    scratch + worker * detail::kInflateRoundMatches, lane};
   for (;;) {
     unsigned long long claimed = 0;

@@ -111,7 +111,8 @@ __global__ void scan_kernel(Round r) {
 }
 
 /// Step 6's resolve: a thread block per tile of kResolveTile output bytes of a chunk (blockIdx.y
-/// strides over the chunks), each byte on its own (inflate_bp_resolve_byte).
+/// strides over the chunks), 8 bytes a thread and step (inflate_bp_resolve_word), the bytes after
+/// the last full word one by one.
 __global__ void resolve_kernel(Round r) {
   for (size_t i = blockIdx.y; i < r.n; i += gridDim.y) {
     const InflateBpSlot slot = slot_of(r, i);
@@ -120,12 +121,25 @@ __global__ void resolve_kernel(Round r) {
     if (!c.parallel || first >= c.output_size) continue;  // uniform over the block
     auto* out = reinterpret_cast<unsigned char*>(r.batch.outputs[r.first + i]);
     const uint64_t end = umin(c.output_size, first + kResolveTile);
+    const bool aligned = reinterpret_cast<uintptr_t>(out) % 8 == 0;
     bool good = true;
-    uint64_t p = first + threadIdx.x;
+    uint64_t p = first + 8 * threadIdx.x;
     uint32_t k = p < end ? inflate_bp_segment_of(slot, p) : 0;
-    for (; p < end; p += blockDim.x) {
+    for (; p < end; p += 8 * blockDim.x) {
       while (p >= slot.segments[k].out_start + slot.segments[k].out_bytes) ++k;
-      out[p] = inflate_bp_resolve_byte(slot, p, k, good);
+      if (p + 8 <= end) {
+        const uint64_t word = inflate_bp_resolve_word(slot, p, k, good);
+        if (aligned) {
+          *reinterpret_cast<uint64_t*>(out + p) = word;
+        } else {
+          for (int b = 0; b < 8; ++b) out[p + b] = static_cast<unsigned char>(word >> (8 * b));
+        }
+        continue;
+      }
+      for (uint64_t q = p; q < end; ++q) {
+        while (q >= slot.segments[k].out_start + slot.segments[k].out_bytes) ++k;
+        out[q] = inflate_bp_resolve_byte(slot, q, k, good);
+      }
     }
     if (!good) slot.chunk->parallel = 0;  // the warp decoder reports the chunk
   }
@@ -134,8 +148,8 @@ __global__ void resolve_kernel(Round r) {
 /// Step 6's checksums: a warp per piece of kChecksumPiece output bytes of a chunk (blockIdx.y
 /// strides over the chunks); the parts are combined in the chunk's record.
 __global__ void checksum_kernel(Round r) {
-  __shared__ Crc32Tables crc;
-  block_build_crc32_tables(crc);
+  __shared__ Crc32LaneTables crc;
+  block_build_crc32_lane_tables(crc);
   const unsigned lane = threadIdx.x % kWarpSize;
   const uint64_t first = (uint64_t{blockIdx.x} * kWarps + threadIdx.x / kWarpSize) * kChecksumPiece;
   for (size_t i = blockIdx.y; i < r.n; i += gridDim.y) {
@@ -143,7 +157,7 @@ __global__ void checksum_kernel(Round r) {
     if (!c.parallel || !c.wrapped || first >= c.output_size) continue;  // uniform over the warp
     const auto* out = reinterpret_cast<const unsigned char*>(r.batch.outputs[r.first + i]);
     const InflateBpChecksumPart part = warp_inflate_bp_checksum_part(
-        out, c, first, umin(c.output_size, first + kChecksumPiece), crc.table, lane);
+        out, c, first, umin(c.output_size, first + kChecksumPiece), crc, lane);
     if (lane != 0) continue;
     if (c.gzip) {
       atomicXor(&c.crc, part.crc);

@@ -270,29 +270,22 @@ __device__ inline void warp_inflate_bp_pass(InflateBpPass pass, const unsigned c
   seg.overflow = d.overflow ? 1 : 0;
 }
 
-/// Step 6's checksums for out[from, to) of a resolved chunk, by a warp (`crc_table`: the CRC-32
-/// tables, for gzip): each lane a slice; every lane gets the warp's part.
-__device__ inline InflateBpChecksumPart warp_inflate_bp_checksum_part(
-    const unsigned char* out, const InflateBpChunk& c, uint64_t from, uint64_t to,
-    const uint32_t (*crc_table)[256], unsigned lane) {
+/// Step 6's checksums for out[from, to) of a resolved chunk, by a warp in coalesced words
+/// (warp_checksums.cuh; `crc`: the lane tables, for gzip); every lane gets the warp's part.
+__device__ inline InflateBpChecksumPart warp_inflate_bp_checksum_part(const unsigned char* out,
+                                                                      const InflateBpChunk& c,
+                                                                      uint64_t from, uint64_t to,
+                                                                      const Crc32LaneTables& crc,
+                                                                      unsigned lane) {
   const uint64_t n = c.output_size;
-  const uint64_t per_lane = (to - from + kWarpSize - 1) / kWarpSize;
-  const uint64_t begin = umin(to, from + per_lane * lane);
-  const uint64_t end = umin(to, begin + per_lane);
   InflateBpChecksumPart part;
   if (c.gzip) {
-    if (end > begin)
-      part.crc = crc32_shift(crc32_update(0, out + begin, end - begin, crc_table), n - end);
-    for (int d = kWarpSize / 2; d > 0; d /= 2) part.crc ^= __shfl_xor_sync(kFullMask, part.crc, d);
+    part.crc = crc32_shift_by_powers(warp_crc32_raw(out + from, to - from, crc, lane), n - to, crc);
     return part;
   }
-  const AdlerPiece piece = adler32_piece(out + begin, end - begin);
+  const AdlerPiece piece = warp_adler32_piece(out + from, to - from, lane);
   part.adler_a = piece.s;
-  part.adler_b = adler32_b_contribution(piece, n - end);
-  for (int d = kWarpSize / 2; d > 0; d /= 2) {
-    part.adler_a = (part.adler_a + __shfl_xor_sync(kFullMask, part.adler_a, d)) % kAdlerModulus;
-    part.adler_b = (part.adler_b + __shfl_xor_sync(kFullMask, part.adler_b, d)) % kAdlerModulus;
-  }
+  part.adler_b = adler32_b_contribution(piece, n - to);
   return part;
 }
 

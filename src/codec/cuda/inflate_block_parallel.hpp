@@ -290,8 +290,35 @@ CUZARR_HOST_DEVICE inline unsigned char inflate_bp_resolve_byte(const InflateBpS
       return 0;
     }
     p = s.out_start + w - kInflateBpWindow;
-    k = inflate_bp_segment_of(slot, p);
+    // the last segment before k that starts at or before p (inflate_bp_segment_of): most
+    // sources lie in the segment just before
+    while (slot.segments[k].out_start > p) --k;
   }
+}
+
+/// Step 6 for the 8 bytes out[p, p + 8) of a scanned chunk (p + 8 <= its output size), as a
+/// little-endian word; k: the segment of byte p, updated to that of byte p + 7. Eight symbols
+/// of one segment without a marker are narrowed at once, anything else byte by byte.
+CUZARR_HOST_DEVICE inline uint64_t inflate_bp_resolve_word(const InflateBpSlot& slot, uint64_t p,
+                                                           uint32_t& k, bool& good) {
+  const InflateBpChunk& c = *slot.chunk;
+  const InflateBpSegment& s = slot.segments[k];
+  uint64_t word = 0;
+  if (p + 8 <= s.out_start + s.out_bytes) {
+    const uint16_t* v = slot.symbols + inflate_bp_symbols_at(c, s, k) + (p - s.out_start);
+    uint32_t markers = 0;
+    for (int b = 0; b < 8; ++b) {
+      markers |= v[b];
+      word |= uint64_t{static_cast<unsigned char>(v[b])} << (8 * b);
+    }
+    if (markers < 256) return word;
+    word = 0;
+  }
+  for (int b = 0; b < 8; ++b) {
+    while (p + b >= slot.segments[k].out_start + slot.segments[k].out_bytes) ++k;
+    word |= uint64_t{inflate_bp_resolve_byte(slot, p + b, k, good)} << (8 * b);
+  }
+  return word;
 }
 
 namespace detail {

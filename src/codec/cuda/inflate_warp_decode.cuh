@@ -3,7 +3,8 @@
 // rounds of 32 resynchronising segments (inflate_warp_tokens.cuh), and copies stored blocks
 // together. A round that fails a check is redone serially: from there lane 0 decodes batches with
 // every check (inflate_fill_batch) and the warp writes them 32 steps at a time with the group
-// execution of warp_copy_steps.cuh. Checksums are computed by all lanes over slices and combined.
+// execution of warp_copy_steps.cuh. Checksums are computed by the warp in coalesced words
+// (warp_checksums.cuh).
 #pragma once
 
 #include <cstdint>
@@ -14,6 +15,7 @@
 #include "codec/cuda/inflate_sequences.hpp"
 #include "codec/cuda/inflate_warp_tokens.cuh"
 #include "codec/cuda/kernel_support.cuh"
+#include "codec/cuda/warp_checksums.cuh"
 #include "codec/cuda/warp_copy_steps.cuh"
 
 namespace cuzarr::gpu::detail {
@@ -78,7 +80,7 @@ __device__ inline void warp_fill_pending_tables(InflateWorkspace& ws, unsigned l
 /// arguments and gets the same result. `matches`: kInflateRoundMatches entries of scratch.
 struct WarpInflateEngine {
   InflateWarpShared* shared;
-  const uint32_t (*crc_table)[256];
+  const Crc32LaneTables* crc;  ///< built when CRC-32s are checked
   uint64_t* matches;
   unsigned lane;
 
@@ -162,30 +164,15 @@ struct WarpInflateEngine {
     }
   }
 
-  /// CRC-32 of n bytes: each lane takes a contiguous slice, the raw registers are shifted to the
-  /// end and XOR-combined (crc32_table.hpp).
+  /// CRC-32 of n bytes, by the warp in coalesced words (warp_checksums.cuh).
   __device__ uint32_t crc32(const unsigned char* p, uint64_t n) const {
-    const uint64_t per_lane = (n + kWarpSize - 1) / kWarpSize;
-    const uint64_t begin = per_lane * lane < n ? per_lane * lane : n;
-    const uint64_t end = begin + per_lane < n ? begin + per_lane : n;
-    uint32_t r = 0;
-    if (end > begin) r = crc32_shift(crc32_update(0, p + begin, end - begin, crc_table), n - end);
-    for (int d = kWarpSize / 2; d > 0; d /= 2) r ^= __shfl_xor_sync(kFullMask, r, d);
-    return crc32_finish(r, n);
+    return crc32_finish(warp_crc32_raw(p, n, *crc, lane), n);
   }
 
-  /// Adler-32 of n bytes from per-lane slices (adler32.hpp).
+  /// Adler-32 of n bytes, by the warp in coalesced words (warp_checksums.cuh).
   __device__ uint32_t adler32(const unsigned char* p, uint64_t n) const {
-    const uint64_t per_lane = (n + kWarpSize - 1) / kWarpSize;
-    const uint64_t begin = per_lane * lane < n ? per_lane * lane : n;
-    const uint64_t end = begin + per_lane < n ? begin + per_lane : n;
-    const AdlerPiece piece = adler32_piece(p + begin, end - begin);
-    uint32_t a = piece.s, b = adler32_b_contribution(piece, n - end);
-    for (int d = kWarpSize / 2; d > 0; d /= 2) {
-      a = (a + __shfl_xor_sync(kFullMask, a, d)) % kAdlerModulus;
-      b = (b + __shfl_xor_sync(kFullMask, b, d)) % kAdlerModulus;
-    }
-    return adler32_finish(a, b, n);
+    const AdlerPiece piece = warp_adler32_piece(p, n, lane);
+    return adler32_finish(piece.s, piece.t, n);
   }
 };
 
