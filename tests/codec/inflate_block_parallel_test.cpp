@@ -120,6 +120,14 @@ BpRun run_block_parallel(const Bytes& in, uint64_t capacity, DeflateWrapper w, b
     run_warp([&](unsigned lane) {
       detail::warp_inflate_bp_search(in.data(), in.size(), slot, k, lane);
     });
+    // The first offset of the search range where the full test holds, as a scan finds it.
+    uint64_t first = 0, end = 0;
+    inflate_bp_search_range(*slot.chunk, in.size(), k, first, end);
+    uint64_t expected = kInflateBpNone;
+    for (uint64_t bit = first; bit < end && expected == kInflateBpNone; ++bit) {
+      if (inflate_dynamic_header_at(in.data(), in.size(), bit)) expected = bit;
+    }
+    EXPECT_EQ(slot.segments[k].start_bit, expected) << "segment " << k;
   }
   std::vector<uint64_t> list(detail::kInflateRoundMatches);
   const auto segment_pass = [&](detail::InflateBpPass pass) {

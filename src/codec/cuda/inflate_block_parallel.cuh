@@ -14,11 +14,13 @@
 namespace cuzarr::gpu::detail {
 
 /// Step 2 for segment k >= 1: each lane takes 8 consecutive bit offsets of a byte (256 per warp
-/// at a time), finds in one word those where BFINAL 0, BTYPE 2 may start, and tests those with
-/// inflate_dynamic_header_may_start_at. The few that pass are queued in stream order, one per
-/// lane; a full queue (and the last one) gets the full test, a lane each. The first offset that
-/// passes it becomes the segment's start: the queues hold increasing offsets, and every earlier
-/// queue failed.
+/// at a time) and finds in one word those where BFINAL 0, BTYPE 2 may start (about 1 in 8). The
+/// warp then numbers those candidates in stream order and tests them 32 at a time, candidate t on
+/// lane t, with inflate_dynamic_header_may_start_at: every lane does one test a round, where a
+/// lane testing its own candidates kept the warp for as many rounds as its busiest lane had. The
+/// few that pass are queued in stream order, one per lane; a full queue (and the last one) gets
+/// the full test, a lane each. The first offset that passes it becomes the segment's start: the
+/// queues hold increasing offsets, and every earlier queue failed.
 __device__ inline void warp_inflate_bp_search(const unsigned char* in, uint64_t size,
                                               const InflateBpSlot& slot, uint32_t k,
                                               unsigned lane) {
@@ -40,23 +42,42 @@ __device__ inline void warp_inflate_bp_search(const unsigned char* in, uint64_t 
     const uint64_t word = from < end ? deflate_bits_at(in, size, from) : 0;  // 64 bits
     // Offset from + j may start a header when bits j, j + 1, j + 2 are 0, 0, 1 (RFC 1951, 3.2.3).
     unsigned maybe = static_cast<unsigned>(~word & ~(word >> 1) & (word >> 2)) & 0xFFu;
-    unsigned passed = 0;
-    while (maybe != 0) {
-      const unsigned j = __ffs(maybe) - 1;
-      maybe &= maybe - 1;
-      if (from + j < end && inflate_dynamic_header_may_start_at(in, size, from + j, word >> j))
-        passed |= 1u << j;
+    if (from >= end) {
+      maybe = 0;
+    } else if (end - from < 8) {
+      maybe &= (1u << (end - from)) - 1;
     }
-    // Queue them in stream order: lane by lane, and within a lane by offset.
-    for (unsigned lanes = __ballot_sync(kFullMask, passed != 0); lanes != 0;
-         lanes = __ballot_sync(kFullMask, passed != 0)) {
-      const unsigned source = __ffs(lanes) - 1;
-      const uint64_t candidate =
-          shfl64(from + (__ffs(passed) - 1), source);  // meaningful from `source`
-      if (lane == source) passed &= passed - 1;
-      if (pending == kWarpSize && test_queue()) return;
-      if (lane == pending) queued = candidate;
-      ++pending;
+    // Candidates before this lane's, and in all (an inclusive prefix sum over the lanes).
+    const unsigned count = __popc(maybe);
+    unsigned through = count;
+    for (unsigned d = 1; d < kWarpSize; d *= 2) {
+      const unsigned before = __shfl_up_sync(kFullMask, through, d);
+      if (lane >= d) through += before;
+    }
+    const unsigned total = __shfl_sync(kFullMask, through, kWarpSize - 1);
+    for (unsigned round = 0; round < total; round += kWarpSize) {
+      const unsigned t = round + lane;  // this lane tests candidate t
+      unsigned source = 0;              // the first lane whose prefix sum passes t
+      for (unsigned step = kWarpSize / 2; step > 0; step /= 2) {
+        if (__shfl_sync(kFullMask, through, source + step - 1) <= t) source += step;
+      }
+      const unsigned source_maybe = __shfl_sync(kFullMask, maybe, source);
+      const unsigned source_before = __shfl_sync(kFullMask, through - count, source);
+      const uint64_t source_word = shfl64(word, source);
+      uint64_t candidate = kInflateBpNone;
+      bool passed = false;
+      if (t < total) {
+        const unsigned j = __fns(source_maybe, 0, static_cast<int>(t - source_before) + 1);
+        candidate = base + 8 * uint64_t{source} + j;
+        passed = inflate_dynamic_header_may_start_at(in, size, candidate, source_word >> j);
+      }
+      // Queue them in stream order: candidate t before t + 1.
+      for (unsigned lanes = __ballot_sync(kFullMask, passed); lanes != 0; lanes &= lanes - 1) {
+        const uint64_t c = shfl64(candidate, __ffs(lanes) - 1);
+        if (pending == kWarpSize && test_queue()) return;
+        if (lane == pending) queued = c;
+        ++pending;
+      }
     }
   }
   if (pending > 0) test_queue();
