@@ -7,11 +7,11 @@
 #include <zlib.h>
 
 #include <cstdint>
-#include <memory>
 #include <vector>
 
 #include "codec/cuda/checksum_lanes.hpp"
 #include "codec/cuda/warp_checksums.cuh"
+#include "crc_test_tables.hpp"
 #include "gpu_codec_inputs.hpp"
 
 namespace cuzarr::gpu {
@@ -20,14 +20,7 @@ namespace {
 using test::warp_emulation::kLanes;
 using test::warp_emulation::run_warp;
 
-const Crc32LaneTables& tables() {
-  static const auto t = [] {
-    auto p = std::make_unique<Crc32LaneTables>();
-    make_crc32_lane_tables(*p);
-    return p;
-  }();
-  return *t;
-}
+const Crc32LaneTables& tables() { return test::crc32_lane_tables(); }
 
 /// 8-aligned storage with the bytes of `data` starting `skew` bytes in.
 struct Skewed {

@@ -16,11 +16,11 @@
 #include <string>
 #include <vector>
 
-#include "codec/cuda/checksum_lanes.hpp"
 #include "codec/cuda/crc32_table.hpp"
 #include "codec/cuda/inflate_block_parallel.cuh"
 #include "codec/cuda/inflate_block_search.hpp"
 #include "codec/cuda/zlib_gzip_wrappers.hpp"
+#include "crc_test_tables.hpp"
 #include "gpu_codec_inputs.hpp"
 #include "guarded_output.hpp"
 #include "zlib_test_streams.hpp"
@@ -32,16 +32,7 @@ using Bytes = std::vector<unsigned char>;
 using test::zlib_compress;
 using test::warp_emulation::run_warp;
 
-const Crc32LaneTables& crc_tables() {
-  static const auto tables = [] {
-    auto t = std::make_unique<Crc32LaneTables>();
-    make_crc32_lane_tables(*t);
-    return t;
-  }();
-  return *tables;
-}
-
-const uint32_t (*crc_table())[256] { return crc_tables().slice.table; }
+const uint32_t (*crc_table())[256] { return test::crc32_lane_tables().slice.table; }
 
 /// The decoder's own answer: BFINAL 0, BTYPE 2 and read_dynamic_codes accepting the header.
 bool decoder_reads_dynamic_header(const Bytes& in, uint64_t bit, InflateWorkspace& ws) {
@@ -163,8 +154,9 @@ BpRun run_block_parallel(const Bytes& in, uint64_t capacity, DeflateWrapper w, b
     for (uint64_t from = 0; from < c.output_size; from += kPiece) {
       std::vector<InflateBpChecksumPart> parts(test::warp_emulation::kLanes);
       run_warp([&](unsigned lane) {
-        parts[lane] = detail::warp_inflate_bp_checksum_part(
-            run.out.data(), c, from, std::min(c.output_size, from + kPiece), crc_tables(), lane);
+        parts[lane] = detail::warp_inflate_bp_checksum_part(run.out.data(), c, from,
+                                                            std::min(c.output_size, from + kPiece),
+                                                            test::crc32_lane_tables(), lane);
       });
       for (const InflateBpChecksumPart& part : parts) {
         EXPECT_EQ(part.crc, parts[0].crc);

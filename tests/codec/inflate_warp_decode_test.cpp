@@ -16,10 +16,10 @@
 #include <string>
 #include <vector>
 
-#include "codec/cuda/checksum_lanes.hpp"
 #include "codec/cuda/crc32_table.hpp"
 #include "codec/cuda/inflate_warp_decode.cuh"
 #include "codec/cuda/zlib_gzip_wrappers.hpp"
+#include "crc_test_tables.hpp"
 #include "gpu_codec_inputs.hpp"
 #include "guarded_output.hpp"
 #include "zlib_test_streams.hpp"
@@ -36,16 +36,7 @@ using test::kGuard;
 using test::kGuardByte;
 using test::words_input;
 
-const Crc32LaneTables& crc_tables() {
-  static const auto tables = [] {
-    auto t = std::make_unique<Crc32LaneTables>();
-    make_crc32_lane_tables(*t);
-    return t;
-  }();
-  return *tables;
-}
-
-const uint32_t (*crc_table())[256] { return crc_tables().slice.table; }
+const uint32_t (*crc_table())[256] { return test::crc32_lane_tables().slice.table; }
 
 using test::zlib_compress;
 
@@ -62,7 +53,8 @@ WarpInflate warp_inflate(const Bytes& in, uint64_t capacity, DeflateWrapper w, b
   std::vector<uint64_t> matches(detail::kInflateRoundMatches);
   std::vector<InflateResult> per_lane(kLanes);
   run_warp([&](unsigned lane) {
-    detail::WarpInflateEngine engine{shared.get(), &crc_tables(), matches.data(), lane};
+    detail::WarpInflateEngine engine{shared.get(), &test::crc32_lane_tables(), matches.data(),
+                                     lane};
     per_lane[lane] =
         inflate_wrapped(in.data(), in.size(), d.out.data(), capacity, w, verify, engine);
   });
