@@ -16,8 +16,10 @@ constexpr int kWarps = 8;
 /// of 8 at 102 registers; docs/gpu_deflate.md).
 constexpr int kSegmentWarps = 5;
 constexpr int kSegmentBlocksPerSm = 4;
-/// Output bytes per thread block of the resolve.
-constexpr uint64_t kResolveTile = 4096;
+/// Output bytes per thread block of the resolve: 16 words a thread, so that finding the tile's
+/// chunk and segments is paid once per 128 bytes (the resolve's instructions, not its memory,
+/// were its limit at 16 bytes a thread).
+constexpr uint64_t kResolveTile = 32768;
 /// Output bytes per warp of the checksums.
 constexpr uint64_t kChecksumPiece = uint64_t{128} << 10;
 /// Slots are used in rounds of at most this many bytes (about 4 bytes per decoded byte: a 1 GiB
@@ -78,7 +80,9 @@ __device__ bool warp_segment(const Round& r, size_t& i, uint32_t& k) {
   return c.parallel && k < c.segments;
 }
 
-__global__ void search_kernel(Round r) {
+/// Held to 64 registers so that 4 blocks fit an SM: at its 70 registers 3 did, and a 1 GiB batch
+/// of 4 MiB chunks took 2.7 waves (Nsight Compute; docs/gpu_deflate.md).
+__global__ void __launch_bounds__(kWarps* kWarpSize, 4) search_kernel(Round r) {
   size_t i = 0;
   uint32_t k = 0;
   if (!warp_segment(r, i, k) || k == 0) return;
