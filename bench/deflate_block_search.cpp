@@ -7,10 +7,14 @@
 //      lengths, both codes complete): how many candidates are not true boundaries;
 //   2. decoding from a true boundary without the 32 KiB before it: how many of the bytes it
 //      produces depend on that unknown window (copied from it, directly or through earlier
-//      matches), in the first 64 KiB after the boundary.
+//      matches), in the first 64 KiB after the boundary;
+//   3. what the GPU's block search scans in each input segment of kInflateBpSegmentBytes after the
+//      first: the distance from its start to the first boundary, and how far the search reads
+//      before it stops, with its queue of 32 candidates (warp_inflate_bp_search) and with 8.
 // usage: cuzarr_deflate_block_search [chunk MiB]   (CPU only)
 #include <zlib.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -18,6 +22,8 @@
 #include <vector>
 
 #include "bench_data.hpp"
+#include "codec/cuda/inflate_block_parallel.hpp"
+#include "codec/cuda/inflate_block_search.hpp"
 #include "codec/cuda/inflate_format.hpp"
 
 namespace {
@@ -62,6 +68,38 @@ bool dynamic_header_at(const std::vector<unsigned char>& stream, uint64_t at,
   if (s.bits.bits(3) != 4) return false;  // BFINAL 0, BTYPE 2 (RFC 1951, 3.2.3: LSB first)
   return detail::read_dynamic_codes(s, ws) == DeviceChunkStatus::ok;
 }
+
+/// Bits the GPU's block search reads from `from` (a segment's start) before it stops, with a queue
+/// of `queue` candidates: offsets that pass inflate_dynamic_header_may_start are queued in stream
+/// order and fully tested when the queue is full or the segment ends, and the search stops at the
+/// first queue that holds `boundary` (no false candidate passes the full test: column "false").
+uint64_t search_scan_bits(const std::vector<unsigned char>& stream, uint64_t from,
+                          uint64_t boundary, unsigned queue) {
+  const uint64_t end = std::min<uint64_t>(stream.size() * 8, from + kInflateBpSegmentBytes * 8);
+  unsigned pending = 0;
+  bool holds_boundary = false;
+  for (uint64_t at = from; at < end; ++at) {
+    if (!inflate_dynamic_header_may_start(stream.data(), stream.size(), at)) continue;
+    holds_boundary = holds_boundary || at == boundary;
+    if (++pending < queue) continue;
+    if (holds_boundary) return at + 1 - from;
+    pending = 0;
+  }
+  return end - from;
+}
+
+/// Mean and most, in KiB, over the segments.
+struct Spread {
+  double sum = 0, most = 0;
+  uint64_t n = 0;
+  void add(uint64_t bits) {
+    const double kib = static_cast<double>(bits) / 8.0 / 1024.0;
+    sum += kib;
+    most = std::max(most, kib);
+    ++n;
+  }
+  double mean() const { return n ? sum / static_cast<double>(n) : 0.0; }
+};
 
 struct Taint {
   uint64_t produced = 0;  // bytes decoded from the boundary (at most kSpan)
@@ -129,15 +167,29 @@ void measure(const char* name, const std::vector<unsigned char>& data, int level
     if (t.last_tainted > last_tainted_max) last_tainted_max = t.last_tainted;
     ++blocks;
   }
+  Spread to_boundary, queue32, queue8;
+  for (uint64_t from = kInflateBpSegmentBytes * 8; from < stream.size() * 8;
+       from += kInflateBpSegmentBytes * 8) {
+    const auto next = std::lower_bound(starts.begin(), starts.end(), from);
+    if (next == starts.end()) break;
+    to_boundary.add(*next - from);
+    queue32.add(search_scan_bits(stream, from, *next, 32));
+    queue8.add(search_scan_bits(stream, from, *next, 8));
+  }
   const double block_kib =
       static_cast<double>(stream.size()) / static_cast<double>(starts.size()) / 1024.0;
-  std::printf("%-8s L%d %9zu %8.2f %7zu %9.1f %11llu %10llu %9.1f %10.2f %12.1f\n", name, level,
-              stream.size(), static_cast<double>(data.size()) / static_cast<double>(stream.size()),
-              starts.size(), block_kib, static_cast<unsigned long long>(candidates),
-              static_cast<unsigned long long>(candidates - true_found),
-              search_s * 1e3 / (static_cast<double>(stream.size()) / 1048576.0),
-              blocks ? 100.0 * static_cast<double>(tainted) / static_cast<double>(produced) : 0.0,
-              static_cast<double>(last_tainted_max) / 1024.0);
+  std::printf(
+      "%-8s L%d %9zu %8.2f %7zu %9.1f %11llu %10llu %9.1f %10.2f %12.1f %6.1f %9.1f / %4.1f %8.1f "
+      "/ "
+      "%4.1f\n",
+      name, level, stream.size(),
+      static_cast<double>(data.size()) / static_cast<double>(stream.size()), starts.size(),
+      block_kib, static_cast<unsigned long long>(candidates),
+      static_cast<unsigned long long>(candidates - true_found),
+      search_s * 1e3 / (static_cast<double>(stream.size()) / 1048576.0),
+      blocks ? 100.0 * static_cast<double>(tainted) / static_cast<double>(produced) : 0.0,
+      static_cast<double>(last_tainted_max) / 1024.0, to_boundary.mean(), queue32.mean(),
+      queue32.most, queue8.mean(), queue8.most);
   std::fflush(stdout);
 }
 
@@ -150,9 +202,9 @@ int main(int argc, char** argv) {
     return 2;
   }
   std::printf("deflate block search: one %zu MiB chunk per row, zlib raw deflate\n", mib);
-  std::printf("%-8s %3s %9s %8s %7s %9s %11s %10s %9s %10s %12s\n", "data", "lvl", "stream B",
-              "ratio", "blocks", "KiB/blk", "candidates", "false", "ms/MiB", "tainted %",
-              "last KiB");
+  std::printf("%-8s %3s %9s %8s %7s %9s %11s %10s %9s %10s %12s %6s %16s %15s\n", "data", "lvl",
+              "stream B", "ratio", "blocks", "KiB/blk", "candidates", "false", "ms/MiB",
+              "tainted %", "last KiB", "to blk", "read, queue 32", "read, queue 8");
   for (bool is_float : {false, true}) {
     const std::vector<unsigned char> data = make_field(mib << 20, is_float, 3);
     for (int level : {1, 6}) measure(is_float ? "float32" : "uint16", data, level);
@@ -161,6 +213,8 @@ int main(int argc, char** argv) {
       "candidates: bit offsets where a non-final dynamic header with valid codes starts (true "
       "boundaries included); false: of these, not a boundary; tainted %%: bytes of the first 64 "
       "KiB after each boundary that depend on the 32 KiB before it; last KiB: the furthest such "
-      "byte\n");
+      "byte; to blk: KiB from each 128 KiB segment's start (after the first) to the first "
+      "boundary, mean; read, queue N: KiB the GPU's search reads there with a queue of N "
+      "candidates, mean / most\n");
   return 0;
 }
