@@ -140,7 +140,7 @@ BpRun run_block_parallel(const Bytes& in, uint64_t capacity, DeflateWrapper w, b
   bool good = c.parallel != 0;
   for (uint64_t p = 0; good && p < c.output_size; ++p)
     run.out[p] = inflate_bp_resolve_byte(slot, p, inflate_bp_segment_of(slot, p), good);
-  // The kernel's words (from every byte offset) narrow to the same bytes.
+  // The kernel's words (from many byte offsets) narrow to the same bytes.
   for (uint64_t p = 0; good && p + 8 <= c.output_size; p += p % 5 == 0 ? 3 : 8) {
     uint32_t k = inflate_bp_segment_of(slot, p);
     const uint64_t word = inflate_bp_resolve_word(slot, p, k, good);

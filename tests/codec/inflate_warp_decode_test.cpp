@@ -1,5 +1,5 @@
 // The GPU's warp-cooperative deflate decoder (inflate_warp_decode.cuh: lane 0 decodes batches of
-// steps, the warp writes them in groups with waves of matches; checksums over per-lane slices) run
+// steps, the warp writes them in groups with waves of matches; checksums in coalesced words) run
 // on the CPU with emulated warps: the kernel's own code, byte-exact against zlib on its output for
 // every wrapper, and on damaged streams the serial decoder's status and size, with nothing written
 // past the capacity.
