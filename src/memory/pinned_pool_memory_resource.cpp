@@ -50,7 +50,6 @@ size_t largest_serving_class(size_t cls) noexcept { return cls + cls / 4; }
 // of 28 to 32 MiB of a 2 GiB array's read in 7.5 to 9.6 s summed over the fetch threads (a first
 // read of 1.23 to 1.63 s), registration in 3.1 to 3.6 s (0.68 to 0.79 s); later reads, which
 // reuse the blocks, ran alike (bench/RESULTS.md, "first reads").
-constexpr bool kRegisterHugePages = true;
 constexpr size_t kHugePage = size_t{2} << 20;
 constexpr size_t kRegisterFrom = size_t{4} << 20;
 
@@ -58,7 +57,7 @@ constexpr size_t kRegisterFrom = size_t{4} << 20;
 // cudaMallocHost.
 cudaError_t pin_new_block(size_t cls, void*& pointer, bool& registered) {
   registered = false;
-  if (kRegisterHugePages && cls >= kRegisterFrom) {
+  if (cls >= kRegisterFrom) {
     const StageTimer timer("pinned pool: cudaHostRegister");
     const size_t bytes = (cls + kHugePage - 1) / kHugePage * kHugePage;
     if (void* p = std::aligned_alloc(kHugePage, bytes)) {

@@ -382,8 +382,8 @@ Buffer FileStore::read_through_pinned(int fd, uint64_t begin, uint64_t end, cons
 std::vector<std::optional<Buffer>> FileStore::get_many(std::span<const KeyRange> requests,
                                                        MemoryKind kind) const {
   std::vector<std::optional<Buffer>> results(requests.size());
-  parallel_for(requests.size(),
-               [&](size_t i) { results[i] = get(requests[i].key, requests[i].range, kind); });
+  get_many_each(requests, kind,
+                [&](size_t i, std::optional<Buffer> value) { results[i] = std::move(value); });
   return results;
 }
 
