@@ -10,7 +10,8 @@
 //      matches), in the first 64 KiB after the boundary;
 //   3. what the GPU's block search scans in each input segment of kInflateBpSegmentBytes after the
 //      first: the distance from its start to the first boundary, and how far the search reads
-//      before it stops, with its queue of 32 candidates (warp_inflate_bp_search) and with 8.
+//      before it stops, with a queue of 32 candidates (its first queue) and of 8 (its queue now,
+//      kInflateBpSearchQueue in warp_inflate_bp_search).
 // usage: cuzarr_deflate_block_search [chunk MiB]   (CPU only)
 #include <zlib.h>
 

@@ -301,5 +301,28 @@ TEST(InflateBlockParallel, DamagedStreamsAreLeftOrDecodedAsTheSerialDecoderDoes)
   EXPECT_GT(left, finished);
 }
 
+TEST(InflateBlockParallel, NumberedSegmentsGiveEveryWarpItsChunkAndSegment) {
+  // Segments per chunk, chunks without any (not taken) among them.
+  const std::vector<uint32_t> segments = {3, 0, 1, 0, 0, 5, 2, 0};
+  std::vector<uint32_t> first(segments.size() + 1, 0);
+  for (size_t i = 0; i < segments.size(); ++i) first[i + 1] = first[i] + segments[i];
+  const auto n = static_cast<uint32_t>(segments.size());
+  uint64_t w = 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    for (uint32_t k = 0; k < segments[i]; ++k, ++w) {
+      uint32_t chunk = 99, segment = 99;
+      ASSERT_TRUE(inflate_bp_numbered_segment(first.data(), n, w, chunk, segment)) << w;
+      EXPECT_EQ(chunk, i) << "warp " << w;
+      EXPECT_EQ(segment, k) << "warp " << w;
+    }
+  }
+  EXPECT_EQ(w, 11u);
+  uint32_t chunk = 0, segment = 0;
+  EXPECT_FALSE(inflate_bp_numbered_segment(first.data(), n, w, chunk, segment));
+  EXPECT_FALSE(inflate_bp_numbered_segment(first.data(), n, w + 1000, chunk, segment));
+  const std::vector<uint32_t> none(4, 0);
+  EXPECT_FALSE(inflate_bp_numbered_segment(none.data(), 3, 0, chunk, segment));
+}
+
 }  // namespace
 }  // namespace cuzarr::gpu

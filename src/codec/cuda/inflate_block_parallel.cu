@@ -10,12 +10,15 @@ namespace {
 
 /// Warps per thread block of the search, resolve and checksum kernels.
 constexpr int kWarps = 8;
-/// Warps per thread block of the segment passes, and their blocks per SM: with a decoding
-/// workspace each (about 9.6 KiB of shared memory) and at most 96 registers a thread, 4 blocks of
-/// 5 warps fit an SM. 20 warps an SM decoded 4 MiB chunks about 1.1x faster than 16 (2 blocks
-/// of 8 at 102 registers; docs/gpu_deflate.md).
-constexpr int kSegmentWarps = 5;
-constexpr int kSegmentBlocksPerSm = 4;
+/// Warps per thread block of the segment passes, and the blocks per SM their launch bounds ask
+/// for. A warp per block: its workspace and registers return as soon as its segment is done,
+/// where a block of 5 warps held its share of the SM until its slowest warp was done (1 warp a
+/// block decoded 1 to 4 MiB chunks 1.03x to 1.06x faster than 5; docs/gpu_deflate.md). Asking
+/// for 20 caps registers at 102: the decode pass takes 92, without spills, and then 21 blocks
+/// fit an SM (9.6 KiB of workspace and the 1 KiB the SM reserves per block each). Asking for 21
+/// would cap it at 80 registers, with spills.
+constexpr int kSegmentWarps = 1;
+constexpr int kSegmentBlocksPerSm = 20;
 /// Output bytes per thread block of the resolve: 16 words a thread, so that finding the tile's
 /// chunk and segments is paid once per 128 bytes (the resolve's instructions, not its memory,
 /// were its limit at 16 bytes a thread).
@@ -29,7 +32,8 @@ constexpr uint64_t kMaxSlotBytes = uint64_t{6} << 30;
 uint64_t align256(uint64_t n) { return (n + 255) / 256 * 256; }
 
 /// One launch round: chunks [first, first + n) in slots at `slots`; the warps of the segment
-/// passes each have kInflateRoundMatches entries of `lists`.
+/// passes each have kInflateRoundMatches entries of `lists`, and take the segments in the order
+/// `segment_first` numbers them (inflate_bp_numbered_segment).
 struct Round {
   DeviceChunkBatch batch;
   DeflateWrapper wrapper;
@@ -37,6 +41,7 @@ struct Round {
   InflateBpLayout layout;
   unsigned char* slots;
   uint64_t* lists;
+  uint32_t* segment_first;  ///< n + 1 entries
   size_t first;
   uint32_t n;
   uint64_t min_capacity;
@@ -70,14 +75,28 @@ __global__ void plan_kernel(Round r, uint32_t* handled) {
                   r.wrapper, r.min_capacity, r.layout, slot_of(r, i));
 }
 
-/// The warp's segment: chunk i of the round, segment k; false when there is none.
+/// After the plan, one warp: every chunk's first segment in the round's numbering.
+__global__ void number_kernel(Round r) {
+  const unsigned lane = threadIdx.x;
+  uint64_t before = 0;
+  for (uint32_t base = 0; base < r.n; base += kWarpSize) {
+    const uint32_t i = base + lane;
+    const uint64_t segments = i < r.n ? slot_of(r, i).chunk->segments : 0;
+    const uint64_t through = warp_inclusive_sum64(segments, lane);
+    if (i < r.n) r.segment_first[i] = static_cast<uint32_t>(before + through - segments);
+    before += shfl64(through, kWarpSize - 1);
+  }
+  if (lane == 0) r.segment_first[r.n] = static_cast<uint32_t>(before);
+}
+
+/// The warp's segment: chunk i of the round, segment k; false when there is none (or its chunk
+/// left the path).
 __device__ bool warp_segment(const Round& r, size_t& i, uint32_t& k) {
-  const size_t w = (blockIdx.x * size_t{blockDim.x} + threadIdx.x) / kWarpSize;
-  i = w / r.layout.max_segments;
-  k = static_cast<uint32_t>(w % r.layout.max_segments);
-  if (i >= r.n) return false;
-  const InflateBpChunk& c = *slot_of(r, i).chunk;
-  return c.parallel && k < c.segments;
+  const uint64_t w = (blockIdx.x * uint64_t{blockDim.x} + threadIdx.x) / kWarpSize;
+  uint32_t chunk = 0;
+  if (!inflate_bp_numbered_segment(r.segment_first, r.n, w, chunk, k)) return false;
+  i = chunk;
+  return slot_of(r, i).chunk->parallel != 0;
 }
 
 /// Held to 64 registers so that 4 blocks fit an SM: at its 70 registers 3 did, and a 1 GiB batch
@@ -190,7 +209,8 @@ size_t inflate_bp_temp_bytes(size_t count, uint64_t max_output, uint64_t min_cap
   if (count == 0 || max_output < min_capacity) return 0;
   const InflateBpLayout layout = inflate_bp_layout(max_output);
   const size_t slots = round_slots(count, layout);
-  return align256(count * sizeof(uint32_t)) + slots * layout.bytes + list_bytes(slots, layout);
+  return align256(count * sizeof(uint32_t)) + align256((slots + 1) * sizeof(uint32_t)) +
+         slots * layout.bytes + list_bytes(slots, layout);
 }
 
 const uint32_t* inflate_bp_decode_batch(const DeviceChunkBatch& batch, DeflateWrapper wrapper,
@@ -202,10 +222,13 @@ const uint32_t* inflate_bp_decode_batch(const DeviceChunkBatch& batch, DeflateWr
   auto* handled = reinterpret_cast<uint32_t*>(base);
   const InflateBpLayout layout = inflate_bp_layout(max_output);
   const size_t slots = round_slots(batch.count, layout);
-  unsigned char* slot_base = base + align256(batch.count * 4);
-  Round r{batch,  wrapper,   verify,
-          layout, slot_base, reinterpret_cast<uint64_t*>(slot_base + slots * layout.bytes),
-          0,      0,         min_capacity};
+  auto* segment_first = reinterpret_cast<uint32_t*>(base + align256(batch.count * 4));
+  unsigned char* slot_base =
+      reinterpret_cast<unsigned char*>(segment_first) + align256((slots + 1) * sizeof(uint32_t));
+  Round r{batch,         wrapper,   verify,
+          layout,        slot_base, reinterpret_cast<uint64_t*>(slot_base + slots * layout.bytes),
+          segment_first, 0,         0,
+          min_capacity};
   constexpr int kShared = kSegmentWarps * sizeof(InflateWorkspace);
   for (const void* kernel : {reinterpret_cast<const void*>(segment_kernel<InflateBpPass::decode>),
                              reinterpret_cast<const void*>(segment_kernel<InflateBpPass::count>),
@@ -218,12 +241,14 @@ const uint32_t* inflate_bp_decode_batch(const DeviceChunkBatch& batch, DeflateWr
     r.first = first;
     r.n = static_cast<uint32_t>(std::min(slots, batch.count - first));
     const unsigned chunk_blocks = (r.n + 127) / 128;
+    // At most this many segments; the warps past the round's count return at once.
     const uint64_t segments = uint64_t{r.n} * r.layout.max_segments;
     const auto search_blocks = static_cast<unsigned>((segments + kWarps - 1) / kWarps);
     const auto segment_blocks =
         static_cast<unsigned>((segments + kSegmentWarps - 1) / kSegmentWarps);
     constexpr unsigned kSegmentThreads = kSegmentWarps * kWarpSize;
     plan_kernel<<<chunk_blocks, 128, 0, cs>>>(r, handled);
+    number_kernel<<<1, kWarpSize, 0, cs>>>(r);
     search_kernel<<<search_blocks, kThreads, 0, cs>>>(r);
     segment_kernel<InflateBpPass::decode><<<segment_blocks, kSegmentThreads, kShared, cs>>>(r);
     scan_kernel<<<chunk_blocks, 128, 0, cs>>>(r);

@@ -13,14 +13,20 @@
 
 namespace cuzarr::gpu::detail {
 
+/// Candidates the block search queues (on lanes 0 .. kInflateBpSearchQueue - 1) before it gives
+/// them the full header test. A queue is tested once full, so a segment's search reads on past its
+/// first block header to the end of that queue's candidates: with 8 instead of 32 it reads 15 % to
+/// 38 % less (bench/deflate_block_search.cpp) for more, smaller rounds of full tests.
+inline constexpr unsigned kInflateBpSearchQueue = 8;
+
 /// Step 2 for segment k >= 1: each lane takes 8 consecutive bit offsets of a byte (256 per warp
 /// at a time) and finds in one word those where BFINAL 0, BTYPE 2 may start (about 1 in 8). The
 /// warp then numbers those candidates in stream order and tests them 32 at a time, candidate t on
 /// lane t, with inflate_dynamic_header_may_start_at: every lane does one test a round, where a
 /// lane testing its own candidates kept the warp for as many rounds as its busiest lane had. The
 /// few that pass are queued in stream order, one per lane; a full queue (and the last one) gets
-/// the full test, a lane each. The first offset that passes it becomes the segment's start: the
-/// queues hold increasing offsets, and every earlier queue failed.
+/// the full test, a lane each (kInflateBpSearchQueue lanes). The first offset that passes it
+/// becomes the segment's start: the queues hold increasing offsets, and every earlier queue failed.
 __device__ inline void warp_inflate_bp_search(const unsigned char* in, uint64_t size,
                                               const InflateBpSlot& slot, uint32_t k,
                                               unsigned lane) {
@@ -74,7 +80,7 @@ __device__ inline void warp_inflate_bp_search(const unsigned char* in, uint64_t 
       // Queue them in stream order: candidate t before t + 1.
       for (unsigned lanes = __ballot_sync(kFullMask, passed); lanes != 0; lanes &= lanes - 1) {
         const uint64_t c = shfl64(candidate, __ffs(lanes) - 1);
-        if (pending == kWarpSize && test_queue()) return;
+        if (pending == kInflateBpSearchQueue && test_queue()) return;
         if (lane == pending) queued = c;
         ++pending;
       }

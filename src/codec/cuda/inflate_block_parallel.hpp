@@ -195,6 +195,30 @@ CUZARR_HOST_DEVICE inline void inflate_bp_plan(const unsigned char* in, uint64_t
   c.parallel = 1;
 }
 
+/// Numbers the segments of a round's chunks for the warps of the segment passes: first[i] is the
+/// number of segments of chunks before chunk i, first[n] the round's total (an exclusive prefix
+/// sum of InflateBpChunk::segments; chunks not taken have none). Warp w then takes the w-th
+/// segment, so that the live warps are the first ones of the grid and fill whole thread blocks;
+/// warps numbered by chunk times the layout's max_segments left a third of the blocks' warps of a
+/// 4 MiB batch without a segment, holding shared memory and an SM's block slots.
+CUZARR_HOST_DEVICE inline bool inflate_bp_numbered_segment(const uint32_t* first, uint32_t n,
+                                                           uint64_t w, uint32_t& chunk,
+                                                           uint32_t& k) {
+  if (w >= first[n]) return false;
+  uint32_t lo = 0, hi = n;  // first[lo] <= w < first[hi]
+  while (hi - lo > 1) {
+    const uint32_t mid = lo + (hi - lo) / 2;
+    if (first[mid] <= w) {
+      lo = mid;
+    } else {
+      hi = mid;
+    }
+  }
+  chunk = lo;
+  k = static_cast<uint32_t>(w - first[lo]);
+  return true;
+}
+
 /// The input bits segment k >= 1 searches: [first, end).
 CUZARR_HOST_DEVICE inline void inflate_bp_search_range(const InflateBpChunk& c, uint64_t size,
                                                        uint32_t k, uint64_t& first, uint64_t& end) {
