@@ -144,10 +144,10 @@ bool deflate_rows(size_t total_mib, int repetitions, const Selection& selection,
           sizes[i] = p.size();
         }
         upload(encoded.sizes, sizes);
-        // From 1 MiB, block-parallel and a warp per chunk (the launcher picks by
-        // kInflateBpMinCapacity); 64 KiB chunks a warp each.
+        // From 256 KiB, block-parallel and a warp per chunk (the launcher picks by
+        // kInflateBpMinCapacity); smaller chunks a warp each.
         for (const bool block_parallel : {true, false}) {
-          if (block_parallel && chunk < (size_t{1} << 20)) continue;
+          if (block_parallel && chunk < (size_t{256} << 10)) continue;
           const uint64_t from = block_parallel ? 0 : UINT64_MAX;
           Device temp(inflate_temp_bytes(count, chunk, from));
           CHECK(cudaMemset(decoded.data.p, 0, count * chunk));
