@@ -301,6 +301,21 @@ TEST(InflateBlockParallel, DamagedStreamsAreLeftOrDecodedAsTheSerialDecoderDoes)
   EXPECT_GT(left, finished);
 }
 
+TEST(InflateBlockParallel, AutomaticThresholdTakesSmallerChunksInSmallBatches) {
+  EXPECT_EQ(inflate_block_parallel_from(1, kInflateBpAuto), kInflateBpSmallBatchMinCapacity);
+  EXPECT_EQ(inflate_block_parallel_from(kInflateBpSmallBatch, kInflateBpAuto),
+            kInflateBpSmallBatchMinCapacity);
+  EXPECT_EQ(inflate_block_parallel_from(kInflateBpSmallBatch + 1, kInflateBpAuto),
+            kInflateBpMinCapacity);
+  EXPECT_LT(kInflateBpSmallBatchMinCapacity, kInflateBpMinCapacity);
+  // A threshold the caller names is kept whatever the batch.
+  for (const size_t count : {size_t{1}, size_t{100000}}) {
+    EXPECT_EQ(inflate_block_parallel_from(count, 0), 0u);
+    EXPECT_EQ(inflate_block_parallel_from(count, UINT64_MAX), UINT64_MAX);
+    EXPECT_EQ(inflate_block_parallel_from(count, uint64_t{3} << 20), uint64_t{3} << 20);
+  }
+}
+
 TEST(InflateBlockParallel, NumberedSegmentsGiveEveryWarpItsChunkAndSegment) {
   // Segments per chunk, chunks without any (not taken) among them.
   const std::vector<uint32_t> segments = {3, 0, 1, 0, 0, 5, 2, 0};

@@ -93,7 +93,8 @@ void launch(const DeviceChunkBatch& batch, DeflateWrapper wrapper, bool verify, 
 size_t inflate_temp_bytes(size_t count, uint64_t max_output, uint64_t block_parallel_from) {
   if (count == 0) return 0;
   return scratch_bytes(count) + 256 +
-         detail::inflate_bp_temp_bytes(count, max_output, block_parallel_from);
+         detail::inflate_bp_temp_bytes(count, max_output,
+                                       inflate_block_parallel_from(count, block_parallel_from));
 }
 
 void inflate_batch(const DeviceChunkBatch& batch, DeflateWrapper wrapper, bool verify_checksums,
@@ -102,7 +103,8 @@ void inflate_batch(const DeviceChunkBatch& batch, DeflateWrapper wrapper, bool v
   // The block-parallel passes first, in the temp after the warps' scratch and counter.
   auto* bp_temp = static_cast<unsigned char*>(temp) + scratch_bytes(batch.count) + 256;
   const uint32_t* handled = detail::inflate_bp_decode_batch(
-      batch, wrapper, verify_checksums, max_output, block_parallel_from, bp_temp, stream);
+      batch, wrapper, verify_checksums, max_output,
+      inflate_block_parallel_from(batch.count, block_parallel_from), bp_temp, stream);
   // Few chunks: one warp per thread block, so that they spread over the SMs; many: 8 warps per
   // block (about 104 KiB of shared memory, 2 blocks = 16 warps per SM on an H200).
   if (batch.count < 1024) {

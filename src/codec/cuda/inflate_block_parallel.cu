@@ -10,13 +10,12 @@ namespace {
 
 /// Warps per thread block of the search, resolve and checksum kernels.
 constexpr int kWarps = 8;
-/// Warps per thread block of the segment passes, and the blocks per SM their launch bounds ask
-/// for. A warp per block: its workspace and registers return as soon as its segment is done,
-/// where a block of 5 warps held its share of the SM until its slowest warp was done (1 warp a
-/// block decoded 1 to 4 MiB chunks 1.03x to 1.06x faster than 5; docs/gpu_deflate.md). Asking
-/// for 20 caps registers at 102: the decode pass takes 92, without spills, and then 21 blocks
-/// fit an SM (9.6 KiB of workspace and the 1 KiB the SM reserves per block each). Asking for 21
-/// would cap it at 80 registers, with spills.
+/// Warps per thread block of the segment passes, and their blocks per SM. A warp per block: its
+/// workspace and registers return as soon as its segment is done, where a block of 5 warps held
+/// its share of the SM until its slowest warp was done (1 warp a block decoded 1 to 4 MiB chunks
+/// 1.03x to 1.06x faster than 5; docs/gpu_deflate.md). 20 fit an SM, bounded by the decode
+/// pass's 92 registers (shared memory, 9.6 KiB a block and the 1 KiB the SM reserves per block,
+/// would allow 21); asking for 21 caps registers at 80, with spills.
 constexpr int kSegmentWarps = 1;
 constexpr int kSegmentBlocksPerSm = 20;
 /// Output bytes per thread block of the resolve: 16 words a thread, so that finding the tile's

@@ -30,6 +30,7 @@
 // (inflate_bp_layout).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 #include "codec/cuda/device_chunk_batch.hpp"
@@ -48,6 +49,23 @@ inline constexpr uint64_t kInflateBpSegmentBytes = uint64_t{128} << 10;
 /// H200 with 1 GiB batches it decoded 1 MiB chunks 1.1x to 1.3x faster than a warp per chunk, and
 /// 512 KiB chunks 1.5x to 1.7x slower (bench/RESULTS.md).
 inline constexpr uint64_t kInflateBpMinCapacity = uint64_t{1} << 20;
+/// In a batch of at most this many chunks, chunks from kInflateBpSmallBatchMinCapacity decode
+/// block-parallel too: a warp per chunk leaves most SMs idle there. In a 64 MiB batch (128 chunks
+/// of 512 KiB) block-parallel decoded 1.5x to 1.6x faster than a warp per chunk; 256 chunks of
+/// 256 KiB 0.7x to 0.9x as fast (an H200, bench/RESULTS.md).
+inline constexpr size_t kInflateBpSmallBatch = 128;
+inline constexpr uint64_t kInflateBpSmallBatchMinCapacity = uint64_t{512} << 10;
+/// block_parallel_from's default (inflate_block_parallel_from).
+inline constexpr uint64_t kInflateBpAuto = UINT64_MAX - 1;
+
+/// The capacity from which chunks decode block-parallel in a batch of `count` chunks:
+/// block_parallel_from itself, unless it is kInflateBpAuto (then kInflateBpMinCapacity, or
+/// kInflateBpSmallBatchMinCapacity in a batch of at most kInflateBpSmallBatch chunks).
+inline uint64_t inflate_block_parallel_from(size_t count, uint64_t block_parallel_from) {
+  if (block_parallel_from != kInflateBpAuto) return block_parallel_from;
+  return count <= kInflateBpSmallBatch ? kInflateBpSmallBatchMinCapacity : kInflateBpMinCapacity;
+}
+
 /// Capacities stay below this (32-bit output offsets in the records and the match lists).
 inline constexpr uint64_t kInflateBpMaxCapacity = uint64_t{1} << 31;
 /// Lanes of a round (a warp).
