@@ -145,7 +145,7 @@ bool deflate_rows(size_t total_mib, int repetitions, const Selection& selection,
         }
         upload(encoded.sizes, sizes);
         // From 256 KiB, block-parallel and a warp per chunk (the launcher picks by
-        // kInflateBpMinCapacity); smaller chunks a warp each.
+        // inflate_block_parallel_from); smaller chunks a warp each.
         for (const bool block_parallel : {true, false}) {
           if (block_parallel && chunk < (size_t{256} << 10)) continue;
           const uint64_t from = block_parallel ? 0 : UINT64_MAX;

@@ -47,7 +47,7 @@ namespace cuzarr::gpu {
 inline constexpr uint64_t kInflateBpSegmentBytes = uint64_t{128} << 10;
 /// By default, chunks decoding to at least this many bytes take the block-parallel path. On an
 /// H200 with 1 GiB batches it decoded 1 MiB chunks 1.1x to 1.3x faster than a warp per chunk, and
-/// 512 KiB chunks 1.5x to 1.7x slower (bench/RESULTS.md).
+/// 512 KiB chunks 1.3x to 1.5x slower (bench/RESULTS.md).
 inline constexpr uint64_t kInflateBpMinCapacity = uint64_t{1} << 20;
 /// In a batch of at most this many chunks, chunks from kInflateBpSmallBatchMinCapacity decode
 /// block-parallel too: a warp per chunk leaves most SMs idle there. In a 64 MiB batch (128 chunks
@@ -217,9 +217,10 @@ CUZARR_HOST_DEVICE inline void inflate_bp_plan(const unsigned char* in, uint64_t
 /// Numbers the segments of a round's chunks for the warps of the segment passes: first[i] is the
 /// number of segments of chunks before chunk i, first[n] the round's total (an exclusive prefix
 /// sum of InflateBpChunk::segments; chunks not taken have none). Warp w then takes the w-th
-/// segment, so that the live warps are the first ones of the grid and fill whole thread blocks;
-/// warps numbered by chunk times the layout's max_segments left a third of the blocks' warps of a
-/// 4 MiB batch without a segment, holding shared memory and an SM's block slots.
+/// segment, so that the live warps are the first ones of the grid and fill whole thread blocks.
+/// Numbered by chunk times the layout's max_segments, about a fifth of the warps of the
+/// benchmark's 1 and 4 MiB batches had no segment, and those beside live warps in a block held
+/// its shared memory and one of the SM's block slots.
 CUZARR_HOST_DEVICE inline bool inflate_bp_numbered_segment(const uint32_t* first, uint32_t n,
                                                            uint64_t w, uint32_t& chunk,
                                                            uint32_t& k) {
