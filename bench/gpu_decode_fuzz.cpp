@@ -231,15 +231,15 @@ std::vector<Outcome> decode_on_gpu(Codec codec, const std::vector<Case>& cases, 
     case Codec::gzip:
     case Codec::zlib:
     case Codec::deflate: {
-      // The three launcher paths: warp per chunk only; block-parallel from 2 MiB; everything
-      // block-parallel.
+      // The three launcher paths: warp per chunk only; the default (block-parallel from
+      // inflate_block_parallel_from's threshold); everything block-parallel.
       const uint64_t way = below(rng, 3);
-      const uint64_t from = way == 0 ? UINT64_MAX : way == 1 ? kInflateBpMinCapacity : 0;
+      const uint64_t from = way == 0 ? UINT64_MAX : way == 1 ? kInflateBpAuto : 0;
       DeviceBuffer temp(inflate_temp_bytes(count, max_capacity, from));
       inflate_batch(batch, wrapper_of(codec), true, max_capacity, temp.p, stream, from);
       CHECK(cudaDeviceSynchronize());  // before temp goes
       path = way == 0   ? "inflate, warp per chunk"
-             : way == 1 ? "inflate, block-parallel from 2 MiB"
+             : way == 1 ? "inflate, the default threshold"
                         : "inflate, block-parallel from 0";
       break;
     }
