@@ -542,7 +542,12 @@ TEST(InflateFormat, HuffmanBuildRules) {
   uint8_t deep[16];
   for (int k = 0; k < 15; ++k) deep[k] = static_cast<uint8_t>(k + 1);
   deep[15] = 15;
+  // The distance table's primary table resolves fewer bits (kDistanceFastBits): codes of 10 to
+  // 15 bits take the canonical search there.
+  gpu::DistanceTable d;
   ASSERT_EQ(gpu::build_huffman(t, deep, 16, false), gpu::HuffmanBuild::ok);
+  ASSERT_EQ(gpu::build_huffman(d, deep, 16, false, gpu::HuffmanAlphabet::distance),
+            gpu::HuffmanBuild::ok);
   for (uint32_t symbol = 0; symbol < 16; ++symbol) {
     // Symbol k < 15 has code 1...10 (k ones, then a zero); symbol 15 has 15 ones.
     BitWriter w;
@@ -554,6 +559,12 @@ TEST(InflateFormat, HuffmanBuildRules) {
     r.reset(b.data(), b.size(), 0);
     r.refill();
     EXPECT_EQ(gpu::huffman_decode(t, r), static_cast<int32_t>(symbol));
+    EXPECT_EQ(r.bit_position(), len);
+    gpu::DeflateBitReader rd;
+    rd.reset(b.data(), b.size(), 0);
+    rd.refill();
+    EXPECT_EQ(gpu::huffman_decode(d, rd), static_cast<int32_t>(symbol)) << "distance table";
+    EXPECT_EQ(rd.bit_position(), len);
   }
 }
 
@@ -588,16 +599,24 @@ TEST(InflateFormat, PrimaryTablesFilledEntryByEntryEqualTheBuiltOnes) {
     }
     const auto alphabet =
         distance ? gpu::HuffmanAlphabet::distance : gpu::HuffmanAlphabet::literal_length;
-    auto built = std::make_unique<gpu::HuffmanTable>();
-    auto filled = std::make_unique<gpu::HuffmanTable>();
-    ASSERT_EQ(gpu::build_huffman(*built, lengths.data(), n, false, alphabet),
-              gpu::HuffmanBuild::ok);
-    ASSERT_EQ(gpu::build_huffman(*filled, lengths.data(), n, false, alphabet, 0),
-              gpu::HuffmanBuild::ok);
-    for (uint32_t lane = 0; lane < 32; ++lane) gpu::huffman_fill_fast(*filled, alphabet, lane, 32);
-    for (uint32_t b = 0; b < (1u << gpu::kHuffmanFastBits); ++b) {
-      ASSERT_EQ(filled->fast[b], built->fast[b]) << "round " << round << " entry " << b;
-    }
+    // Distance codes in the distance table (its primary table resolves fewer bits), and also
+    // in a literal/length-sized one.
+    const auto compare = [&]<class Table>(Table*) {
+      auto built = std::make_unique<Table>();
+      auto filled = std::make_unique<Table>();
+      ASSERT_EQ(gpu::build_huffman(*built, lengths.data(), n, false, alphabet),
+                gpu::HuffmanBuild::ok);
+      ASSERT_EQ(gpu::build_huffman(*filled, lengths.data(), n, false, alphabet, 0),
+                gpu::HuffmanBuild::ok);
+      for (uint32_t lane = 0; lane < 32; ++lane) {
+        gpu::huffman_fill_fast(*filled, alphabet, lane, 32);
+      }
+      for (uint32_t b = 0; b < (1u << Table::kFastBits); ++b) {
+        ASSERT_EQ(filled->fast[b], built->fast[b]) << "round " << round << " entry " << b;
+      }
+    };
+    compare(static_cast<gpu::HuffmanTable*>(nullptr));
+    if (distance) compare(static_cast<gpu::DistanceTable*>(nullptr));
   }
 }
 

@@ -2,10 +2,11 @@
 // decoding table built from a list of code lengths, and symbol decoding from a
 // DeflateBitReader.
 //
-// Decoding is table-driven: the next kHuffmanFastBits bits of the stream index a primary table
-// that gives the symbol and the code length of every code of at most that many bits. Longer
-// codes (rare: they belong to rare symbols) fall back to a canonical search over the lengths
-// kHuffmanFastBits + 1 .. 15, using the first code and the symbol count of each length.
+// Decoding is table-driven: the next kFastBits bits of the stream (10 for literal/length codes,
+// 9 for distance codes, 7 for the code length code) index a primary table that gives the symbol
+// and the code length of every code of at most that many bits. Longer codes (rare: they belong
+// to rare symbols) fall back to a canonical search over the lengths kFastBits + 1 .. 15, using the
+// first code and the symbol count of each length.
 #pragma once
 
 #include <cstdint>
@@ -16,8 +17,16 @@
 namespace cuzarr::gpu {
 
 inline constexpr uint32_t kHuffmanMaxBits = 15;   ///< RFC 1951, 3.2.2: codes of 1..15 bits
-inline constexpr uint32_t kHuffmanFastBits = 10;  ///< bits resolved by the primary table
+inline constexpr uint32_t kHuffmanFastBits = 10;  ///< literal/length bits of the primary table
 inline constexpr uint32_t kHuffmanMaxSymbols = 288;
+/// Distance bits of the primary table. A distance code has 30 symbols, so codes of more than 9
+/// bits are rare; a 9-bit table (2 KiB) instead of 10 (4 KiB) leaves GPU shared memory for more
+/// decoding warps an SM (docs/gpu_deflate.md, "Smaller distance tables").
+inline constexpr uint32_t kDistanceFastBits = 9;
+inline constexpr uint32_t kDistanceMaxSymbols = 32;  ///< 30 valid; the fixed code has 32
+/// Primary table bits of the code length code (its codes have at most 7 bits, RFC 1951 3.2.7).
+inline constexpr uint32_t kCodeLengthFastBits = 7;
+inline constexpr uint32_t kCodeLengthSymbols = 19;
 
 // RFC 1951, 3.2.5: the base lengths and extra bits of the length symbols 257..285 (index
 // i = symbol - 257) and of the distance symbols 0..29. Both tables follow a pattern (after the
@@ -50,18 +59,30 @@ enum class HuffmanBuild : uint8_t {
   incomplete,       ///< the code leaves bit patterns unused (and that is not allowed here)
 };
 
-/// A decoding table: no heap, fixed size (about 4.7 KiB), built in place by build_huffman.
-struct HuffmanTable {
-  /// fast[b]: the entry of the code that the next kHuffmanFastBits stream bits b start with; 0
-  /// when the code is longer (or no code starts that way). Entry bits: 0..3 the code length,
-  /// 4..12 the symbol, 13..16 the extra bit count and 17..31 the base value of a length or
-  /// distance symbol (0 for other symbols and plain codes).
-  uint32_t fast[1u << kHuffmanFastBits];
+/// A decoding table of a code of up to kSymbols symbols whose primary table resolves kFastBits
+/// bits: no heap, fixed size, built in place by build_huffman.
+template <uint32_t kFastBitsOfTable, uint32_t kSymbolsOfTable>
+struct HuffmanCode {
+  static constexpr uint32_t kFastBits = kFastBitsOfTable;
+  static constexpr uint32_t kSymbols = kSymbolsOfTable;
+  static_assert(kFastBits >= 1 && kFastBits <= kHuffmanMaxBits);
+  /// fast[b]: the entry of the code that the next kFastBits stream bits b start with; 0 when the
+  /// code is longer (or no code starts that way). Entry bits: 0..3 the code length, 4..12 the
+  /// symbol, 13..16 the extra bit count and 17..31 the base value of a length or distance symbol
+  /// (0 for other symbols and plain codes).
+  uint32_t fast[1u << kFastBits];
   uint16_t count[kHuffmanMaxBits + 1];        ///< codes of each length
   uint16_t first_code[kHuffmanMaxBits + 1];   ///< the canonical first code of each length
   uint16_t first_index[kHuffmanMaxBits + 1];  ///< index in `symbols` of that length's first
-  uint16_t symbols[kHuffmanMaxSymbols];       ///< used symbols ordered by (length, value)
+  uint16_t symbols[kSymbols];                 ///< used symbols ordered by (length, value)
 };
+
+/// A literal/length code (about 4.7 KiB).
+using HuffmanTable = HuffmanCode<kHuffmanFastBits, kHuffmanMaxSymbols>;
+/// A distance code (about 2.2 KiB).
+using DistanceTable = HuffmanCode<kDistanceFastBits, kDistanceMaxSymbols>;
+/// The code length code of a dynamic block header (about 0.6 KiB).
+using CodeLengthTable = HuffmanCode<kCodeLengthFastBits, kCodeLengthSymbols>;
 
 /// The parts of a primary table entry.
 CUZARR_HOST_DEVICE inline uint32_t huffman_entry_bits(uint32_t e) { return e & 15u; }
@@ -99,15 +120,16 @@ CUZARR_HOST_DEVICE inline uint32_t reverse_bits(uint32_t code, uint32_t n) {
 }
 
 /// Builds the canonical code of RFC 1951, 3.2.2 from lengths[0..n) (0 = symbol unused; every
-/// length must be <= 15, n <= 288). An over-subscribed set is always rejected. An incomplete set
-/// is accepted only when `allow_single_code` is set and the code is a single 1-bit code (a block
-/// with one distance code, RFC 1951 3.2.7), or when it is empty (then every decode fails); zlib
-/// accepts the same sets. `alphabet` fills the length / distance fields of the primary table,
-/// whose first 2^fast_bits entries are built (fast_bits <= kHuffmanFastBits; 0: none, for a
+/// length must be <= 15, n <= Table::kSymbols). An over-subscribed set is always rejected. An
+/// incomplete set is accepted only when `allow_single_code` is set and the code is a single 1-bit
+/// code (a block with one distance code, RFC 1951 3.2.7), or when it is empty (then every decode
+/// fails); zlib accepts the same sets. `alphabet` fills the length / distance fields of the primary
+/// table, whose first 2^fast_bits entries are built (fast_bits <= Table::kFastBits; 0: none, for a
 /// caller that fills them itself with huffman_fill_fast).
+template <class Table>
 CUZARR_HOST_DEVICE inline HuffmanBuild build_huffman(
-    HuffmanTable& t, const uint8_t* lengths, uint32_t n, bool allow_single_code,
-    HuffmanAlphabet alphabet = HuffmanAlphabet::plain, uint32_t fast_bits = kHuffmanFastBits) {
+    Table& t, const uint8_t* lengths, uint32_t n, bool allow_single_code,
+    HuffmanAlphabet alphabet = HuffmanAlphabet::plain, uint32_t fast_bits = Table::kFastBits) {
   // Tables are built once per block: the loops stay rolled (CUZARR_NO_UNROLL), out of the way
   // of the decoding loops in the instruction cache.
   CUZARR_NO_UNROLL
@@ -163,17 +185,19 @@ CUZARR_HOST_DEVICE inline HuffmanBuild build_huffman(
   return HuffmanBuild::ok;
 }
 
-/// The primary table entry for the stream bits `b` (kHuffmanFastBits of them, the next one in bit
+/// The primary table entry for the stream bits `b` (Table::kFastBits of them, the next one in bit
 /// 0): the code they start with, found by a canonical search over the lengths, as build_huffman
 /// would have filled it.
-CUZARR_HOST_DEVICE inline uint32_t huffman_fast_entry(const HuffmanTable& t, uint32_t b,
+template <class Table>
+CUZARR_HOST_DEVICE inline uint32_t huffman_fast_entry(const Table& t, uint32_t b,
                                                       HuffmanAlphabet alphabet) {
   // A code is stored most significant bit first: the first `len` stream bits reversed are the
-  // top `len` of the kHuffmanFastBits bits reversed.
-  const uint32_t reversed = reverse_bits(b, kHuffmanFastBits);
+  // top `len` of the kFastBits bits reversed.
+  constexpr uint32_t kFastBits = Table::kFastBits;
+  const uint32_t reversed = reverse_bits(b, kFastBits);
   CUZARR_NO_UNROLL
-  for (uint32_t len = 1; len <= kHuffmanFastBits; ++len) {
-    const uint32_t code = reversed >> (kHuffmanFastBits - len);
+  for (uint32_t len = 1; len <= kFastBits; ++len) {
+    const uint32_t code = reversed >> (kFastBits - len);
     const uint32_t offset = code - t.first_code[len];  // wraps above count when code < first
     if (offset < t.count[len]) {
       return huffman_entry(t.symbols[t.first_index[len] + offset], len, alphabet);
@@ -184,22 +208,24 @@ CUZARR_HOST_DEVICE inline uint32_t huffman_fast_entry(const HuffmanTable& t, uin
 
 /// Fills the primary table entries first, first + step, ... of a table built with fast_bits 0
 /// (by several threads, each with its own `first`).
-CUZARR_HOST_DEVICE inline void huffman_fill_fast(HuffmanTable& t, HuffmanAlphabet alphabet,
-                                                 uint32_t first, uint32_t step) {
+template <class Table>
+CUZARR_HOST_DEVICE inline void huffman_fill_fast(Table& t, HuffmanAlphabet alphabet, uint32_t first,
+                                                 uint32_t step) {
   CUZARR_NO_UNROLL
-  for (uint32_t b = first; b < (1u << kHuffmanFastBits); b += step) {
+  for (uint32_t b = first; b < (1u << Table::kFastBits); b += step) {
     t.fast[b] = huffman_fast_entry(t, b, alphabet);
   }
 }
 
-/// The symbol and length (symbol << 4 | length) of the code of more than kHuffmanFastBits bits
+/// The symbol and length (symbol << 4 | length) of the code of more than Table::kFastBits bits
 /// that the next 15 stream bits `next15` start with (canonical search over the lengths), or -1.
 /// Not inlined on the GPU: long codes are rare, and the decoding loops stay small.
-CUZARR_HOST_DEVICE CUZARR_NOINLINE inline int32_t huffman_decode_long(const HuffmanTable& t,
+template <class Table>
+CUZARR_HOST_DEVICE CUZARR_NOINLINE inline int32_t huffman_decode_long(const Table& t,
                                                                       uint32_t next15) {
   const uint32_t code15 = reverse_bits(next15, kHuffmanMaxBits);
   CUZARR_NO_UNROLL
-  for (uint32_t len = kHuffmanFastBits + 1; len <= kHuffmanMaxBits; ++len) {
+  for (uint32_t len = Table::kFastBits + 1; len <= kHuffmanMaxBits; ++len) {
     const uint32_t code = code15 >> (kHuffmanMaxBits - len);
     const uint32_t offset = code - t.first_code[len];  // wraps above count when code < first
     if (offset < t.count[len]) {
@@ -211,8 +237,9 @@ CUZARR_HOST_DEVICE CUZARR_NOINLINE inline int32_t huffman_decode_long(const Huff
 
 /// Decodes one symbol. The reader must hold at least 15 bits (refill first). Returns -1 when no
 /// code matches the stream (an incomplete or empty code), consuming nothing.
-CUZARR_HOST_DEVICE inline int32_t huffman_decode(const HuffmanTable& t, DeflateBitReader& bits) {
-  const uint32_t entry = t.fast[bits.peek(kHuffmanFastBits)];
+template <class Table>
+CUZARR_HOST_DEVICE inline int32_t huffman_decode(const Table& t, DeflateBitReader& bits) {
+  const uint32_t entry = t.fast[bits.peek(Table::kFastBits)];
   if (entry != 0) {
     bits.consume(huffman_entry_bits(entry));
     return static_cast<int32_t>(huffman_entry_symbol(entry));

@@ -13,11 +13,13 @@ constexpr int kWarps = 8;
 /// Warps per thread block of the segment passes, and their blocks per SM. A warp per block: its
 /// workspace and registers return as soon as its segment is done, where a block of 5 warps held
 /// its share of the SM until its slowest warp was done (1 warp a block decoded 1 to 4 MiB chunks
-/// 1.03x to 1.06x faster than 5; docs/gpu_deflate.md). 20 fit an SM, bounded by the decode
-/// pass's 92 registers (shared memory, 9.6 KiB a block and the 1 KiB the SM reserves per block,
-/// would allow 21); asking for 21 caps registers at 80, with spills.
+/// 1.03x to 1.06x faster than 5; docs/gpu_deflate.md). 27 fit an SM, bounded by shared memory
+/// (a 7.1 KiB workspace with its 9-bit distance table, and the 1 KiB the SM reserves per block);
+/// asking for 27 holds the decode pass to 72 registers (from 92, with 144 / 220 bytes of
+/// spills), which 28 would allow. On an H200 27 decoded 1 and 4 MiB chunks 1.05x to 1.12x faster
+/// than 20 (bench/RESULTS.md, "smaller distance tables").
 constexpr int kSegmentWarps = 1;
-constexpr int kSegmentBlocksPerSm = 20;
+constexpr int kSegmentBlocksPerSm = 27;
 /// Output bytes per thread block of the resolve: 16 words a thread, so that finding the tile's
 /// chunk and segments is paid once per 128 bytes (the resolve's instructions, not its memory,
 /// were its limit at 16 bytes a thread).

@@ -22,15 +22,15 @@ inline constexpr uint32_t kDeflateMaxLitLenCodes = 286;   ///< HLIT + 257 <= 286
 inline constexpr uint32_t kDeflateMaxDistanceCodes = 30;  ///< HDIST + 1 <= 30
 inline constexpr uint32_t kDeflateEndOfBlock = 256;
 
-/// Huffman tables and code lengths of the block being decoded (about 9.6 KiB: small enough for
+/// Huffman tables and code lengths of the block being decoded (about 7.1 KiB: small enough for
 /// GPU shared memory).
 struct InflateWorkspace {
   HuffmanTable litlen;
   /// The code length code is needed only while the code lengths are read, before the distance
   /// code is built (RFC 1951 3.2.7), so both share the space.
   union {
-    HuffmanTable distance;
-    HuffmanTable code_lengths;
+    DistanceTable distance;
+    CodeLengthTable code_lengths;
   };
   uint8_t lengths[288 + 32];  ///< HLIT + HDIST code lengths (fixed codes: 288 + 32)
   bool fixed_loaded;          ///< litlen / distance hold the fixed codes of RFC 1951 3.2.6
@@ -39,9 +39,6 @@ struct InflateWorkspace {
   bool defer_fast_tables;
   bool fast_tables_pending;
 };
-
-/// Primary table bits of the code length code (its codes have at most 7 bits, RFC 1951 3.2.7).
-inline constexpr uint32_t kCodeLengthFastBits = 7;
 
 enum class InflatePhase : uint8_t { block_header, huffman, done };
 
@@ -91,11 +88,13 @@ CUZARR_HOST_DEVICE inline void load_fixed_codes(InflateWorkspace& ws) {
   for (uint32_t s = 0; s < 288; ++s) {
     ws.lengths[s] = s < 144 ? 8 : s < 256 ? 9 : s < 280 ? 7 : 8;
   }
-  const uint32_t fast_bits = ws.defer_fast_tables ? 0 : kHuffmanFastBits;
-  build_huffman(ws.litlen, ws.lengths, 288, false, HuffmanAlphabet::literal_length, fast_bits);
+  const bool build_fast = !ws.defer_fast_tables;
+  build_huffman(ws.litlen, ws.lengths, 288, false, HuffmanAlphabet::literal_length,
+                build_fast ? kHuffmanFastBits : 0);
   CUZARR_NO_UNROLL
   for (uint32_t s = 0; s < 32; ++s) ws.lengths[s] = 5;
-  build_huffman(ws.distance, ws.lengths, 32, false, HuffmanAlphabet::distance, fast_bits);
+  build_huffman(ws.distance, ws.lengths, 32, false, HuffmanAlphabet::distance,
+                build_fast ? kDistanceFastBits : 0);
   ws.fast_tables_pending = ws.defer_fast_tables;
   ws.fixed_loaded = true;
 }
@@ -158,11 +157,11 @@ CUZARR_HOST_DEVICE inline DeviceChunkStatus read_dynamic_codes(InflateStream& s,
   if (bits.overrun()) return DeviceChunkStatus::corrupt_input;
   // A block without an end-of-block code could never end.
   if (ws.lengths[kDeflateEndOfBlock] == 0) return DeviceChunkStatus::corrupt_input;
-  const uint32_t fast_bits = ws.defer_fast_tables ? 0 : kHuffmanFastBits;
+  const bool build_fast = !ws.defer_fast_tables;
   if (build_huffman(ws.litlen, ws.lengths, hlit, true, HuffmanAlphabet::literal_length,
-                    fast_bits) != HuffmanBuild::ok ||
+                    build_fast ? kHuffmanFastBits : 0) != HuffmanBuild::ok ||
       build_huffman(ws.distance, ws.lengths + hlit, hdist, true, HuffmanAlphabet::distance,
-                    fast_bits) != HuffmanBuild::ok) {
+                    build_fast ? kDistanceFastBits : 0) != HuffmanBuild::ok) {
     return DeviceChunkStatus::corrupt_input;
   }
   ws.fast_tables_pending = ws.defer_fast_tables;

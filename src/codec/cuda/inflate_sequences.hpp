@@ -74,6 +74,7 @@ struct InflateBatchSink {
                                       uint64_t capacity) {
     DeflateBitReader& bits = s.bits;
     constexpr uint32_t kFastMask = (1u << kHuffmanFastBits) - 1;
+    constexpr uint32_t kDistanceMask = (1u << kDistanceFastBits) - 1;
     constexpr uint32_t kMaxMatch = 258;
     // Bits that the careful path buffered past the end of the input are zero padding: start only
     // where the buffer holds input bits alone.
@@ -107,14 +108,15 @@ struct InflateBatchSink {
       const uint32_t code_bits = huffman_entry_bits(entry);
       const uint32_t length_extra = huffman_entry_extra(entry);
       const uint32_t distance_at = code_bits + length_extra;  // where the distance code starts
-      if (bits.count < distance_at + kHuffmanFastBits) {
+      if (bits.count < distance_at + kDistanceFastBits) {
         if (bits.pos + 16 > bits.size) break;
         bits.refill_fast();
       }
       const uint32_t length =
           huffman_entry_base(entry) +
           static_cast<uint32_t>((bits.buffer >> code_bits) & ((1u << length_extra) - 1));
-      const uint32_t distance_entry = ws.distance.fast[(bits.buffer >> distance_at) & kFastMask];
+      const uint32_t distance_entry =
+          ws.distance.fast[(bits.buffer >> distance_at) & kDistanceMask];
       const uint32_t distance_bits = huffman_entry_bits(distance_entry);
       if (distance_entry == 0 || huffman_entry_symbol(distance_entry) >= 30) break;
       const uint32_t distance_extra = huffman_entry_extra(distance_entry);

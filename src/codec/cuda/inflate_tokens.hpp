@@ -50,12 +50,14 @@ struct InflateTokenCursor {
     // A code and its extra bits take at most 15 + 13 bits.
     if (bits.count < kHuffmanMaxBits + 13) bits.refill();
     const bool distance = length != 0;
-    const HuffmanTable& table = distance ? ws.distance : ws.litlen;
-    uint32_t entry = table.fast[bits.peek(kHuffmanFastBits)];
+    // The two primary tables differ in size: a select of pointer and width, not of code.
+    const uint32_t* fast = distance ? ws.distance.fast : ws.litlen.fast;
+    uint32_t entry = fast[bits.peek(distance ? kDistanceFastBits : kHuffmanFastBits)];
     if (entry != 0) {
       bits.consume(huffman_entry_bits(entry));
     } else {  // a code longer than the primary table resolves (rare)
-      const int32_t symbol = huffman_decode(table, bits);
+      const int32_t symbol =
+          distance ? huffman_decode(ws.distance, bits) : huffman_decode(ws.litlen, bits);
       if (symbol < 0) return InflateCode::invalid;
       entry = huffman_entry(static_cast<uint32_t>(symbol), 0,
                             distance ? HuffmanAlphabet::distance : HuffmanAlphabet::literal_length);
