@@ -21,6 +21,7 @@
 #include "codec/cuda/inflate_block_search.hpp"
 #include "codec/cuda/zlib_gzip_wrappers.hpp"
 #include "crc_test_tables.hpp"
+#include "deflate_hand_made.hpp"
 #include "gpu_codec_inputs.hpp"
 #include "guarded_output.hpp"
 #include "zlib_test_streams.hpp"
@@ -217,6 +218,19 @@ TEST(InflateBlockParallel, DecodesEveryWrapperLevelAndStrategyExactly) {
   // evenly compressible data fits the regions of a single decoding pass.
   EXPECT_GE(multi_segment, 5u);
   EXPECT_GE(one_pass, 4u);
+}
+
+TEST(InflateBlockParallel, DistanceCodesLongerThanThePrimaryTable) {
+  // Twelve dynamic blocks whose distance codes take 1 to 15 bits, found by the search and
+  // decoded in parallel (the longer codes past the 9-bit primary table).
+  const test::HandMadeDeflate made = test::long_distance_code_stream(12, 40);
+  const BpRun run =
+      run_block_parallel(made.stream, made.decoded.size(), DeflateWrapper::raw, false, 2048);
+  ASSERT_TRUE(run.finished);
+  EXPECT_GT(run.segments, 3u);
+  ASSERT_EQ(run.size, made.decoded.size());
+  EXPECT_TRUE(std::equal(made.decoded.begin(), made.decoded.end(), run.out.begin()));
+  test::expect_guard_intact(run.out, made.decoded.size());
 }
 
 TEST(InflateBlockParallel, SegmentsThatOutgrowTheirRegionsGoTwoPass) {

@@ -20,6 +20,7 @@
 #include "codec/cuda/deflate_huffman.hpp"
 #include "codec/cuda/inflate_sequences.hpp"
 #include "codec/cuda/zlib_gzip_wrappers.hpp"
+#include "deflate_hand_made.hpp"
 #include "gpu_codec_inputs.hpp"
 #include "zlib_test_streams.hpp"
 
@@ -296,35 +297,7 @@ TEST(InflateFormat, ZlibStreamIgnoresTrailingBytesAndRefusesPresetDictionaries) 
 
 /// Packs fields into a deflate stream: bits() least significant bit first, code() a Huffman code
 /// most significant bit first (RFC 1951, 3.1.1).
-class BitWriter {
- public:
-  /// Writes n bits of value; bits past the 32nd are zero padding.
-  BitWriter& bits(uint32_t value, uint32_t n) {
-    for (uint32_t k = 0; k < n; ++k) put(k < 32 ? (value >> k) & 1u : 0u);
-    return *this;
-  }
-  BitWriter& code(uint32_t value, uint32_t n) {
-    for (uint32_t k = n; k-- > 0;) put((value >> k) & 1u);
-    return *this;
-  }
-  /// A fixed-code literal/length symbol (RFC 1951, 3.2.6).
-  BitWriter& fixed(uint32_t symbol) {
-    if (symbol < 144) return code(0x30 + symbol, 8);
-    if (symbol < 256) return code(0x190 + symbol - 144, 9);
-    if (symbol < 280) return code(symbol - 256, 7);
-    return code(0xC0 + symbol - 280, 8);
-  }
-  Bytes bytes() const { return out_; }
-
- private:
-  void put(uint32_t bit) {
-    if (n_ % 8 == 0) out_.push_back(0);
-    out_.back() |= static_cast<unsigned char>(bit << (n_ % 8));
-    ++n_;
-  }
-  Bytes out_;
-  uint64_t n_ = 0;
-};
+using BitWriter = test::DeflateBitWriter;
 
 TEST(InflateFormat, MatchesCannotReachIntoAnEarlierMember) {
   const Bytes x(100, 'x');
@@ -719,6 +692,16 @@ ZlibVerdict zlib_inflate(const Bytes& stream, uint64_t capacity, int window_bits
   v.bytes.resize(z.total_out);
   inflateEnd(&z);
   return v;
+}
+
+TEST(InflateFormat, DistanceCodesLongerThanThePrimaryTable) {
+  // Distance codes of 1 to 15 bits, each used, in three dynamic blocks: the codes of more than
+  // kDistanceFastBits bits take the canonical search, in the step-by-step and batched decoders.
+  const test::HandMadeDeflate made = test::long_distance_code_stream(3, 40);
+  const ZlibVerdict z = zlib_inflate(made.stream, made.decoded.size(), test::kRawBits);
+  ASSERT_TRUE(z.ok);
+  ASSERT_TRUE(z.bytes == made.decoded);
+  expect_decodes(made.stream, made.decoded, DeflateWrapper::raw, "long distance codes");
 }
 
 TEST(InflateFormat, TruncatedStreamsFail) {

@@ -12,6 +12,7 @@
 
 #include "codec/cuda/deflate_kernels.hpp"
 #include "codec/cuda/zlib_gzip_wrappers.hpp"
+#include "deflate_hand_made.hpp"
 #include "gpu_batch_support.hpp"
 #include "gpu_codec_inputs.hpp"
 #include "zlib_test_streams.hpp"
@@ -139,6 +140,18 @@ TEST_F(GpuInflate, DecodesMembersBackToBack) {
                        &expected);
   // As plain gzip, the members with a zlib stream fail like the serial decoder.
   check_against_serial(streams, test::sizes_of(expected), DeflateWrapper::gzip, true);
+}
+
+TEST_F(GpuInflate, DistanceCodesLongerThanThePrimaryTable) {
+  // Dynamic blocks whose distance codes take 1 to 15 bits (past the 9-bit primary table), from a
+  // single block to blocks enough for several block-parallel segments.
+  Chunks streams, expected;
+  for (const uint32_t blocks : {1u, 12u, 400u}) {
+    test::HandMadeDeflate made = test::long_distance_code_stream(blocks, 40);
+    streams.push_back(std::move(made.stream));
+    expected.push_back(std::move(made.decoded));
+  }
+  check_against_serial(streams, test::sizes_of(expected), DeflateWrapper::raw, true, &expected);
 }
 
 TEST_F(GpuInflate, HostileChunksGetTheSerialStatus) {

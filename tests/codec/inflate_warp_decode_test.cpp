@@ -20,6 +20,7 @@
 #include "codec/cuda/inflate_warp_decode.cuh"
 #include "codec/cuda/zlib_gzip_wrappers.hpp"
 #include "crc_test_tables.hpp"
+#include "deflate_hand_made.hpp"
 #include "gpu_codec_inputs.hpp"
 #include "guarded_output.hpp"
 #include "zlib_test_streams.hpp"
@@ -171,6 +172,16 @@ TEST(InflateWarpDecode, FixedCodesAndLongOverlappingMatches) {
       ASSERT_TRUE(std::equal(data->begin(), data->end(), d.out.begin()));
     }
   }
+}
+
+TEST(InflateWarpDecode, DistanceCodesLongerThanThePrimaryTable) {
+  // Distance codes of 1 to 15 bits, each used (the longer ones past the 9-bit primary table).
+  const test::HandMadeDeflate made = test::long_distance_code_stream(3, 40);
+  const WarpInflate d = warp_inflate(made.stream, made.decoded.size(), DeflateWrapper::raw, false);
+  ASSERT_EQ(d.result.status, DeviceChunkStatus::ok);
+  ASSERT_EQ(d.result.size, made.decoded.size());
+  EXPECT_TRUE(std::equal(made.decoded.begin(), made.decoded.end(), d.out.begin()));
+  expect_guard_intact(d.out, made.decoded.size());
 }
 
 TEST(InflateWarpDecode, RoundsWithMoreMatchesThanTheListHolds) {
