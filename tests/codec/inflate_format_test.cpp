@@ -295,8 +295,7 @@ TEST(InflateFormat, ZlibStreamIgnoresTrailingBytesAndRefusesPresetDictionaries) 
 
 // Hand-made streams ------------------------------------------------------------------------------
 
-/// Packs fields into a deflate stream: bits() least significant bit first, code() a Huffman code
-/// most significant bit first (RFC 1951, 3.1.1).
+/// Packs fields into a deflate stream (deflate_hand_made.hpp).
 using BitWriter = test::DeflateBitWriter;
 
 TEST(InflateFormat, MatchesCannotReachIntoAnEarlierMember) {
