@@ -19,6 +19,14 @@ namespace cuzarr::gpu::detail {
 /// 38 % less (bench/deflate_block_search.cpp) for more, smaller rounds of full tests.
 inline constexpr unsigned kInflateBpSearchQueue = 8;
 
+/// Bits each lane of a segment's warp decodes per round, fewer than a warp per chunk takes
+/// (kInflateLaneBits). On an H200, 768 decoded 1 and 4 MiB chunks 1.01x to 1.02x faster than
+/// 1024, and 512 and 640 about as fast as 768; a warp per chunk lost with 768 (0.99x at 64 KiB).
+/// Not profiled: a block's last round (whose lanes after the block's end decode for nothing) and
+/// a round's slowest lane both get shorter (docs/gpu_deflate.md, "Shorter lane stretches in the
+/// segment passes").
+inline constexpr uint32_t kInflateBpLaneBits = 768;
+
 /// Step 2 for segment k >= 1: each lane takes 8 consecutive bit offsets of a byte (256 per warp
 /// at a time) and finds in one word those where BFINAL 0, BTYPE 2 may start (about 1 in 8). The
 /// warp then numbers those candidates in stream order and tests them 32 at a time, candidate t on
@@ -211,8 +219,8 @@ __device__ inline InflateBpDecoding warp_inflate_bp_decode(
     bool end_of_block = !b.huffman;
     while (!end_of_block) {
       InflateRound round{};
-      const InflateRoundLane r =
-          warp_plan_inflate_round(lanes, bit, kInflateRoundMatches, round, lane);
+      const InflateRoundLane r = warp_plan_inflate_round<kInflateBpLaneBits>(
+          lanes, bit, kInflateRoundMatches, round, lane);
       if (round.redo_serially || round.bytes > limit - d.bytes) {
         d.failed = true;
         break;

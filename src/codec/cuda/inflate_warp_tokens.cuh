@@ -1,7 +1,7 @@
 // Warp-parallel decoding of a deflate Huffman block (.cu files and the emulated-warp tests). The
 // block's tokens (inflate_tokens.hpp) are decoded in rounds: each round the 32 lanes take
-// consecutive stretches ("segments") of the stream's bits, kInflateLaneBits each, starting where
-// the last round ended.
+// consecutive stretches ("segments") of the stream's bits, kInflateLaneBits each (fewer in the
+// block-parallel passes, kInflateBpLaneBits), starting where the last round ended.
 //
 // A lane cannot know where the first token of its segment starts: it depends on every token
 // before it. Like Huffman codes, deflate's token stream resynchronises: decoding from a wrong bit
@@ -40,7 +40,8 @@ namespace cuzarr::gpu::detail {
 /// Bits of the stream each lane takes per round. Decoding from a wrong position meets the true
 /// token boundaries after 128 to 256 bits in the median and within 1024 bits for about 97 % of
 /// positions (zlib levels 1 and 6 on the benchmark field, docs/gpu_deflate.md): segments of 1024
-/// bits let most lanes resynchronise inside their own segment.
+/// bits let most lanes resynchronise inside their own segment. (The most a lane takes: its
+/// checkpoints are sized for it.)
 inline constexpr uint32_t kInflateLaneBits = 1024;
 /// Matches one round may list. A lane lists at most kInflateLaneBits / 2 + 1 (a match takes at
 /// least 2 bits); a round whose lanes list more ends after the last lane that fits.
@@ -196,14 +197,17 @@ struct InflateRoundLane {
 /// round past `max_matches` are left out (lane 0 never is). Fills the round's summary; sets
 /// redo_serially for an invalid code, a round past the input (or at its end, the block not
 /// ended) and a round without progress, never for a valid stream. Every lane calls it with the
-/// same arguments and gets the same summary.
+/// same arguments and gets the same summary. kLaneBits: the bits each lane takes (at most
+/// kInflateLaneBits, for which the checkpoints are sized).
+template <uint32_t kLaneBits = kInflateLaneBits>
 __device__ inline InflateRoundLane warp_plan_inflate_round(const InflateLaneStream& s,
                                                            uint64_t from, uint64_t max_matches,
                                                            InflateRound& round, unsigned lane) {
+  static_assert(kLaneBits > 0 && kLaneBits <= kInflateLaneBits);
   const uint64_t stream_bits = s.size * 8;
-  const uint64_t start = umin(stream_bits, from + uint64_t{lane} * kInflateLaneBits);
+  const uint64_t start = umin(stream_bits, from + uint64_t{lane} * kLaneBits);
   InflateRoundLane r{};
-  r.end = umin(stream_bits, from + uint64_t{lane + 1} * kInflateLaneBits);
+  r.end = umin(stream_bits, from + uint64_t{lane + 1} * kLaneBits);
 
   // 1. From the segment's own start.
   InflateCheckpoints checkpoints;
