@@ -11,8 +11,8 @@
 //                               [chunk sizes in KiB, e.g. 1024,4096 (default all)]
 //                               [zstd / gzip levels, e.g. 3 (default: zstd 1 and 3, gzip 1
 //                                and 6)]
-//                               [data of the element rows: uint16, float32, q-uint16, e.g.
-//                                q-uint16 (default all)]
+//                               [data of the element and deflate rows: uint16, float32,
+//                                q-uint16 (element rows only), e.g. float32 (default all)]
 // "zstd-chains": zstd rows of data whose matches mostly read earlier blocks (docs/gpu_zstd.md,
 // "Frames whose matches read earlier blocks"), each schedule of the matches pass. From 1 MiB the
 // numcodecs.lz4 rows add "team of N": the team kernel forced to N - 1 executors a chunk, and
@@ -60,7 +60,8 @@ struct Row {
 /// sizes in KiB and of levels); an empty list allows all.
 struct Selection {
   std::vector<long> chunks_kib, levels;
-  std::vector<std::string> dtypes;  ///< data of the element rows ("uint16", "float32", "q-uint16")
+  /// Data of the element and deflate rows ("uint16", "float32", "q-uint16").
+  std::vector<std::string> dtypes;
 
   static std::vector<long> parse(const char* text) {
     std::vector<long> values;
@@ -110,6 +111,7 @@ bool deflate_rows(size_t total_mib, int repetitions, const Selection& selection,
   bool all_ok = true;
   for (bool is_float : {false, true}) {
     const std::string dtype = is_float ? "float32" : "uint16";
+    if (!selection.dtype(dtype)) continue;
     const size_t typesize = is_float ? 4 : 2;
     const std::vector<unsigned char> pool = make_field(kPoolBytes + (32u << 20), is_float, 2);
     for (size_t chunk :
@@ -211,8 +213,8 @@ int main(int argc, char** argv) {
   // Third argument: which rows, "elements" (all of lz4, blosc, filters and crc32c), one of those
   // four groups, "zstd" or "deflate"; default all.
   const std::string only = argc > 3 ? argv[3] : "";
-  // Fourth to sixth: chunk sizes in KiB (any; default each group's own), zstd levels, data of the
-  // element rows (comma lists).
+  // Fourth to sixth: chunk sizes in KiB (any; default each group's own), zstd / gzip levels,
+  // data of the element and deflate rows (comma lists).
   const Selection selection{Selection::parse(argc > 4 ? argv[4] : nullptr),
                             Selection::parse(argc > 5 ? argv[5] : nullptr),
                             Selection::parse_names(argc > 6 ? argv[6] : nullptr)};
