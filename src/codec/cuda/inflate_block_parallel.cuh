@@ -30,7 +30,7 @@ inline constexpr uint32_t kInflateBpLaneBits = 768;
 /// Symbols of a match that warp_copy_symbol_matches loads before it stores them. Loading and
 /// storing one symbol at a time waited on memory once per symbol: a profile of the decode pass
 /// (float32 field, level 1, 4 MiB chunks) found a fifth of its warp stalls on those loads. On an
-/// H200, batches of 4 decoded 1.06x to 1.08x faster at level 1 and 1.04x to 1.06x at level 6
+/// H200, batches of 4 decoded 1.05x to 1.08x faster at level 1 and 1.04x to 1.06x at level 6
 /// (1 and 4 MiB chunks); 3 was as fast, 2 and 8 slower (docs/gpu_deflate.md, "Match copies that
 /// wait on memory once").
 inline constexpr uint32_t kInflateBpCopyBatch = 4;
