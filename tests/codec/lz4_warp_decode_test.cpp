@@ -42,14 +42,16 @@ struct WarpDecode {
   Bytes out;  // capacity + kGuard bytes
 };
 
+// kRoundBytes: the bytes of a lane's copy round (the decode kernel's kDecodeRoundBytes is 4).
+template <int kRoundBytes = detail::kLaneRoundBytes>
 WarpDecode warp_decode(const Bytes& in, uint64_t capacity) {
   WarpDecode d;
   d.out.assign(capacity + kGuard, kGuardByte);
   std::vector<DecodeResult> per_lane(kLanes);
   detail::Lz4StepQueue queue;  // the warp's shared memory
   run_warp([&](unsigned lane) {
-    per_lane[lane] =
-        detail::warp_lz4_decode(in.data(), in.size(), d.out.data(), capacity, lane, queue);
+    per_lane[lane] = detail::warp_lz4_decode<detail::kLz4QueueSlots, kRoundBytes>(
+        in.data(), in.size(), d.out.data(), capacity, lane, queue);
   });
   for (unsigned lane = 1; lane < kLanes; ++lane) {
     EXPECT_EQ(per_lane[lane].status, per_lane[0].status) << "lane " << lane;
@@ -97,11 +99,12 @@ TEST(Lz4WarpDecode, DecodesLiblz4BlocksExactly) {
     for (size_t size : {size_t{0}, size_t{1}, size_t{13}, size_t{700}, size_t{5000}}) {
       const Bytes data = make_data(family, size, rng);
       const Bytes block = lz4_compress(data);
-      const WarpDecode d = warp_decode(block, size);
-      ASSERT_EQ(d.result.status, DeviceChunkStatus::ok) << family << " " << size;
-      ASSERT_EQ(d.result.size, size) << family << " " << size;
-      ASSERT_TRUE(std::equal(data.begin(), data.end(), d.out.begin())) << family << " " << size;
-      expect_guard_intact(d.out, size);
+      for (const WarpDecode& d : {warp_decode(block, size), warp_decode<4>(block, size)}) {
+        ASSERT_EQ(d.result.status, DeviceChunkStatus::ok) << family << " " << size;
+        ASSERT_EQ(d.result.size, size) << family << " " << size;
+        ASSERT_TRUE(std::equal(data.begin(), data.end(), d.out.begin())) << family << " " << size;
+        expect_guard_intact(d.out, size);
+      }
     }
   }
 }
@@ -127,16 +130,17 @@ TEST(Lz4WarpDecode, DamagedBlocksGiveTheSerialDecodersVerdict) {
       Bytes bad = block;
       uint64_t capacity = data.size();
       damage(trial, bad, capacity, rng);
-      const WarpDecode d = warp_decode(bad, capacity);
       Bytes serial(capacity + kGuard, kGuardByte);
       const DecodeResult s =
           lz4_decode_block_serial(bad.data(), bad.size(), serial.data(), capacity);
-      ASSERT_EQ(d.result.status, s.status) << family << " " << trial;
-      ASSERT_EQ(d.result.size, s.size) << family << " " << trial;
-      if (s.status == DeviceChunkStatus::ok) {
-        ASSERT_TRUE(std::equal(serial.begin(), serial.begin() + s.size, d.out.begin()));
+      for (const WarpDecode& d : {warp_decode(bad, capacity), warp_decode<4>(bad, capacity)}) {
+        ASSERT_EQ(d.result.status, s.status) << family << " " << trial;
+        ASSERT_EQ(d.result.size, s.size) << family << " " << trial;
+        if (s.status == DeviceChunkStatus::ok) {
+          ASSERT_TRUE(std::equal(serial.begin(), serial.begin() + s.size, d.out.begin()));
+        }
+        expect_guard_intact(d.out, capacity);
       }
-      expect_guard_intact(d.out, capacity);
     }
   }
 }

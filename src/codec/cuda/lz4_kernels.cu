@@ -26,6 +26,11 @@ constexpr int kDecodeWarps = 4;  // warps (chunks) per thread block
 /// (H200, bench/RESULTS.md: 64 KiB chunks of ratio 2.1 1.03x faster at 7 than at 6 and
 /// 1.07x to 1.10x than at 8, where the 64 registers spill in the parser's loop).
 constexpr int kDecodeBlocksPerSmFew = 6;
+/// The bytes of a lane's copy round in the warp-per-chunk decode kernel (warp_copy_items; 8 for
+/// the other decoders). On an H200, 4 decoded 64 KiB chunks of ratio 2.1 1.05x to 1.06x faster than
+/// 8, which the team kernels keep: there 4 cost up to 8 % at 2 MiB (bench/RESULTS.md, "Match copies
+/// that wait on memory once" and "4-byte copy rounds in the LZ4 warp decoder").
+constexpr int kDecodeRoundBytes = 4;
 /// Batches that a team of warps per chunk (a parser and 1 to 3 executors) can hold at once take
 /// the team kernel: 2 chunks per thread block, about 80 registers; teams with a stager
 /// (Lz4TeamParser::with_stager) take one chunk a thread block. The launcher takes the largest team
@@ -116,8 +121,9 @@ __global__ void __launch_bounds__(kDecodeWarps* kWarpSize, kBlocksPerSm)
   const ChunkBlock b = chunk_block<kNumcodecs>(batch, chunk);
   DecodeResult r{b.status, 0};
   if (b.decode) {
-    r = chunk_result<kNumcodecs>(b, detail::warp_lz4_decode(b.in, b.in_size, b.out, b.capacity,
-                                                            lane, queues[threadIdx.x / kWarpSize]));
+    r = chunk_result<kNumcodecs>(
+        b, detail::warp_lz4_decode<detail::kLz4QueueSlots, kDecodeRoundBytes>(
+               b.in, b.in_size, b.out, b.capacity, lane, queues[threadIdx.x / kWarpSize]));
   }
   record_result(batch, chunk, r, lane);
 }

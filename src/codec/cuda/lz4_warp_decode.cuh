@@ -308,8 +308,8 @@ __device__ inline WarpStepGroup warp_lz4_take_steps(const unsigned char* in,
 /// Warp-cooperative LZ4 block decode: every bounds check of lz4_parse_sequence, the same status
 /// and size as lz4_decode_block_serial (blocks of kLz4WarpMaxInput bytes or more: unsupported).
 /// `queue` is the warp's own (shared memory on the GPU; Lz4StepQueue, or a larger ring). All lanes
-/// return the same result.
-template <unsigned kSlots>
+/// return the same result. kRoundBytes: the bytes of a lane's copy round (warp_copy_items).
+template <unsigned kSlots, int kRoundBytes = kLaneRoundBytes>
 __device__ inline DecodeResult warp_lz4_decode(const unsigned char* in, uint64_t in_size,
                                                unsigned char* out, uint64_t capacity, unsigned lane,
                                                Lz4StepRing<kSlots>& queue) {
@@ -329,7 +329,8 @@ __device__ inline DecodeResult warp_lz4_decode(const unsigned char* in, uint64_t
     if (queued == 0) return {status, op};
     __syncwarp();  // the queued steps are visible to every lane
     const unsigned count = queued < kWarpSize ? queued : kWarpSize;
-    op = warp_execute_group(warp_lz4_take_steps(in, queue, head, count, lane), out, op, lane);
+    op = warp_execute_group<kRoundBytes>(warp_lz4_take_steps(in, queue, head, count, lane), out, op,
+                                         lane);
     head += count;
     queued -= count;
   }

@@ -8,10 +8,11 @@
 // are final). The lowest pending match is always ready, so every wave makes progress; matches that
 // read far back (the common case) all run in the first wave.
 //
-// A lane copies a short item (up to kLaneItemBytes) itself, kLaneRoundBytes bytes per round with
-// all loads before the stores; the warp copies longer items together. A match that overlaps its
-// own output (distance < length) repeats with period `distance`: byte t reads source byte
-// t % distance, always before the match's start, so its bytes can be copied in any order.
+// A lane copies a short item (up to kLaneItemBytes) itself, kLaneRoundBytes bytes per round (or
+// fewer, the decoder's choice) with all loads before the stores; the warp copies longer items
+// together. A match that overlaps its own output (distance < length) repeats with period
+// `distance`: byte t reads source byte t % distance, always before the match's start, so its bytes
+// can be copied in any order.
 #pragma once
 
 #include <cstdint>
@@ -59,43 +60,47 @@ struct LaneItemModulo {
   __device__ uint32_t operator()(uint32_t x) const { return x - period * ((x * magic) >> 16); }
 };
 
-/// The rounds of the lanes' own items (n bytes each, none when n is 0): kLaneRoundBytes bytes per
+/// The rounds of the lanes' own items (n bytes each, none when n is 0): kRoundBytes bytes per
 /// round, all loads before the stores. kWrap: byte t reads src[modulo(t)]; else src[t].
-template <bool kWrap>
+template <bool kWrap, int kRoundBytes>
 __device__ inline void lane_item_rounds(unsigned char* dst, const unsigned char* src, uint32_t n,
                                         const LaneItemModulo& modulo) {
+  // At most kLaneRoundBytes: the range LaneItemModulo holds for.
+  static_assert(kRoundBytes > 0 && kRoundBytes <= kLaneRoundBytes);
   uint32_t done = 0, r = 0;  // r = done % period
   while (__any_sync(kFullMask, done < n)) {
     if (done < n) {
-      unsigned char v[kLaneRoundBytes];
+      unsigned char v[kRoundBytes];
       const unsigned char* from = kWrap ? src : src + done;
       CUZARR_UNROLL
-      for (int j = 0; j < kLaneRoundBytes; ++j) {
+      for (int j = 0; j < kRoundBytes; ++j) {
         if (done + j < n) v[j] = from[kWrap ? modulo(r + j) : j];
       }
       unsigned char* to = dst + done;
       CUZARR_UNROLL
-      for (int j = 0; j < kLaneRoundBytes; ++j) {
+      for (int j = 0; j < kRoundBytes; ++j) {
         if (done + j < n) to[j] = v[j];
       }
-      if (kWrap) r = modulo(r + kLaneRoundBytes);
-      done += kLaneRoundBytes;
+      if (kWrap) r = modulo(r + kRoundBytes);
+      done += kRoundBytes;
     }
   }
 }
 
 /// Copies, for every lane with `active`, `length` bytes to dst: byte t from src[t % period]
 /// (period >= length: a plain copy). The source bytes must not be written by any active item.
-/// Every lane of the warp calls it; it does not synchronise the warp afterwards.
+/// Every lane of the warp calls it; it does not synchronise the warp afterwards. kRoundBytes: the
+/// bytes of a lane's round (at most kLaneRoundBytes).
+template <int kRoundBytes = kLaneRoundBytes>
 __device__ inline void warp_copy_items(bool active, unsigned char* dst, const unsigned char* src,
                                        uint64_t length, uint64_t period, unsigned lane) {
   const bool own = active && length <= kLaneItemBytes;
   const uint32_t own_length = own ? static_cast<uint32_t>(length) : 0;
   // The modulo only when some lane's item repeats its source (an overlapping match).
   if (__any_sync(kFullMask, own && period < length)) {
-    lane_item_rounds<true>(dst, src, own_length, LaneItemModulo(own ? period : 1));
+    lane_item_rounds<true, kRoundBytes>(dst, src, own_length, LaneItemModulo(own ? period : 1));
   } else {
-    lane_item_rounds<false>(dst, src, own_length, LaneItemModulo(1));
+    lane_item_rounds<false, kRoundBytes>(dst, src, own_length, LaneItemModulo(1));
   }
   unsigned long_items = __ballot_sync(kFullMask, active && length > kLaneItemBytes);
   while (long_items != 0) {
@@ -261,16 +266,18 @@ __device__ inline void warp_match_waves(bool pending, uint64_t match_at, uint64_
 /// Copies the match of every lane with `pending` (`length` bytes at out[match_at], from
 /// `distance` back) in waves (warp_match_waves); every lane calls it. Ends with __syncwarp: the
 /// warp sees every byte written.
+template <int kRoundBytes = kLaneRoundBytes>
 __device__ inline void warp_copy_matches(bool pending, uint64_t match_at, uint64_t length,
                                          uint64_t distance, unsigned char* out, unsigned lane) {
   warp_match_waves(pending, match_at, length, distance, lane, [&](bool ready) {
-    warp_copy_items(ready, out + match_at, out + (ready ? match_at - distance : 0), length,
-                    distance, lane);
+    warp_copy_items<kRoundBytes>(ready, out + match_at, out + (ready ? match_at - distance : 0),
+                                 length, distance, lane);
   });
 }
 
 /// Executes a group's steps at out[op, ...) (every lane calls it); returns op past the group. Ends
-/// with __syncwarp: the warp sees every byte written.
+/// with __syncwarp: the warp sees every byte written. kRoundBytes: as warp_copy_items.
+template <int kRoundBytes = kLaneRoundBytes>
 __device__ inline uint64_t warp_execute_group(const WarpStepGroup& g, unsigned char* out,
                                               uint64_t op, unsigned lane) {
   const WarpStep& mine = g.mine;
@@ -279,12 +286,12 @@ __device__ inline uint64_t warp_execute_group(const WarpStepGroup& g, unsigned c
   const uint64_t end = op + warp_inclusive_sum64(length, lane);
   const uint64_t match_at = end - length + (has ? mine.literal_length : 0);
   // Literals, all at once.
-  warp_copy_items(has && mine.literal_length > 0, out + (end - length), mine.literals,
-                  mine.literal_length, UINT64_MAX, lane);
+  warp_copy_items<kRoundBytes>(has && mine.literal_length > 0, out + (end - length), mine.literals,
+                               mine.literal_length, UINT64_MAX, lane);
   __syncwarp();
   // Matches, in waves. match_at never decreases with the lane.
-  warp_copy_matches(has && mine.match_length > 0, match_at, has ? mine.match_length : 0,
-                    mine.match_distance, out, lane);
+  warp_copy_matches<kRoundBytes>(has && mine.match_length > 0, match_at,
+                                 has ? mine.match_length : 0, mine.match_distance, out, lane);
   return shfl64(end, kWarpSize - 1);
 }
 
