@@ -27,9 +27,9 @@ constexpr int kDecodeWarps = 4;  // warps (chunks) per thread block
 /// 1.07x to 1.10x than at 8, where the 64 registers spill in the parser's loop).
 constexpr int kDecodeBlocksPerSmFew = 6;
 /// The bytes of a lane's copy round in the warp-per-chunk decode kernel (warp_copy_items; 8 for
-/// the other decoders). On an H200, 4 decoded 64 KiB chunks of ratio 2.1 1.05x to 1.06x faster than
-/// 8, which the team kernels keep: there 4 cost up to 8 % at 2 MiB (bench/RESULTS.md, "Match copies
-/// that wait on memory once" and "4-byte copy rounds in the LZ4 warp decoder").
+/// the other decoders but some teams, kLz4TeamRoundBytes). On an H200, 4 decoded 64 KiB chunks of
+/// ratio 2.1 1.05x to 1.06x faster than 8 (bench/RESULTS.md, "Match copies that wait on memory
+/// once" and "4-byte copy rounds in the LZ4 warp decoder").
 constexpr int kDecodeRoundBytes = 4;
 /// Batches that a team of warps per chunk (a parser and 1 to 3 executors) can hold at once take
 /// the team kernel: 2 chunks per thread block, about 80 registers; teams with a stager

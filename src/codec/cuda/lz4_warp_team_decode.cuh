@@ -322,6 +322,16 @@ struct Lz4TeamHold {
   }
 };
 
+/// The bytes of an executor's copy round (warp_copy_items): 4 in teams of two or three executors
+/// without a stager (the launcher's teams for batches of 529 to 1056 chunks on an H200), else 8.
+/// On an H200 (bench/RESULTS.md, "4-byte copy rounds in the LZ4 teams"), 1 GiB batches of 1 MiB
+/// chunks: 4 bytes 1.06x to 1.07x with two executors (the launcher's choice), 1.03x to 1.07x with
+/// three; a lone executor lost 6 %, teams with a stager 1 % to 4 % at 1 to 4 MiB (as did 4 bytes
+/// for the literals or the matches alone), and two executors lost 5 % to 6 % with 512 or 256
+/// teams in flight, a batch the launcher gives to teams with a stager.
+template <unsigned kExecutors, bool kStaged>
+inline constexpr int kLz4TeamRoundBytes = kStaged || kExecutors == 1 ? kLaneRoundBytes : 4;
+
 /// Executor `executor` (0 .. kExecutors - 1) of a team: executes its groups until the parser has
 /// finished and no group of its own is left. The team's result is the parser's (status, parsed).
 template <unsigned kExecutors, bool kStaged>
@@ -348,9 +358,10 @@ __device__ inline void warp_lz4_team_execute(const unsigned char* in, unsigned c
     const uint32_t group_at = __shfl_sync(kFullMask, s.output_at, 0);
     const uint32_t group_end =
         __shfl_sync(kFullMask, s.output_at + s.literal_length + s.match_length, count - 1);
+    constexpr int kRound = kLz4TeamRoundBytes<kExecutors, kStaged>;
     // Literals, all at once: they read only the input.
-    warp_copy_items(has && s.literal_length > 0, out + s.output_at, in + s.literal_at,
-                    s.literal_length, UINT64_MAX, lane);
+    warp_copy_items<kRound>(has && s.literal_length > 0, out + s.output_at, in + s.literal_at,
+                            s.literal_length, UINT64_MAX, lane);
     __syncwarp();
     // Matches, in waves. Lanes without a step sit past every match.
     Lz4TeamHold<kExecutors, kStaged> hold{shared, executor, group, lane, group_at, group_at};
@@ -359,9 +370,9 @@ __device__ inline void warp_lz4_team_execute(const unsigned char* in, unsigned c
     const uint32_t match_at = has ? s.output_at + s.literal_length : 0xFFFFFFFFu;
     warp_match_waves_held(pending, match_at, pending ? s.match_length : 0u, s.match_distance, lane,
                           hold, [&](bool ready) {
-                            warp_copy_items(ready, out + match_at,
-                                            out + (ready ? match_at - s.match_distance : 0),
-                                            s.match_length, s.match_distance, lane);
+                            warp_copy_items<kRound>(ready, out + match_at,
+                                                    out + (ready ? match_at - s.match_distance : 0),
+                                                    s.match_length, s.match_distance, lane);
                           });
     // Finished: the next group's bytes are final up to this group's end (at most its start).
     hold.advance(group_end);  // ends the group's writes before the word below
