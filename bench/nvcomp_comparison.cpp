@@ -339,15 +339,16 @@ int main(int argc, char** argv) {
   const std::vector<unsigned char> pool = make_field(kPoolSpan + (size_t{32} << 20), false, 2);
   const std::vector<unsigned char> quantized =
       make_quantized_field(kPoolSpan + (size_t{32} << 20), 2);
-  const std::vector<size_t> small_chunks{size_t{64} << 10, size_t{1} << 20, size_t{4} << 20};
-  std::vector<size_t> all_chunks = small_chunks;
-  all_chunks.push_back(size_t{32} << 20);
+  const std::vector<size_t> lz4_chunks{size_t{64} << 10, size_t{1} << 20, size_t{2} << 20,
+                                       size_t{4} << 20};
+  const std::vector<size_t> all_chunks{size_t{64} << 10, size_t{1} << 20, size_t{4} << 20,
+                                       size_t{32} << 20};
   struct Plan {
     Codec codec;
     std::vector<int> levels;
     const std::vector<size_t>* chunks;
   };
-  const std::vector<Plan> plans{{Codec::lz4, {1}, &small_chunks},
+  const std::vector<Plan> plans{{Codec::lz4, {1}, &lz4_chunks},
                                 {Codec::zstd, {1, 3}, &all_chunks},
                                 {Codec::deflate, {1, 6}, &all_chunks},
                                 {Codec::gzip, {1, 6}, &all_chunks}};

@@ -13,7 +13,9 @@
 // whose source there is a match byte), the chase steps of the bytes they read, and a model of
 // the matches pass counted in steps of 32 sequences (docs/gpu_zstd.md, "Matches in order"); last,
 // how the sequences spread over 128 KiB segments, and what cutting those into pieces of a bounded
-// number of sequences would leave to chase; and the warp executors' groups of 32 sequences (their
+// number of sequences would leave to chase; what pieces of 256 KiB to 1 MiB decoded at once would
+// leave to replay in order (the matches that read before their piece, or read what such a match
+// wrote); and the warp executors' groups of 32 sequences (their
 // waves and the lanes' copy rounds they take, how many groups back their matches read, how many
 // match bytes a window of the recent output holds the sources of, and a model of a team of
 // executors taking them in turn). For LZ4, last: what the window parser of the warp decoders
@@ -322,6 +324,61 @@ void report_pieces(const std::vector<int64_t>& source, const std::vector<uint64_
       piece_sequences, segment_bytes >> 10, static_cast<unsigned long long>(widest),
       100.0 * static_cast<double>(inside) / static_cast<double>(n),
       100.0 * static_cast<double>(before_block) / static_cast<double>(n));
+}
+
+/// A block cut into pieces of P bytes of output (at sequence starts), each decoded at once by its
+/// own team, with no per-byte marks: a match is *tainted* when it reads before its piece, or reads
+/// a line (L bytes, aligned in the output) that a tainted match of the piece wrote. Tainted
+/// matches are skipped and replayed in order once the pieces before are final; the rest is right
+/// at once, since its sources are. Printed: the tainted sequences and their match bytes (shares
+/// of the block) and the most tainted sequences a piece holds: what a split of one block among
+/// teams would leave to a second pass that runs the pieces one after the other.
+void report_replay(const std::vector<int64_t>& source, const std::vector<uint64_t>& sequence_starts,
+                   size_t piece_bytes, size_t line_bytes) {
+  const size_t n = source.size();
+  uint64_t tainted = 0, tainted_bytes = 0, most = 0, pieces = 0;
+  size_t s = 0;
+  while (s < sequence_starts.size()) {
+    const uint64_t start = sequence_starts[s];
+    const size_t e = segment_end(sequence_starts, s, piece_bytes);
+    const uint64_t end = e < sequence_starts.size() ? sequence_starts[e] : n;
+    std::vector<bool> line((end - start + line_bytes - 1) / line_bytes, false);
+    uint64_t here = 0;
+    for (size_t q = s; q < e; ++q) {
+      const uint64_t q_end = q + 1 < sequence_starts.size() ? sequence_starts[q + 1] : n;
+      uint64_t at = sequence_starts[q];
+      while (at < q_end && source[at] < 0) ++at;  // the literals
+      if (at == q_end || start == 0) continue;    // no match, or the first piece
+      const auto from = static_cast<uint64_t>(source[at]);
+      const uint64_t length = q_end - at;
+      bool bad = from < start;
+      // A match reads its own output (distance < length) only after its first `distance` bytes.
+      const uint64_t read_end = std::min(from + length, at);
+      for (uint64_t b = std::max(from, start); !bad && b < read_end; b += line_bytes) {
+        bad = line[(b - start) / line_bytes];
+      }
+      if (!bad && read_end > start && read_end > std::max(from, start)) {
+        bad = line[(read_end - 1 - start) / line_bytes];
+      }
+      if (!bad) continue;
+      ++here;
+      tainted_bytes += length;
+      for (uint64_t b = at; b < q_end; b += line_bytes) line[(b - start) / line_bytes] = true;
+      line[(q_end - 1 - start) / line_bytes] = true;
+    }
+    tainted += here;
+    most = std::max(most, here);
+    ++pieces;
+    s = e;
+  }
+  std::printf(
+      "pieces of %5zu KiB, lines of %2zu bytes: %llu pieces, tainted sequences %.1f %% of the "
+      "block's (%llu), their match bytes %.1f %% of the output; at most %llu in a piece\n",
+      piece_bytes >> 10, line_bytes, static_cast<unsigned long long>(pieces),
+      100.0 * static_cast<double>(tainted) / static_cast<double>(sequence_starts.size()),
+      static_cast<unsigned long long>(tainted),
+      100.0 * static_cast<double>(tainted_bytes) / static_cast<double>(n),
+      static_cast<unsigned long long>(most));
 }
 
 }  // namespace
@@ -855,6 +912,9 @@ int main(int argc, char** argv) {
   for (size_t segment : {32768, 131072}) report_schedule(source, sequence_starts, segment);
   report_sequences_per_segment(sequence_starts, source.size(), 131072);
   for (size_t piece : {512, 1024}) report_pieces(source, sequence_starts, 131072, piece);
+  for (size_t piece : {size_t{256} << 10, size_t{512} << 10, size_t{1} << 20}) {
+    for (size_t line : {1, 64}) report_replay(source, sequence_starts, piece, line);
+  }
   report_groups(source, sequence_starts);
   if (codec != "zstd") {
     report_parser_windows(compressed, chunk);
