@@ -394,9 +394,10 @@ struct GroupMatch {
 /// sequences; a group runs its literals, then its waves (wave_of[k]: the wave of sequence k's
 /// match, -1 for none), each one unit of time. A wave starts once the executor's previous phase
 /// has ended and every byte its matches read in another executor's group is final (the end of the
-/// phase that writes it) plus a hand-over of H units. Printed: units per group for E = 1 to 4 and
-/// H = 0, 1, 2 and 4, and the speed-up over one executor: how far more executors could go if the
-/// executors, not the parser, set the pace. (Holding group g back until every group up to g - 7
+/// phase that writes it) plus a hand-over of H units. Printed: units per group for E = 1 to 4, 8
+/// and 16 and H = 0, 1, 2 and 4, and the speed-up over one executor: how far more executors could
+/// go if the executors, not the parser, set the pace (with many executors, the block's chain of
+/// dependent phases sets it). (Holding group g back until every group up to g - 7
 /// has finished, as the parser's ring of 224 steps does, changed none of the numbers on the
 /// quantized and uint16 fields.)
 void report_team_model(const std::vector<uint64_t>& sequence_starts, uint64_t out_size,
@@ -412,7 +413,7 @@ void report_team_model(const std::vector<uint64_t>& sequence_starts, uint64_t ou
   std::printf("\nteam model (a parser never late; phases of one unit), units per group:\n");
   std::printf("%4s %12s %12s %12s %12s\n", "E", "H = 0", "H = 1", "H = 2", "H = 4");
   std::vector<double> base(4, 0);
-  for (size_t executors = 1; executors <= 4; ++executors) {
+  for (size_t executors : {1, 2, 3, 4, 8, 16}) {
     std::printf("%4zu", executors);
     for (size_t h = 0; h < 4; ++h) {
       const double hand_over = h == 0 ? 0.0 : static_cast<double>(1u << (h - 1));
