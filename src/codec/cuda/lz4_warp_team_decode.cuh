@@ -326,9 +326,9 @@ struct Lz4TeamHold {
 /// without a stager (the launcher's teams for batches of 529 to 1056 chunks on an H200), else 8.
 /// On an H200 (bench/RESULTS.md, "4-byte copy rounds in the LZ4 teams"), 1 GiB batches of 1 MiB
 /// chunks: 4 bytes 1.06x to 1.07x with two executors (the launcher's choice), 1.03x to 1.07x with
-/// three; a lone executor lost 6 %, teams with a stager 1 % to 4 % at 1 to 4 MiB (as did 4 bytes
-/// for the literals or the matches alone), and two executors lost 5 % to 6 % with 512 or 256
-/// teams in flight, a batch the launcher gives to teams with a stager.
+/// three; a lone executor lost 6 %, teams with a stager up to 6 % at 1 to 4 MiB (up to 7 % with
+/// 4 bytes for the matches alone, 3 % for the literals alone), and two executors lost 5 % to 6 %
+/// with 512 or 256 teams in flight, a batch the launcher gives to teams with a stager.
 template <unsigned kExecutors, bool kStaged>
 inline constexpr int kLz4TeamRoundBytes = kStaged || kExecutors == 1 ? kLaneRoundBytes : 4;
 
