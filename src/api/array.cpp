@@ -66,7 +66,11 @@ ArrayMetadata make_array_metadata(const ArrayCreateOptions& options) {
   m.data_type = options.data_type;
   element_count(m.shape);
   Shape inner = options.chunk_shape.empty() ? options.shape : options.chunk_shape;
-  for (auto& extent : inner) extent = std::max<int64_t>(extent, 1);
+  // A chunk shape taken from the array's shape has extents of at least 1 (an empty dimension
+  // still has a chunk extent); one given must be positive (below).
+  if (options.chunk_shape.empty()) {
+    for (auto& extent : inner) extent = std::max<int64_t>(extent, 1);
+  }
   if (inner.size() != m.shape.size()) {
     throw InvalidArgumentError(
         fmt::format("chunk shape {} has a different rank than the array shape {}",
@@ -165,6 +169,9 @@ Array Array::create(std::shared_ptr<Store> store, const std::string& path,
 Array Array::create(std::shared_ptr<Store> store, const std::string& path,
                     const ArrayMetadata& metadata, bool overwrite) {
   const std::string path_ = normalize_node_path(path);
+  // Before anything stored is erased: an array that could not be opened again must not replace
+  // one that can.
+  check_array_metadata_readable(metadata, path_);
   if (node_type(*store, path_)) {
     if (!overwrite) {
       throw InvalidArgumentError(fmt::format(
@@ -351,10 +358,17 @@ std::vector<ChunkProblem> Array::verify() const {
     std::vector<Index> coords(n);
     for (size_t i = 0; i < n; ++i) {
       coords[i] = stored[first + i].coords;
-      if (fetched[i])
-        encoded[i] = std::move(*fetched[i]);
-      else
+      if (!fetched[i]) {
         status[i].fail(ErrorCode::not_found, "removed while verifying");
+      } else if (fetched[i]->empty() && pipeline.sharding() != nullptr) {
+        // A stored shard holds at least its index; reads reject an empty one (the sharding
+        // codec's decode takes an empty value for a shard of fill value).
+        status[i].fail(ErrorCode::corrupt_data,
+                       fmt::format("shard of 0 bytes is shorter than its {}-byte index",
+                                   pipeline.sharding()->index_encoded_size()));
+      } else {
+        encoded[i] = std::move(*fetched[i]);
+      }
     }
     pipeline.decode_batch(coords, encoded, decoded, status);
     for (size_t i = 0; i < n; ++i) {

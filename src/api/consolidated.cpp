@@ -5,6 +5,7 @@
 #include "cuzarr/api/group.hpp"
 #include "cuzarr/core/error.hpp"
 #include "cuzarr/metadata/consolidated_metadata.hpp"
+#include "cuzarr/metadata/json_document.hpp"
 #include "node_io.hpp"
 
 namespace cuzarr {
@@ -47,7 +48,7 @@ size_t consolidate_metadata(const std::shared_ptr<Store>& store, const std::stri
   GroupMetadata metadata = read_group_metadata(*store, root.path(), zarr_format);
   if (zarr_format == 2) {
     store->set(node_document_key(root.path(), kV2ConsolidatedKey),
-               consolidated.to_v2_json(metadata).dump());
+               dump_json_document(consolidated.to_v2_json(metadata)));
   } else {
     metadata.consolidated_metadata = consolidated.to_v3_json();
     write_group_metadata(*store, root.path(), metadata);

@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "cuzarr/core/error.hpp"
+#include "cuzarr/metadata/json_document.hpp"
 #include "cuzarr/metadata/v2_array_metadata.hpp"
 #include "cuzarr/store/file_store.hpp"
 #include "cuzarr/store/memory_store.hpp"

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "cuzarr/core/error.hpp"
+#include "cuzarr/metadata/json_document.hpp"
 #include "cuzarr/metadata/v2_array_metadata.hpp"
 
 namespace cuzarr {
@@ -98,25 +99,37 @@ GroupMetadata read_group_metadata(const Store& store, const std::string& node_pa
   return GroupMetadata::from_json(*document, key);
 }
 
+void check_array_metadata_readable(const ArrayMetadata& metadata, const std::string& node_path) {
+  if (metadata.zarr_format == 2) {
+    parse_v2_array_metadata(v2_array_metadata_to_json(metadata), metadata.attributes,
+                            node_document_key(node_path, kV2ArrayKey));
+  } else {
+    ArrayMetadata::from_json(metadata.to_json(), metadata_key(node_path));
+  }
+}
+
 void write_array_metadata(Store& store, const std::string& node_path,
                           const ArrayMetadata& metadata) {
   if (metadata.zarr_format != 2) {
-    store.set(metadata_key(node_path), metadata.to_json().dump(2));
+    store.set(metadata_key(node_path), dump_json_document(metadata.to_json(), 2));
     return;
   }
   // zarr-python writes .zattrs beside every v2 node, {} included.
-  store.set(node_document_key(node_path, kV2ArrayKey), v2_array_metadata_to_json(metadata).dump(2));
-  store.set(node_document_key(node_path, kV2AttributesKey), metadata.attributes.dump(2));
+  store.set(node_document_key(node_path, kV2ArrayKey),
+            dump_json_document(v2_array_metadata_to_json(metadata), 2));
+  store.set(node_document_key(node_path, kV2AttributesKey),
+            dump_json_document(metadata.attributes, 2));
 }
 
 void write_group_metadata(Store& store, const std::string& node_path,
                           const GroupMetadata& metadata) {
   if (metadata.zarr_format != 2) {
-    store.set(metadata_key(node_path), metadata.to_json().dump(2));
+    store.set(metadata_key(node_path), dump_json_document(metadata.to_json(), 2));
     return;
   }
   store.set(node_document_key(node_path, kV2GroupKey), v2_group_metadata_to_json().dump(2));
-  store.set(node_document_key(node_path, kV2AttributesKey), metadata.attributes.dump(2));
+  store.set(node_document_key(node_path, kV2AttributesKey),
+            dump_json_document(metadata.attributes, 2));
 }
 
 void ensure_parent_groups(Store& store, const std::string& node_path, int zarr_format) {

@@ -38,6 +38,10 @@ ArrayMetadata read_array_metadata(const Store& store, const std::string& node_pa
 /// The metadata of the group at `node_path` in `zarr_format`.
 GroupMetadata read_group_metadata(const Store& store, const std::string& node_path,
                                   int zarr_format);
+/// Throws what opening the array would throw once `metadata` is written at `node_path` (its
+/// documents parsed back as a read parses them), so that a node is not replaced by one that
+/// cannot be opened.
+void check_array_metadata_readable(const ArrayMetadata& metadata, const std::string& node_path);
 /// Writes the array's documents in its own format: zarr.json, or .zarray and .zattrs.
 void write_array_metadata(Store& store, const std::string& node_path,
                           const ArrayMetadata& metadata);

@@ -4,6 +4,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 
 #include "cuzarr/core/error.hpp"
@@ -11,6 +12,9 @@
 namespace cuzarr::cli {
 
 Buffer read_binary_file(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw InvalidArgumentError(fmt::format("\"{}\" is a directory, not a file", path));
   std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in) throw IoError(fmt::format("cannot open \"{}\": {}", path, std::strerror(errno)));
   const std::streamoff size = in.tellg();

@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <csignal>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
@@ -58,6 +59,34 @@ class ProgressBar {
   bool drawn_ = false;
 };
 
+/// The path as an absolute, normalised one without a trailing separator.
+std::filesystem::path comparable_path(const std::string& path) {
+  std::filesystem::path p = std::filesystem::weakly_canonical(std::filesystem::absolute(path));
+  p = p.lexically_normal();
+  if (!p.has_filename() && p.has_parent_path() && p != p.root_path()) p = p.parent_path();
+  return p;
+}
+
+/// True when `inner` is `outer` or lies inside it.
+bool within(const std::filesystem::path& inner, const std::filesystem::path& outer) {
+  auto o = outer.begin();
+  for (auto i = inner.begin(); o != outer.end(); ++o, ++i) {
+    if (i == inner.end() || *i != *o) return false;
+  }
+  return true;
+}
+
+/// A copy reads SOURCE while it writes (and with --overwrite first erases) DESTINATION: the two
+/// must not overlap.
+void refuse_overlapping_paths(const std::string& source, const std::string& destination) {
+  const auto s = comparable_path(source), d = comparable_path(destination);
+  const char* how = s == d ? "is" : within(d, s) ? "lies inside" : within(s, d) ? "holds" : nullptr;
+  if (how == nullptr) return;
+  throw InvalidArgumentError(
+      fmt::format("destination {} {} the source {}: a copy cannot write where it reads",
+                  destination, how, source));
+}
+
 class CpCommand final : public Command {
  public:
   explicit CpCommand(CLI::App& app)
@@ -93,6 +122,7 @@ class CpCommand final : public Command {
 
   int run() override {
     NodeLocation source = open_node(source_);
+    refuse_overlapping_paths(source_, destination_);
     CopyOptions options;
     options.zarr_format = zarr_format_;
     if (!chunks_.empty()) options.chunk_shape = chunks_;

@@ -9,6 +9,7 @@
 #include "command.hpp"
 #include "cuzarr/cuzarr.hpp"
 #include "cuzarr/metadata/data_type_json.hpp"
+#include "cuzarr/metadata/json_document.hpp"
 #include "npy_file.hpp"
 #include "string_arrays.hpp"
 

@@ -5,6 +5,7 @@
 
 #include "command.hpp"
 #include "cuzarr/cuzarr.hpp"
+#include "cuzarr/metadata/json_document.hpp"
 #include "node_location.hpp"
 
 namespace cuzarr::cli {
@@ -72,7 +73,7 @@ nlohmann::json group_info(const std::string& path, const Group& group) {
   nlohmann::json info;
   info["path"] = path;
   info["node_type"] = "group";
-  info["zarr_format"] = 3;
+  info["zarr_format"] = group.zarr_format();
   info["attributes"] = group.attributes();
   int arrays = 0, groups = 0;
   nlohmann::json members = nlohmann::json::array();
@@ -109,10 +110,10 @@ void print_array_info(const nlohmann::json& info) {
                         list_text(info["chunk_grid_shape"]), info["chunks_total"].get<int64_t>()));
   print_row("Chunk key encoding", info["chunk_key_encoding"].dump());
   print_row("Codecs", info["codecs"].dump());
-  print_row("Fill value", info["fill_value"].dump());
+  print_row("Fill value", dump_json_document(info["fill_value"]));
   print_row("Dimension names",
             info["dimension_names"].is_null() ? "none" : info["dimension_names"].dump());
-  print_row("Attributes", info["attributes"].dump());
+  print_row("Attributes", dump_json_document(info["attributes"]));
   print_row("Stored chunks", fmt::format("{} of {}", info["chunks_stored"].get<int64_t>(),
                                          info["chunks_total"].get<int64_t>()));
   auto stored = info["stored_bytes"].get<uint64_t>();
@@ -132,7 +133,7 @@ void print_group_info(const nlohmann::json& info) {
   print_row("Path", info["path"].get<std::string>());
   print_row("Node type", "group");
   print_row("Zarr format", info["zarr_format"].dump());
-  print_row("Attributes", info["attributes"].dump());
+  print_row("Attributes", dump_json_document(info["attributes"]));
   print_row("Members",
             fmt::format("{} ({} arrays, {} groups)", info["members"].size(),
                         info["member_arrays"].get<int>(), info["member_groups"].get<int>()));
@@ -152,7 +153,7 @@ class InfoCommand final : public Command {
     nlohmann::json info = node.type == NodeType::array ? array_info(path_, Array::open(node.store))
                                                        : group_info(path_, Group::open(node.store));
     if (json_) {
-      fmt::print("{}\n", info.dump(2));
+      fmt::print("{}\n", dump_json_document(info, 2));
     } else if (node.type == NodeType::array) {
       print_array_info(info);
     } else {

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <exception>
 #include <memory>
+#include <new>
 #include <vector>
 
 #include "command.hpp"
@@ -37,6 +38,9 @@ int main(int argc, char** argv) {
     }
   } catch (const cuzarr::Error& e) {
     fmt::print(stderr, "cuzarr: error: {}\n", e.what());
+    return 2;
+  } catch (const std::bad_alloc&) {
+    fmt::print(stderr, "cuzarr: error: out of memory (a buffer could not be allocated)\n");
     return 2;
   } catch (const std::exception& e) {
     fmt::print(stderr, "cuzarr: error: {}\n", e.what());

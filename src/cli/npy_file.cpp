@@ -346,6 +346,8 @@ NDBuffer read_npy(const std::filesystem::path& path) {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec))
     throw NotFoundError(fmt::format("no such file: {}", path.string()));
+  if (std::filesystem::is_directory(path, ec))
+    throw InvalidArgumentError(fmt::format("{} is a directory, not a .npy file", path.string()));
   std::ifstream in(path, std::ios::binary);
   if (!in) throw IoError(fmt::format("cannot open {} for reading", path.string()));
   std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());

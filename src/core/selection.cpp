@@ -46,8 +46,10 @@ DimensionSelection resolve_slice(const Slice& s, int64_t extent, size_t dim) {
     if (stop < 0) stop = std::max<int64_t>(stop + extent, 0);
     start = std::min(start, extent);
     stop = std::min(stop, extent);
-    int64_t count = stop > start ? (stop - start + step - 1) / step : 0;
-    return {start, step, count, false};
+    // (stop - start - 1) / step + 1, not (stop - start + step - 1) / step: no overflow for any
+    // step. A selection of at most one element takes step 1 (the step is never used then).
+    const int64_t count = stop > start ? (stop - start - 1) / step + 1 : 0;
+    return {start, count > 1 ? step : 1, count, false};
   }
   start = s.start ? *s.start : extent - 1;
   stop = s.stop ? *s.stop : -1 - extent;  // "before the beginning"
@@ -59,8 +61,12 @@ DimensionSelection resolve_slice(const Slice& s, int64_t extent, size_t dim) {
     stop = std::max<int64_t>(stop + extent, -1);
   else
     stop = std::min(stop, extent - 1);
-  int64_t count = start > stop ? (start - stop + (-step) - 1) / (-step) : 0;
-  return {count > 0 ? start : 0, step, count, false};
+  // The step's magnitude as unsigned: -step overflows for INT64_MIN.
+  const uint64_t magnitude = uint64_t{0} - static_cast<uint64_t>(step);
+  const auto count =
+      start > stop ? static_cast<int64_t>(static_cast<uint64_t>(start - stop - 1) / magnitude + 1)
+                   : 0;
+  return {count > 0 ? start : 0, count > 1 ? step : 1, count, false};
 }
 
 }  // namespace

@@ -305,12 +305,4 @@ nlohmann::json GroupMetadata::to_json() const {
   return j;
 }
 
-nlohmann::json parse_json_document(std::string_view text, const std::string& source) {
-  try {
-    return nlohmann::json::parse(text.begin(), text.end());
-  } catch (const nlohmann::json::parse_error& e) {
-    throw InvalidArgumentError(fmt::format("{}: not valid JSON: {}", source, e.what()));
-  }
-}
-
 }  // namespace cuzarr

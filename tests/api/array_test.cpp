@@ -220,6 +220,41 @@ TEST(Array, CorruptShardIndexErrorNamesTheShard) {
   EXPECT_EQ(values(a.read({Slice{0, 8}})), (std::vector<int32_t>{1, 2, 3, 4, 5, 6, 7, 8}));
 }
 
+// A stored shard of 0 bytes (an interrupted writer's) fails verify as it fails a read.
+TEST(Array, VerifyReportsAnEmptyShard) {
+  auto store = std::make_shared<MemoryStore>();
+  ArrayCreateOptions o = options({16}, DataType(DataTypeKind::int32), {4});
+  o.shard_shape = Shape{8};
+  Array a = Array::create(store, "s", o);
+  a.write({}, iota_int32({16}));
+  EXPECT_TRUE(a.verify().empty());
+  store->set("s/c/0", std::span<const std::byte>());
+  EXPECT_THROW(a.read({Slice{0, 8}}), CorruptDataError);
+  const auto problems = a.verify();
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_EQ(problems[0].key, "s/c/0");
+  EXPECT_NE(problems[0].message.find("0 bytes"), std::string::npos) << problems[0].message;
+  EXPECT_EQ(values(a.read({Slice{8, 16}})), (std::vector<int32_t>{9, 10, 11, 12, 13, 14, 15, 16}));
+}
+
+// A chunk shape given with an extent of 0 or less is refused; one taken from an array shape with
+// an empty dimension gets an extent of 1 there.
+TEST(Array, ChunkExtentsMustBePositive) {
+  auto store = std::make_shared<MemoryStore>();
+  for (const Shape& chunks : {Shape{0}, Shape{-5}, Shape{4, 0}}) {
+    const Shape shape(chunks.size(), 100);
+    try {
+      Array::create(store, "a", options(shape, DataType(DataTypeKind::uint8), chunks));
+      ADD_FAILURE() << "chunk shape " << shape_to_string(chunks) << " was accepted";
+    } catch (const InvalidArgumentError& e) {
+      EXPECT_NE(std::string(e.what()).find("chunk shape"), std::string::npos) << e.what();
+    }
+    EXPECT_FALSE(store->get("a/zarr.json")) << shape_to_string(chunks);
+  }
+  Array empty = Array::create(store, "e", options({0, 3}, DataType(DataTypeKind::uint8), {}));
+  EXPECT_EQ(empty.metadata().chunk_shape, (Shape{1, 3}));
+}
+
 // Reads of a sharded array fetch only the index and the inner chunks needed.
 class CountingStore final : public Store {
  public:

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "cuzarr/core/error.hpp"
 
 namespace cuzarr {
@@ -52,6 +54,23 @@ TEST(Selection, SlicesFollowNumpy) {
   EXPECT_EQ(select_1d({5, 5, std::nullopt}, 10), V{});
   EXPECT_EQ(select_1d({0, std::nullopt, -1}, 10), V{0});
   EXPECT_EQ(select_1d({std::nullopt, std::nullopt, std::nullopt}, 0), V{});
+}
+
+// Steps near the int64 limits select what numpy selects (no overflow in the count).
+TEST(Selection, HugeStepsSelectOneElement) {
+  using V = std::vector<int64_t>;
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
+  for (int64_t step : {kMax, kMax - 1, kMax - 63, int64_t{1} << 62}) {
+    EXPECT_EQ(select_1d({std::nullopt, std::nullopt, step}, 64), V{0}) << step;
+    EXPECT_EQ(select_1d({5, std::nullopt, step}, 64), V{5}) << step;
+    EXPECT_EQ(select_1d({kMin, kMax, step}, 64), V{0}) << step;
+  }
+  for (int64_t step : {kMin, kMin + 1, -kMax + 63}) {
+    EXPECT_EQ(select_1d({std::nullopt, std::nullopt, step}, 64), V{63}) << step;
+    EXPECT_EQ(select_1d({kMax, kMin, step}, 64), V{63}) << step;
+    EXPECT_EQ(select_1d({std::nullopt, std::nullopt, step}, 0), V{}) << step;
+  }
 }
 
 TEST(Selection, SlicesMatchPythonExhaustively) {

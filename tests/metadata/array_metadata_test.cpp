@@ -6,6 +6,7 @@
 #include <string>
 
 #include "cuzarr/core/error.hpp"
+#include "cuzarr/metadata/json_document.hpp"
 #include "metadata/expect_error.hpp"
 
 namespace cuzarr {
@@ -353,15 +354,6 @@ TEST(ArrayMetadataErrors, ChunkGridShapeNeedsConsistentMetadata) {
   m.shape = {int64_t{1} << 40, int64_t{1} << 40};
   m.chunk_shape = {1, 1};
   EXPECT_ERROR_WITH(InvalidArgumentError, m.chunk_count(), "chunk count");
-}
-
-TEST(ParseJsonDocument, NamesTheSourceOnSyntaxErrors) {
-  EXPECT_EQ(parse_json_document(R"({"a": [1, 2]})", kSource), json::parse(R"({"a": [1, 2]})"));
-  EXPECT_ERROR_WITH(InvalidArgumentError, parse_json_document(R"({"a": )", kSource), kSource,
-                    "JSON");
-  EXPECT_ERROR_WITH(InvalidArgumentError, parse_json_document("", kSource), kSource);
-  EXPECT_ERROR_WITH(InvalidArgumentError, parse_json_document(R"({"fill_value": NaN})", kSource),
-                    kSource);
 }
 
 }  // namespace

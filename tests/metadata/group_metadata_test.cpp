@@ -2,6 +2,7 @@
 
 #include "cuzarr/core/error.hpp"
 #include "cuzarr/metadata/array_metadata.hpp"
+#include "cuzarr/metadata/json_document.hpp"
 #include "metadata/expect_error.hpp"
 
 namespace cuzarr {

@@ -69,6 +69,36 @@ def test_info_group(tmp_path):
     assert info["member_arrays"] == 1 and info["member_groups"] == 1
 
 
+def test_info_v2_group_reports_format_2(tmp_path):
+    root = zarr.open_group(str(tmp_path / "g2.zarr"), mode="w", zarr_format=2)
+    root.create_array("a", shape=(2,), dtype="i4")
+    info = json.loads(run("info", tmp_path / "g2.zarr", "--json").stdout)
+    assert info["zarr_format"] == 2
+    assert "Zarr format         : 2" in run("info", tmp_path / "g2.zarr").stdout
+
+
+@pytest.mark.cross_implementation
+@pytest.mark.parametrize("zarr_format", [2, 3])
+def test_non_finite_attributes_of_zarr_python(tmp_path, zarr_format):
+    # Python's json writes NaN, Infinity and -Infinity as bare tokens; the node must still open,
+    # and a copy keeps the values.
+    attributes = {"scale": float("nan"), "range": [float("-inf"), 1.5, float("inf")], "name": "NaN"}
+    root = zarr.open_group(str(tmp_path / "g.zarr"), mode="w", zarr_format=zarr_format)
+    root.attrs.update(attributes)
+    a = root.create_array("x", shape=(3,), dtype="f8", attributes=attributes)
+    a[:] = [1.0, 2.0, 3.0]
+    info = run("info", tmp_path / "g.zarr" / "x").stdout
+    assert '"scale":NaN' in info and "-Infinity" in info, info
+    assert "x (array [3] float64" in run("ls", tmp_path / "g.zarr").stdout
+    assert_same(read_with_cuzarr(tmp_path / "g.zarr" / "x", tmp_path), np.array([1.0, 2.0, 3.0]))
+    run("cp", tmp_path / "g.zarr", tmp_path / "copy.zarr", "--quiet")
+    for node in (zarr.open_group(str(tmp_path / "copy.zarr"), mode="r"),
+                 zarr.open_array(str(tmp_path / "copy.zarr" / "x"), mode="r")):
+        got = dict(node.attrs)
+        assert np.isnan(got["scale"]) and got["range"] == [float("-inf"), 1.5, float("inf")]
+        assert got["name"] == "NaN"
+
+
 # --- ls ---------------------------------------------------------------------------------------------
 
 def test_ls_tree(tmp_path):
@@ -116,6 +146,38 @@ def test_verify_reports_corrupt_zstd_chunk(tmp_path, codec, offsets):
     # Reading the damaged chunk is an error; reading elsewhere still works.
     assert run("cat", path, "--select", "10:20, 50:", expect_status=2).stderr.startswith("cuzarr: error:")
     assert_same(read_with_cuzarr(path, tmp_path, select="0:10"), data[0:10])
+
+
+def test_verify_reports_an_empty_shard(tmp_path):
+    # A shard file of 0 bytes (an interrupted writer's) fails verify as it fails a read.
+    a = zarr.create_array(str(tmp_path / "s.zarr"), shape=(16, 16), chunks=(4, 4), shards=(8, 8),
+                          dtype="i4")
+    a[...] = np.arange(256, dtype="i4").reshape(16, 16)
+    (tmp_path / "s.zarr" / "c" / "0" / "0").write_bytes(b"")
+    result = run("verify", tmp_path / "s.zarr", expect_status=1)
+    bad_lines = [line for line in result.stdout.splitlines() if line.startswith("BAD")]
+    assert len(bad_lines) == 1 and "c/0/0" in bad_lines[0], result.stdout
+    assert "0 bytes" in bad_lines[0]
+    assert "c/0/0" in run("cat", tmp_path / "s.zarr", "--select", "0, 0:8", expect_status=2).stderr
+
+
+def test_import_refuses_non_positive_chunks(tmp_path):
+    source = tmp_path / "a.npy"
+    np.save(source, np.arange(100, dtype="u1"))
+    for chunks in ("0", "-5"):
+        error = run("import", source, tmp_path / f"c{chunks}.zarr", f"--chunks={chunks}",
+                    expect_status=2).stderr
+        assert "chunk shape" in error and "must be positive" in error, error
+        assert not (tmp_path / f"c{chunks}.zarr" / "zarr.json").exists()
+
+
+def test_import_overwrite_keeps_the_array_when_the_new_one_is_invalid(tmp_path):
+    data = np.arange(64 * 64, dtype="<i4").reshape(64, 64)
+    path = import_array(tmp_path, data, "--chunks", "32,32")
+    np.save(tmp_path / "b.npy", data + 1)
+    run("import", tmp_path / "b.npy", path, "--overwrite", "--chunks", "99999999999,99999999999",
+        expect_status=2)
+    assert_same(read_with_cuzarr(path, tmp_path), data)
 
 
 def test_verify_walks_a_hierarchy(tmp_path):
@@ -213,6 +275,13 @@ def test_missing_path_is_an_error(tmp_path):
     result = run("info", tmp_path / "nothing-here", expect_status=2)
     assert result.stderr.startswith("cuzarr: error: ")
     assert "nothing-here" in result.stderr
+
+
+@pytest.mark.parametrize("command", ["compress", "decompress", "import"])
+def test_a_directory_given_as_the_input_file_is_named(tmp_path, command):
+    (tmp_path / "d").mkdir()
+    error = run(command, tmp_path / "d", tmp_path / "out", expect_status=2).stderr
+    assert "is a directory" in error and str(tmp_path / "d") in error, error
 
 
 def test_bad_selection_is_an_error(tmp_path):

@@ -128,3 +128,16 @@ def test_cp_converts_the_format(tmp_path, source_format, target_format):
     assert list(copied["words"][:]) == ["alpha", "", "gamma", "δέλτα", "e"]
     marker = "zarr.json" if target_format == 3 else ".zarray"
     assert (tmp_path / "dst" / "a" / marker).is_file()
+
+
+@pytest.mark.parametrize("destination", [".", "./", "sub", "..", "../.."])
+def test_cp_refuses_overlapping_source_and_destination(tmp_path, destination):
+    # Onto itself, into itself or onto a directory that holds it: the copy would erase or
+    # overwrite what it reads. Nothing is changed.
+    make_hierarchy(tmp_path / "outer" / "src")
+    source = tmp_path / "outer" / "src"
+    target = source / destination
+    error = run("cp", source, target, "--overwrite", "--quiet", expect_status=2).stderr
+    assert "a copy cannot write where it reads" in error, error
+    copied = zarr.open_group(source, mode="r")
+    assert_same(copied["a"][:], np.arange(60 * 40, dtype="<i4").reshape(60, 40))

@@ -71,7 +71,4 @@ struct GroupMetadata {
   nlohmann::json to_json() const;
 };
 
-/// Parses `text` as JSON, throwing InvalidArgumentError naming `source` on a syntax error.
-nlohmann::json parse_json_document(std::string_view text, const std::string& source);
-
 }  // namespace cuzarr
