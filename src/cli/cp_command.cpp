@@ -15,6 +15,7 @@
 #include "cuzarr/api/copy.hpp"
 #include "cuzarr/cuzarr.hpp"
 #include "node_location.hpp"
+#include "staged_replacement.hpp"
 
 namespace cuzarr::cli {
 namespace {
@@ -138,7 +139,9 @@ class CpCommand final : public Command {
     options.overwrite = overwrite_;
     options.step_bytes = static_cast<uint64_t>(batch_mb_) << 20;
     options.cancel = &g_interrupted;
-    auto destination = open_store(destination_, /*create=*/true);
+    // With --overwrite, an existing node is replaced only by a finished copy.
+    StagedReplacement target(destination_, overwrite_);
+    auto destination = open_store(target.write_path(), /*create=*/true);
 
     struct sigaction action {};
     action.sa_handler = on_interrupt;
@@ -164,6 +167,7 @@ class CpCommand final : public Command {
     bar.finish();
     sigaction(SIGINT, &old_int, nullptr);
     sigaction(SIGTERM, &old_term, nullptr);
+    if (!result.cancelled) target.commit();
 
     const double ratio =
         result.bytes_out > 0 ? static_cast<double>(result.bytes_in) / result.bytes_out : 0.0;
@@ -174,6 +178,8 @@ class CpCommand final : public Command {
         result.groups, result.groups == 1 ? "" : "s", result.chunks_done, result.chunks_total,
         result.chunks_written, human_bytes(result.bytes_in), human_bytes(result.bytes_out), ratio,
         result.seconds);
+    if (result.cancelled && target.staged())
+      fmt::print("{} was left as it was: the unfinished copy is removed\n", destination_);
     return result.cancelled ? 130 : 0;
   }
 

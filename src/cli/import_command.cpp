@@ -11,6 +11,7 @@
 #include "cuzarr/metadata/data_type_json.hpp"
 #include "cuzarr/metadata/json_document.hpp"
 #include "npy_file.hpp"
+#include "staged_replacement.hpp"
 #include "string_arrays.hpp"
 
 namespace cuzarr::cli {
@@ -153,9 +154,11 @@ class ImportCommand final : public Command {
       options.chunk_key_encoding = {ChunkKeyEncoding::Kind::v2, chunk_separator_[0]};
     }
 
-    auto store = open_store(path_, /*create=*/true);
+    StagedReplacement target(path_, overwrite_);  // an array replaced only once written
+    auto store = open_store(target.write_path(), /*create=*/true);
     Array array = Array::create(store, "", options);
     array.write(Selection{}, data);
+    target.commit();
     return 0;
   }
 

@@ -2,12 +2,14 @@
 
 import io
 import json
+import resource
+import subprocess
 
 import numpy as np
 import pytest
 import zarr
 
-from cuzarr_cli import assert_same, read_with_cuzarr, run
+from cuzarr_cli import assert_same, cuzarr_binary, read_with_cuzarr, run
 
 
 def import_array(tmp_path, data, *extra, name="array.zarr"):
@@ -178,6 +180,25 @@ def test_import_overwrite_keeps_the_array_when_the_new_one_is_invalid(tmp_path):
     run("import", tmp_path / "b.npy", path, "--overwrite", "--chunks", "99999999999,99999999999",
         expect_status=2)
     assert_same(read_with_cuzarr(path, tmp_path), data)
+
+
+def test_import_overwrite_that_fails_keeps_the_array(tmp_path):
+    # The new array is valid, but its one chunk (6.4 GB) cannot be allocated under a 4 GiB
+    # address-space limit: the write fails after the old array would have been erased.
+    data = np.arange(64 * 64, dtype="<i4").reshape(64, 64)
+    np.save(tmp_path / "a.npy", data)
+    run("import", tmp_path / "a.npy", tmp_path / "arr", "--chunks", "16,16")
+    np.save(tmp_path / "b.npy", data + 1)
+    command = [str(cuzarr_binary()), "import", str(tmp_path / "b.npy"), str(tmp_path / "arr"),
+               "--overwrite", "--chunks", "40000,40000"]
+    limit = 4 << 30
+    result = subprocess.run(
+        command, capture_output=True, text=True, timeout=300,
+        preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS, (limit, limit)))
+    assert result.returncode == 2, result.stderr
+    assert "out of memory" in result.stderr, result.stderr
+    assert_same(zarr.open_array(tmp_path / "arr", mode="r")[:], data)
+    assert [p.name for p in tmp_path.iterdir() if ".cuzarr-" in p.name] == []
 
 
 def test_verify_walks_a_hierarchy(tmp_path):

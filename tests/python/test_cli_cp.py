@@ -109,6 +109,55 @@ def test_cp_interrupted_leaves_only_complete_chunks(tmp_path):
     assert leftovers == []
 
 
+def staging_leftovers(directory):
+    return [p.name for p in directory.iterdir() if ".cuzarr-" in p.name]
+
+
+def test_cp_overwrite_that_fails_keeps_the_destination(tmp_path):
+    make_hierarchy(tmp_path / "src")
+    make_hierarchy(tmp_path / "old")
+    run("cp", tmp_path / "old", tmp_path / "dst", "--quiet")
+    chunk = tmp_path / "src" / "a" / "c" / "1" / "1"
+    chunk.write_bytes(chunk.read_bytes()[:10])  # a truncated chunk: the copy fails there
+    error = run("cp", tmp_path / "src", tmp_path / "dst", "--overwrite", "--quiet",
+                expect_status=2).stderr
+    assert "c/1/1" in error, error
+    kept = zarr.open_group(tmp_path / "dst", mode="r")
+    assert_same(kept["a"][:], np.arange(60 * 40, dtype="<i4").reshape(60, 40))
+    assert "0 bad" in run("verify", tmp_path / "dst").stdout
+    assert staging_leftovers(tmp_path) == []
+    # A copy that succeeds replaces it.
+    chunk.unlink()
+    run("cp", tmp_path / "src", tmp_path / "dst", "--overwrite", "--quiet")
+    replaced = zarr.open_group(tmp_path / "dst", mode="r")["a"][:]
+    assert replaced[16, 16] == 0 and replaced[0, 1] == 1
+    assert staging_leftovers(tmp_path) == []
+
+
+def test_cp_overwrite_interrupted_keeps_the_destination(tmp_path):
+    rng = np.random.default_rng(1)
+    source = zarr.create_array(tmp_path / "src", shape=(4096, 4096), chunks=(512, 512), dtype="<f4",
+                               compressors=None)
+    source[:] = rng.standard_normal((4096, 4096), dtype=np.float32)
+    old = zarr.create_array(tmp_path / "dst", shape=(10,), chunks=(5,), dtype="<i2")
+    old[:] = np.arange(10, dtype="<i2")
+    command = [str(cuzarr_binary()), "cp", str(tmp_path / "src"), str(tmp_path / "dst"),
+               "--overwrite", "--chunks", "128,128", "--codec", "gzip:level=9", "--batch-mb", "1"]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 60
+    while time.time() < deadline and not any(
+            list(p.rglob("c/*/*")) for p in tmp_path.iterdir() if ".cuzarr-staging" in p.name):
+        time.sleep(0.05)
+    process.send_signal(signal.SIGINT)
+    stdout, stderr = process.communicate(timeout=120)
+    if process.returncode == 0:
+        pytest.skip("the copy finished before the interrupt arrived")
+    assert process.returncode == 130, stderr
+    assert "left as it was" in stdout
+    assert_same(zarr.open_array(tmp_path / "dst", mode="r")[:], np.arange(10, dtype="<i2"))
+    assert staging_leftovers(tmp_path) == []
+
+
 @pytest.mark.cross_implementation
 @pytest.mark.parametrize("source_format,target_format", [(3, 2), (2, 3), (2, 2)])
 def test_cp_converts_the_format(tmp_path, source_format, target_format):
