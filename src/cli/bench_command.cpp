@@ -224,7 +224,7 @@ class BenchCommand final : public Command {
     read_
         ->add_option("--concurrency", concurrency_,
                      "With --chunk-by-chunk: calls in flight at once (threads issuing them)")
-        ->check(CLI::PositiveNumber);
+        ->check(CLI::Range(size_t{1}, size_t{1} << 20));
 
     write_ = subcommand_->add_subcommand(
         "write", "Read SRC into memory, then time writing it to a new array DST (SRC's metadata)");
@@ -238,7 +238,7 @@ class BenchCommand final : public Command {
     for (CLI::App* sub : {read_, write_, roundtrip_}) {
       sub->add_option("--threads", threads_, "CPU threads cuzarr may use (0 = all cores)");
       sub->add_option("--repeat", repeat_, "Timed runs; the best is reported")
-          ->check(CLI::PositiveNumber);
+          ->check(CLI::Range(size_t{1}, size_t{1} << 20));
       sub->add_flag("--json", json_, "One JSON object instead of a line of text");
       sub->add_option("--batch-mb", batch_mb_,
                       "Decoded MiB one batch of chunks may hold (default 256; at least one chunk)")

@@ -116,7 +116,7 @@ class CpCommand final : public Command {
     subcommand_
         ->add_option("--batch-mb", batch_mb_,
                      "Array data read and written per step, in MiB (bounds the memory used)")
-        ->check(CLI::PositiveNumber);
+        ->check(CLI::Range(int64_t{1}, int64_t{1} << 30));
     subcommand_->add_flag("--overwrite", overwrite_, "Replace nodes that exist in DESTINATION");
     subcommand_->add_flag("--quiet", quiet_, "No progress bar");
   }

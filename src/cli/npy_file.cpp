@@ -308,7 +308,12 @@ NDBuffer parse_npy(std::string_view bytes, const std::string& source) {
   if (bytes.size() - header_start < header_length) throw invalid("truncated header");
   // Version 3.0 only differs in allowing UTF-8 in the header; the keys we read are ASCII.
   auto header = HeaderParser(bytes.substr(header_start, header_length), source).parse();
-  NpyDescr descr = parse_npy_descr(header.descr);
+  NpyDescr descr;
+  try {
+    descr = parse_npy_descr(header.descr);
+  } catch (const UnsupportedError& e) {
+    throw UnsupportedError(fmt::format("{}: {}", source, e.what()));
+  }
 
   int64_t element_size = static_cast<int64_t>(descr.dtype.size());
   int64_t data_bytes = byte_count(header.shape, element_size);

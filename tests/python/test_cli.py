@@ -305,6 +305,18 @@ def test_a_directory_given_as_the_input_file_is_named(tmp_path, command):
     assert "is a directory" in error and str(tmp_path / "d") in error, error
 
 
+def test_unsupported_npy_type_names_the_file(tmp_path):
+    np.save(tmp_path / "objects.npy", np.array(["a", 1], dtype=object), allow_pickle=True)
+    error = run("import", tmp_path / "objects.npy", tmp_path / "a.zarr", expect_status=2).stderr
+    assert str(tmp_path / "objects.npy") in error and "'|O'" in error, error
+
+
+def test_cp_batch_mb_out_of_range_is_a_short_error(tmp_path):
+    path = import_array(tmp_path, np.arange(10, dtype="u1"))
+    error = run("cp", path, tmp_path / "copy", "--batch-mb", "0", expect_status=2).stderr
+    assert "--batch-mb" in error and "1 to 1073741824" in error and len(error) < 200, error
+
+
 def test_bad_selection_is_an_error(tmp_path):
     path = import_array(tmp_path, np.arange(10, dtype="<i4"))
     result = run("cat", path, "--select", "20", expect_status=2)
