@@ -30,19 +30,28 @@ std::string free_sibling(const std::string& path, const char* what) {
 StagedReplacement::StagedReplacement(const std::string& path, bool replace)
     : path_(path), write_path_(path) {
   std::error_code ec;
+  created_ = !fs::exists(fs::symlink_status(path, ec));
   if (!replace || !fs::is_directory(path, ec)) return;
   if (!node_type(*open_store(path, /*create=*/false), "")) return;
   write_path_ = free_sibling(path, "staging");
 }
 
 StagedReplacement::~StagedReplacement() {
-  if (!staged() || committed_) return;
+  if (committed_) return;
   std::error_code ec;
-  fs::remove_all(write_path_, ec);  // best effort: the old node is untouched either way
+  if (staged()) {
+    fs::remove_all(write_path_, ec);  // best effort: the old node is untouched either way
+  } else if (created_ && fs::is_directory(path_, ec) && fs::is_empty(path_, ec)) {
+    fs::remove(path_, ec);
+  }
 }
 
 void StagedReplacement::commit() {
-  if (!staged() || committed_) return;
+  if (committed_) return;
+  if (!staged()) {
+    committed_ = true;
+    return;
+  }
   const std::string aside = free_sibling(path_, "replaced");
   std::error_code ec;
   fs::rename(path_, aside, ec);

@@ -16,7 +16,8 @@ class StagedReplacement {
   StagedReplacement(const std::string& path, bool replace);
   StagedReplacement(const StagedReplacement&) = delete;
   StagedReplacement& operator=(const StagedReplacement&) = delete;
-  /// Removes the staging directory unless commit() moved it into place.
+  /// Removes the staging directory unless commit() moved it into place, and a directory that the
+  /// writes created at `path` and left empty (a write that failed before its first file).
   ~StagedReplacement();
 
   /// Where the writes go.
@@ -30,6 +31,7 @@ class StagedReplacement {
  private:
   std::string path_;
   std::string write_path_;
+  bool created_ = false;  // nothing was at `path`
   bool committed_ = false;
 };
 
