@@ -76,6 +76,21 @@ def test_cp_refuses_to_overwrite(tmp_path):
     run("cp", tmp_path / "src", tmp_path / "dst", "--overwrite")
 
 
+def run_interrupted(command, started):
+    """Runs `command`, sends it SIGINT once `started()` holds (or after 60 s), and returns its
+    stdout; skips the test when it finished before the signal arrived."""
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 60
+    while time.time() < deadline and not started():
+        time.sleep(0.05)
+    process.send_signal(signal.SIGINT)
+    stdout, stderr = process.communicate(timeout=120)
+    if process.returncode == 0:
+        pytest.skip("the copy finished before the interrupt arrived")
+    assert process.returncode == 130, stderr
+    return stdout
+
+
 def test_cp_interrupted_leaves_only_complete_chunks(tmp_path):
     # Big enough that the copy takes a while: 64 MiB of float32 in 1 MiB chunks, gzip level 9.
     rng = np.random.default_rng(0)
@@ -84,15 +99,7 @@ def test_cp_interrupted_leaves_only_complete_chunks(tmp_path):
     source[:] = rng.standard_normal((4096, 4096), dtype=np.float32)
     command = [str(cuzarr_binary()), "cp", str(tmp_path / "src"), str(tmp_path / "dst"),
                "--chunks", "128,128", "--codec", "gzip:level=9", "--batch-mb", "1"]
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline = time.time() + 60
-    while time.time() < deadline and not list((tmp_path / "dst").rglob("c/*/*")):
-        time.sleep(0.05)
-    process.send_signal(signal.SIGINT)
-    stdout, stderr = process.communicate(timeout=120)
-    if process.returncode == 0:
-        pytest.skip("the copy finished before the interrupt arrived")
-    assert process.returncode == 130, stderr
+    stdout = run_interrupted(command, lambda: list((tmp_path / "dst").rglob("c/*/*")))
     assert "INTERRUPTED" in stdout
     # No temporary or partial files; every stored chunk decodes and holds the source's values.
     verify = run("verify", tmp_path / "dst")
@@ -143,16 +150,8 @@ def test_cp_overwrite_interrupted_keeps_the_destination(tmp_path):
     old[:] = np.arange(10, dtype="<i2")
     command = [str(cuzarr_binary()), "cp", str(tmp_path / "src"), str(tmp_path / "dst"),
                "--overwrite", "--chunks", "128,128", "--codec", "gzip:level=9", "--batch-mb", "1"]
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline = time.time() + 60
-    while time.time() < deadline and not any(
-            list(p.rglob("c/*/*")) for p in tmp_path.iterdir() if ".cuzarr-staging" in p.name):
-        time.sleep(0.05)
-    process.send_signal(signal.SIGINT)
-    stdout, stderr = process.communicate(timeout=120)
-    if process.returncode == 0:
-        pytest.skip("the copy finished before the interrupt arrived")
-    assert process.returncode == 130, stderr
+    stdout = run_interrupted(command, lambda: any(
+        list(p.rglob("c/*/*")) for p in tmp_path.iterdir() if ".cuzarr-staging" in p.name))
     assert "left as it was" in stdout
     assert_same(zarr.open_array(tmp_path / "dst", mode="r")[:], np.arange(10, dtype="<i2"))
     assert staging_leftovers(tmp_path) == []
