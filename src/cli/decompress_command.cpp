@@ -34,7 +34,14 @@ class DecompressCommand final : public Command {
       throw InvalidArgumentError("--size (the uncompressed size) is required with --format raw");
     DecompressCall call;
     if (size_) call.uncompressed_size = parse_byte_size(*size_, "--size");
-    const DecompressResult result = compressor.decompress(read_binary_file(input_), call);
+    const Buffer input = read_binary_file(input_);
+    const DecompressResult result = [&] {
+      try {
+        return compressor.decompress(input, call);
+      } catch (const Error& e) {  // the stream's errors, named after the file they come from
+        throw_error(e.code(), fmt::format("{}: {}", input_, e.what()));
+      }
+    }();
     write_binary_file(output_, result.output);
     fmt::print("{} -> {}: {}\n", input_, output_, describe_stats(result.stats, false));
     return 0;

@@ -145,7 +145,14 @@ ChunkPipeline::ChunkPipeline(std::shared_ptr<Store> store, std::string key_prefi
       options_(options) {
   if (options_.codec_placement) options_.codec_placement->validate();
   ChunkRepresentation rep{metadata_->chunk_shape, metadata_->data_type, metadata_->fill_value};
-  chain_ = CodecChain::create(metadata_->codecs, rep);
+  try {
+    chain_ = CodecChain::create(metadata_->codecs, rep);
+  } catch (const Error& e) {  // a codec list that does not build: an error of the document
+    throw_error(e.code(), fmt::format("{}: {}",
+                                      join_key(prefix_, metadata_->zarr_format == 2 ? ".zarray"
+                                                                                    : "zarr.json"),
+                                      e.what()));
+  }
   if (chain_->array_to_array().empty() && chain_->bytes_to_bytes().empty()) {
     sharding_ = dynamic_cast<const ShardingCodec*>(chain_->array_to_bytes().get());
   }

@@ -317,6 +317,16 @@ def test_cp_batch_mb_out_of_range_is_a_short_error(tmp_path):
     assert "--batch-mb" in error and "1 to 1073741824" in error and len(error) < 200, error
 
 
+def test_bad_codec_settings_name_the_metadata_document(tmp_path):
+    zarr.create_array(str(tmp_path / "a.zarr"), shape=(4,), chunks=(2,), dtype="<i4")[:] = 1
+    document = json.loads((tmp_path / "a.zarr" / "zarr.json").read_text())
+    document["codecs"][0]["configuration"]["endian"] = "middle"
+    (tmp_path / "a.zarr" / "zarr.json").write_text(json.dumps(document))
+    for command in ("cat", "verify"):
+        error = run(command, tmp_path / "a.zarr", expect_status=2).stderr
+        assert "zarr.json: " in error and "endian" in error, error
+
+
 def test_bad_selection_is_an_error(tmp_path):
     path = import_array(tmp_path, np.arange(10, dtype="<i4"))
     result = run("cat", path, "--select", "20", expect_status=2)

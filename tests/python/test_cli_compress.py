@@ -189,18 +189,18 @@ def test_raw_with_size_prefix(tmp_path):
     assert decompress(tmp_path, stream, "--algorithm", "zlib", "--format", "raw-with-size") == data
 
 
-def test_corrupt_native_file_fails_with_the_chunk_named(tmp_path):
+def test_corrupt_native_file_fails_with_the_file_and_chunk_named(tmp_path):
     data = field_bytes(200_000, seed=8)
     stream = bytearray(compress(tmp_path, data, "--checksum", "compute"))
     stream[-10] ^= 0xFF  # inside the last chunk
     (tmp_path / "bad.bin").write_bytes(bytes(stream))
     result = run("decompress", tmp_path / "bad.bin", tmp_path / "out.bin", "--checksum", "verify",
                  expect_status=2)
-    assert "chunk 3: crc32c of the compressed bytes" in result.stderr
+    assert f"{tmp_path / 'bad.bin'}: chunk 3: crc32c of the compressed bytes" in result.stderr
     truncated = tmp_path / "short.bin"
     truncated.write_bytes(bytes(stream[:100]))
     result = run("decompress", truncated, tmp_path / "out.bin", expect_status=2)
-    assert "native bitstream" in result.stderr
+    assert f"{truncated}: native bitstream" in result.stderr
 
 
 def test_bad_options_name_the_option(tmp_path):
