@@ -360,12 +360,8 @@ std::vector<ChunkProblem> Array::verify() const {
       coords[i] = stored[first + i].coords;
       if (!fetched[i]) {
         status[i].fail(ErrorCode::not_found, "removed while verifying");
-      } else if (fetched[i]->empty() && pipeline.sharding() != nullptr) {
-        // A stored shard holds at least its index; reads reject an empty one (the sharding
-        // codec's decode takes an empty value for a shard of fill value).
-        status[i].fail(ErrorCode::corrupt_data,
-                       fmt::format("shard of 0 bytes is shorter than its {}-byte index",
-                                   pipeline.sharding()->index_encoded_size()));
+      } else if (auto problem = pipeline.stored_shard_problem(fetched[i]->size())) {
+        status[i].fail(ErrorCode::corrupt_data, *problem);  // as reads reject it
       } else {
         encoded[i] = std::move(*fetched[i]);
       }

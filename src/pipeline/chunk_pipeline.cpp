@@ -163,6 +163,13 @@ ChunkPipeline::ChunkPipeline(std::shared_ptr<Store> store, std::string key_prefi
   }
 }
 
+std::optional<std::string> ChunkPipeline::stored_shard_problem(uint64_t size) const {
+  if (sharding_ == nullptr) return std::nullopt;
+  const auto index_size = static_cast<uint64_t>(sharding_->index_encoded_size());
+  if (size >= index_size) return std::nullopt;
+  return fmt::format("{} bytes, smaller than its {}-byte index", size, index_size);
+}
+
 std::vector<PlannedChunk> ChunkPipeline::plan(const NormalizedSelection& selection) const {
   if (metadata_->rectilinear_grid)
     return plan_chunks(selection, metadata_->shape, *metadata_->rectilinear_grid);
@@ -460,11 +467,8 @@ void ChunkPipeline::read_sharded(const NormalizedSelection& selection, const NDB
     std::vector<size_t> index_owner;
     for (size_t s = 0; s < n; ++s) {
       if (!sizes[s]) continue;
-      if (*sizes[s] < static_cast<uint64_t>(index_size)) {
-        throw CorruptDataError(
-            fmt::format("shard \"{}\" is {} bytes, smaller than its {}-byte index", keys[s],
-                        *sizes[s], index_size));
-      }
+      if (auto problem = stored_shard_problem(*sizes[s]))
+        throw CorruptDataError(fmt::format("shard \"{}\": {}", keys[s], *problem));
       const uint64_t at = sharding.index_location() == ShardingCodec::IndexLocation::start
                               ? 0
                               : *sizes[s] - static_cast<uint64_t>(index_size);

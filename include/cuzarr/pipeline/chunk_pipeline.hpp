@@ -62,6 +62,10 @@ class ChunkPipeline {
   const CodecChain& chain() const { return *chain_; }
   /// The sharding codec when the codecs are exactly [sharding_indexed], else null.
   const ShardingCodec* sharding() const { return sharding_; }
+  /// With sharding(): why a stored shard of `size` bytes cannot be read (shorter than its index,
+  /// an empty one included; the sharding codec itself takes an empty value for a shard of fill
+  /// value, which is never stored), else nullopt.
+  std::optional<std::string> stored_shard_problem(uint64_t size) const;
   const ChunkRepresentation& chunk_representation() const {
     return chain_->decoded_representation();
   }
