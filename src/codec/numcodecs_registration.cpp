@@ -1,5 +1,8 @@
 #include "codec/numcodecs_registration.hpp"
 
+#include <fmt/format.h>
+
+#include "cuzarr/codec/blosc_codec.hpp"
 #include "cuzarr/codec/codec_registry.hpp"
 #include "cuzarr/codec/numcodecs_astype_codec.hpp"
 #include "cuzarr/codec/numcodecs_bitround_codec.hpp"
@@ -15,8 +18,45 @@
 #include "cuzarr/codec/numcodecs_quantize_codec.hpp"
 #include "cuzarr/codec/numcodecs_shuffle_codec.hpp"
 #include "cuzarr/codec/numcodecs_zlib_codec.hpp"
+#include "cuzarr/codec/zstd_codec.hpp"
+#include "cuzarr/core/error.hpp"
+#include "cuzarr/metadata/v2_codecs.hpp"
 
 namespace cuzarr {
+namespace {
+
+// numcodecs.Blosc's configuration {"cname", "clevel", "shuffle" (an integer), "blocksize",
+// "typesize"} as the v3 blosc codec's. zarr-python's wrapper hands numcodecs the chunk as bytes,
+// so numcodecs compresses with a typesize of 1 unless the configuration names one, and takes its
+// defaults (lz4, level 5, byte shuffle) for the keys it leaves out.
+nlohmann::json numcodecs_blosc_configuration(const nlohmann::json& numcodecs) {
+  if (!numcodecs.is_object()) {
+    throw InvalidArgumentError(fmt::format(
+        "codec \"numcodecs.blosc\": configuration must be an object, got {}", numcodecs.dump()));
+  }
+  nlohmann::json configuration = {
+      {"cname", "lz4"}, {"clevel", 5}, {"blocksize", 0}, {"typesize", 1}};
+  int64_t shuffle = 1;
+  for (const auto& [key, value] : numcodecs.items()) {
+    if (key == "shuffle") {
+      if (!value.is_number_integer() || value.get<int64_t>() < -1 || value.get<int64_t>() > 2) {
+        throw InvalidArgumentError(fmt::format(
+            "codec \"numcodecs.blosc\": \"shuffle\" must be -1, 0, 1 or 2, got {}", value.dump()));
+      }
+      shuffle = value.get<int64_t>();
+    } else if (key == "typesize" && value.is_null()) {
+      // numcodecs' default: the size of the items it is given, here bytes
+    } else {
+      configuration[key] = value;  // checked, and unknown keys refused, by the blosc codec
+    }
+  }
+  configuration["shuffle"] = numcodecs_blosc_shuffle_name(
+      shuffle,
+      configuration["typesize"].is_number_integer() ? configuration["typesize"].get<int64_t>() : 1);
+  return configuration;
+}
+
+}  // namespace
 
 void register_numcodecs_codecs(CodecRegistry& registry) {
   using Json = nlohmann::json;
@@ -50,6 +90,16 @@ void register_numcodecs_codecs(CodecRegistry& registry) {
   });
   registry.register_codec("numcodecs.fletcher32", [](const Json& c, const Rep& d) {
     return NumcodecsFletcher32Codec::create(c, d);
+  });
+  // numcodecs' Zstd and Blosc write the formats of the v3 core codecs (a zstd frame, a c-blosc
+  // chunk), so they are those codecs under zarr-python's names, decoded on the GPU alike. An
+  // array's metadata keeps the names and configurations it was written with; a copy to another
+  // node (cp) writes the core codecs with the same settings.
+  registry.register_codec("numcodecs.zstd", [](const Json& c, const Rep& d) {
+    return ZstdCodec::create(c, d);  // {"level", "checksum"}, as numcodecs.Zstd's
+  });
+  registry.register_codec("numcodecs.blosc", [](const Json& c, const Rep& d) {
+    return BloscCodec::create(numcodecs_blosc_configuration(c), d);
   });
   // array -> array (zarr.codecs.numcodecs: _NumcodecsArrayArrayCodec)
   registry.register_codec("numcodecs.delta", [](const Json& c, const Rep& d) {

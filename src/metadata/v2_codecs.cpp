@@ -38,21 +38,6 @@ constexpr std::array<V2CodecId, 20> kIds = {{
     {"zstd", "zstd", bytes_to_bytes},
 }};
 
-// numcodecs.Blosc "shuffle": NOSHUFFLE 0, SHUFFLE 1, BITSHUFFLE 2, AUTOSHUFFLE -1 (bit shuffle
-// for one-byte items, byte shuffle otherwise).
-std::string blosc_shuffle_name(int64_t shuffle, size_t itemsize) {
-  switch (shuffle) {
-    case 0:
-      return "noshuffle";
-    case 1:
-      return "shuffle";
-    case 2:
-      return "bitshuffle";
-    default:
-      return itemsize == 1 ? "bitshuffle" : "shuffle";
-  }
-}
-
 using metadata_errors::invalid;
 
 nlohmann::json blosc_configuration(const nlohmann::json& codec, size_t itemsize,
@@ -65,17 +50,32 @@ nlohmann::json blosc_configuration(const nlohmann::json& codec, size_t itemsize,
         invalid(source, field,
                 fmt::format("blosc \"shuffle\" must be -1, 0, 1 or 2, got {}", value.dump()));
       }
-      configuration["shuffle"] = blosc_shuffle_name(value.get<int64_t>(), itemsize);
+      configuration["shuffle"] =
+          numcodecs_blosc_shuffle_name(value.get<int64_t>(), static_cast<int64_t>(itemsize));
     } else {
       configuration[key] = value;  // cname, clevel, blocksize (checked by the codec)
     }
   }
-  if (!configuration.contains("shuffle")) configuration["shuffle"] = blosc_shuffle_name(1, 1);
+  if (!configuration.contains("shuffle"))
+    configuration["shuffle"] = numcodecs_blosc_shuffle_name(1, 1);
   configuration["typesize"] = std::max<size_t>(itemsize, 1);
   return configuration;
 }
 
 }  // namespace
+
+std::string numcodecs_blosc_shuffle_name(int64_t shuffle, int64_t itemsize) {
+  switch (shuffle) {
+    case 0:
+      return "noshuffle";
+    case 1:
+      return "shuffle";
+    case 2:
+      return "bitshuffle";
+    default:
+      return itemsize == 1 ? "bitshuffle" : "shuffle";
+  }
+}
 
 std::span<const V2CodecId> v2_codec_ids() { return kIds; }
 
@@ -90,7 +90,9 @@ std::optional<V2CodecId> find_v2_codec_id(std::string_view id) {
 std::optional<CodecRole> v2_storable_codec_role(std::string_view v3_name) {
   if (v3_name == "bytes") return array_to_bytes;
   if (v3_name == "transpose") return array_to_array;
-  if (v3_name == "gzip") return bytes_to_bytes;
+  if (v3_name == "gzip" || v3_name == "numcodecs.zstd" || v3_name == "numcodecs.blosc") {
+    return bytes_to_bytes;
+  }
   for (const auto& entry : kIds) {
     if (entry.v3_name == v3_name) return entry.role;
   }
@@ -141,6 +143,12 @@ nlohmann::ordered_json spec_to_v2_codec(const CodecSpec& spec) {
     codec["id"] = "zstd";
     codec["level"] = c.value("level", 0);
     if (c.value("checksum", false)) codec["checksum"] = true;
+    return codec;
+  }
+  if (spec.name == "numcodecs.zstd" || spec.name == "numcodecs.blosc") {
+    // zarr-python's v3 wrappers hold numcodecs' own configuration.
+    codec["id"] = spec.name == "numcodecs.zstd" ? "zstd" : "blosc";
+    for (const auto& [key, value] : c.items()) codec[key] = value;
     return codec;
   }
   if (spec.name == "gzip") {

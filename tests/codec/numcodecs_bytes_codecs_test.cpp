@@ -5,6 +5,7 @@
 #include <numeric>
 
 #include "codec/numcodecs_test_support.hpp"
+#include "cuzarr/codec/blosc_codec.hpp"
 #include "cuzarr/codec/numcodecs_checksum32_codec.hpp"
 #include "cuzarr/codec/numcodecs_fletcher32_codec.hpp"
 #include "cuzarr/codec/numcodecs_ids.hpp"
@@ -198,6 +199,86 @@ TEST(NumcodecsBytesCodecs, ChecksumDefaultsFollowNumcodecs) {
   EXPECT_EQ(crc32c->location(), NumcodecsChecksum32Codec::Location::end);
   EXPECT_EQ(crc32->to_json(),
             json::parse(R"({"name":"numcodecs.crc32","configuration":{"location":"start"}})"));
+}
+
+// zarr-python 3 stores numcodecs' Zstd and Blosc in v3 metadata as "numcodecs.zstd" and
+// "numcodecs.blosc" with numcodecs' configuration. 600 bytes (i * 7 % 13), encoded by numcodecs
+// 0.16 as zarr-python's wrapper calls it (the chunk as bytes, so blosc's typesize is 1).
+const struct {
+  const char* name;
+  const char* config;
+  const char* hex;
+} kCoreFormatVectors[] = {
+    {"numcodecs.zstd", R"({"level": 3})",
+     "28b52ffd605801a5000068000701080209030a040b050c06010048a09a5f"},
+    {"numcodecs.blosc", R"({"cname": "lz4", "clevel": 5, "shuffle": 1})",
+     "0201210158020000580200003f0000001400000027000000ff0b000701080209030a040b050c06000701080209030"
+     "a040b050c061a00ffff2850050c060007"},
+    {"numcodecs.blosc", R"({"cname": "zstd", "clevel": 3, "shuffle": 2, "blocksize": 0})",
+     "02019401580200005802000069000000140000005100000028b52ffd6058013d0200540366c6cc9819336366cc8c9"
+     "9"
+     "3133d2525a4a4b69292da5a5b49496025da00b74812ed005ba4017e8a80a55a12a5485aa5015aa42550005002838"
+     "551890be01e91b90be8134bf"},
+};
+
+Buffer thirteen_pattern() {
+  Buffer data = Buffer::allocate(600);
+  for (size_t i = 0; i < 600; ++i) data.data()[i] = static_cast<std::byte>(i * 7 % 13);
+  return data;
+}
+
+TEST(NumcodecsBytesCodecs, ZstdAndBloscUnderZarrPythonsNamesDecodeNumcodecsVectors) {
+  const auto r = rep(DataType(DataTypeKind::int32), {150});
+  const Buffer expected = thirteen_pattern();
+  for (const auto& v : kCoreFormatVectors) {
+    if (std::string(v.name) == "numcodecs.blosc" && !BloscCodec::available()) continue;  // no blosc
+    auto codec = make<BytesToBytesCodec>(v.name, json::parse(v.config), r);
+    Buffer out;
+    auto st = decode_one(*codec, from_hex(v.hex), out, r);
+    ASSERT_TRUE(st.ok) << v.name << " " << v.config << ": " << st.message;
+    EXPECT_EQ(to_hex(out), to_hex(expected)) << v.name << " " << v.config;
+  }
+}
+
+TEST(NumcodecsBytesCodecs, ZstdAndBloscUnderZarrPythonsNamesWriteTheCoreFormats) {
+  const auto r = rep(DataType(DataTypeKind::int32), {150});
+  const Buffer data = thirteen_pattern();
+  const std::pair<const char*, const char*> pairs[] = {
+      {R"({"name": "numcodecs.zstd", "configuration": {"level": 5, "checksum": true}})",
+       R"({"name": "zstd", "configuration": {"level": 5, "checksum": true}})"},
+      {R"({"name": "numcodecs.blosc", "configuration": {"cname": "lz4", "shuffle": -1}})",
+       R"({"name": "blosc", "configuration": {"cname": "lz4", "clevel": 5, "shuffle": "bitshuffle",
+           "typesize": 1}})"},
+      {R"({"name": "numcodecs.blosc", "configuration": {"shuffle": 1, "typesize": 4}})",
+       R"({"name": "blosc", "configuration": {"cname": "lz4", "clevel": 5, "shuffle": "shuffle",
+           "typesize": 4}})"}};
+  for (const auto& [wrapped, core] : pairs) {
+    const json w = json::parse(wrapped), c = json::parse(core);
+    if (c["name"] == "blosc" && !BloscCodec::available()) continue;  // checked where blosc is built
+    auto ours = make<BytesToBytesCodec>(w["name"], w["configuration"], r);
+    auto reference = make<BytesToBytesCodec>(c["name"], c["configuration"], r);
+    Buffer mine, theirs, back;
+    ASSERT_TRUE(encode_one(*ours, data, mine, r).ok) << wrapped;
+    ASSERT_TRUE(encode_one(*reference, data, theirs, r).ok) << core;
+    EXPECT_EQ(to_hex(mine), to_hex(theirs)) << wrapped;  // the same settings, the same bytes
+    ASSERT_TRUE(decode_one(*reference, mine, back, r).ok) << wrapped;
+    EXPECT_EQ(to_hex(back), to_hex(data)) << wrapped;
+  }
+}
+
+TEST(NumcodecsBytesCodecs, BloscUnderZarrPythonsNameRefusesBadSettings) {
+  auto& registry = CodecRegistry::instance();
+  for (const char* config : {R"({"shuffle": 3})", R"({"shuffle": "bit"})", R"({"clevel": 10})",
+                             R"({"cname": "snappy2"})", R"({"speed": 1})", R"([1])"}) {
+    try {
+      registry.create(CodecSpec{"numcodecs.blosc", json::parse(config)}, kTextRep);
+      ADD_FAILURE() << config << " was accepted";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("blosc"), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_THROW(registry.create(CodecSpec{"numcodecs.zstd", {{"level", 99}}}, kTextRep),
+               InvalidArgumentError);
 }
 
 TEST(NumcodecsIds, MapV2IdsOntoRegisteredV3Names) {

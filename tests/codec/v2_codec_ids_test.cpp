@@ -88,5 +88,23 @@ TEST(V2CodecIds, ChainCodecsConvertBackToTheirV2Objects) {
             nlohmann::json::parse(R"({"id": "gzip", "level": 4})"));
 }
 
+// zarr-python's v3 wrappers of numcodecs' Zstd and Blosc hold numcodecs' configuration: v2
+// metadata takes it as it is, under the numcodecs id.
+TEST(V2CodecIds, ZarrPythonsNumcodecsZstdAndBloscGoBackToV2AsTheyAre) {
+  const auto v2_of = [](const char* name, const char* configuration) {
+    return nlohmann::json::parse(
+        spec_to_v2_codec(CodecSpec{name, nlohmann::json::parse(configuration)}).dump());
+  };
+  EXPECT_EQ(v2_of("numcodecs.zstd", R"({"level": 3})"),
+            nlohmann::json::parse(R"({"id": "zstd", "level": 3})"));
+  EXPECT_EQ(v2_of("numcodecs.blosc", R"({"cname": "lz4", "clevel": 5, "shuffle": 1})"),
+            nlohmann::json::parse(R"({"id": "blosc", "cname": "lz4", "clevel": 5, "shuffle": 1})"));
+  EXPECT_EQ(v2_storable_codec_role("numcodecs.zstd"), CodecRole::bytes_to_bytes);
+  EXPECT_EQ(v2_storable_codec_role("numcodecs.blosc"), CodecRole::bytes_to_bytes);
+  EXPECT_EQ(numcodecs_blosc_shuffle_name(-1, 1), "bitshuffle");
+  EXPECT_EQ(numcodecs_blosc_shuffle_name(-1, 2), "shuffle");
+  EXPECT_EQ(numcodecs_blosc_shuffle_name(0, 8), "noshuffle");
+}
+
 }  // namespace
 }  // namespace cuzarr

@@ -178,6 +178,34 @@ def test_cp_converts_the_format(tmp_path, source_format, target_format):
     assert (tmp_path / "dst" / "a" / marker).is_file()
 
 
+@pytest.mark.cross_implementation
+@pytest.mark.parametrize("target_format", [2, 3])
+def test_cp_copies_zarr_pythons_numcodecs_zstd_and_blosc(tmp_path, target_format):
+    """zarr-python's v3 wrappers of numcodecs' Zstd and Blosc: cp writes them as the codecs of the
+    same format, v2's numcodecs ids or v3's core codecs, with the settings they had."""
+    from zarr.codecs import numcodecs as wrapped
+    root = zarr.open_group(tmp_path / "src", mode="w", zarr_format=3)
+    z = root.create_array("z", shape=(50,), chunks=(16,), dtype="<i4", compressors=[wrapped.Zstd(level=4)])
+    z[:] = np.arange(50, dtype="<i4") * 3
+    b = root.create_array("b", shape=(40, 6), chunks=(16, 6), dtype="<f8",
+                          compressors=[wrapped.Blosc(cname="lz4", clevel=5, shuffle=2)])
+    b[:] = np.linspace(0, 1, 240).reshape(40, 6)
+    run("cp", tmp_path / "src", tmp_path / "dst", "--zarr-format", target_format)
+    copied = zarr.open_group(tmp_path / "dst", mode="r")
+    assert_same(copied["z"][:], z[:])
+    assert_same(copied["b"][:], b[:])
+    if target_format == 2:
+        assert json.loads((tmp_path / "dst" / "z" / ".zarray").read_text())["compressor"] == {"id": "zstd", "level": 4}
+        assert json.loads((tmp_path / "dst" / "b" / ".zarray").read_text())["compressor"]["id"] == "blosc"
+    else:
+        codec = json.loads((tmp_path / "dst" / "b" / "zarr.json").read_text())["codecs"][-1]
+        assert codec["name"] == "blosc"
+        assert {k: codec["configuration"][k] for k in ("cname", "clevel", "shuffle", "typesize")} == {
+            "cname": "lz4", "clevel": 5, "shuffle": "bitshuffle", "typesize": 1}
+        codec = json.loads((tmp_path / "dst" / "z" / "zarr.json").read_text())["codecs"][-1]
+        assert codec == {"name": "zstd", "configuration": {"level": 4, "checksum": False}}
+
+
 @pytest.mark.parametrize("destination", [".", "./", "sub", "..", "../.."])
 def test_cp_refuses_overlapping_source_and_destination(tmp_path, destination):
     # Onto itself, into itself or onto a directory that holds it: the copy would erase or

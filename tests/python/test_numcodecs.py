@@ -38,6 +38,13 @@ NUMCODECS_CASES = [
     ("quantize", "float32", [nc("quantize", digits=3, dtype="<f4"), bytes_codec(), nc("lzma")], False),
     ("bitround", "float32", [nc("bitround", keepbits=10), bytes_codec(), nc("lz4")], False),
     ("astype", "int32", [nc("astype", encode_dtype="<i2", decode_dtype="<i4"), bytes_codec()], False),
+    # numcodecs' Zstd and Blosc: the core zstd and blosc formats under zarr-python's wrapper names.
+    ("zstd", "int16", [bytes_codec(), nc("zstd", level=3)], True),
+    ("zstd-checksum", "float32", [bytes_codec(), nc("zstd", level=1, checksum=True)], True),
+    ("blosc", "float64", [bytes_codec(), nc("blosc", cname="lz4", clevel=5, shuffle=1)], True),
+    ("blosc-bitshuffle-zstd", "uint16",
+     [bytes_codec(), nc("blosc", cname="zstd", clevel=3, shuffle=2, blocksize=0)], True),
+    ("blosc-autoshuffle-typesize", "int32", [bytes_codec(), nc("blosc", cname="zlib", shuffle=-1, typesize=4)], True),
 ]
 
 

@@ -2,9 +2,11 @@
 // entries of the v3 codec chain of the one metadata model. numcodecs ids map to the
 // "numcodecs.<id>" codecs, except "zstd" and "blosc", which map to the v3 core codecs of the same
 // format (their configurations are converted), and "vlen-utf8" / "vlen-bytes", which map to the v3
-// array -> bytes codecs of those names.
+// array -> bytes codecs of those names. zarr-python's v3 "numcodecs.zstd" / "numcodecs.blosc"
+// entries go back to v2 as "zstd" / "blosc" with their configuration.
 #pragma once
 
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <span>
@@ -39,6 +41,10 @@ std::optional<CodecRole> v2_storable_codec_role(std::string_view v3_name);
 /// `source` when the id is unknown.
 CodecSpec v2_codec_to_spec(const nlohmann::json& codec, size_t itemsize, const std::string& source,
                            std::string_view field);
+/// The v3 blosc codec's "shuffle" for numcodecs.Blosc's: 0 "noshuffle", 1 "shuffle", 2
+/// "bitshuffle", -1 (AUTOSHUFFLE) "bitshuffle" for items of one byte, else "shuffle".
+std::string numcodecs_blosc_shuffle_name(int64_t shuffle, int64_t itemsize);
+
 /// The v2 codec object of a chain entry, as numcodecs writes it. Throws UnsupportedError naming
 /// the codec when v2 metadata cannot hold it.
 nlohmann::ordered_json spec_to_v2_codec(const CodecSpec& spec);
