@@ -7,11 +7,11 @@
 #include <charconv>
 #include <cstring>
 #include <fstream>
-#include <iterator>
 #include <optional>
 #include <system_error>
 #include <vector>
 
+#include "binary_file.hpp"
 #include "cuzarr/core/error.hpp"
 
 namespace cuzarr::cli {
@@ -351,13 +351,9 @@ NDBuffer read_npy(const std::filesystem::path& path) {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec))
     throw NotFoundError(fmt::format("no such file: {}", path.string()));
-  if (std::filesystem::is_directory(path, ec))
-    throw InvalidArgumentError(fmt::format("{} is a directory, not a .npy file", path.string()));
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw IoError(fmt::format("cannot open {} for reading", path.string()));
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) throw IoError(fmt::format("reading {} failed", path.string()));
-  return parse_npy(bytes, path.string());
+  // A directory is refused by name there; the file is read into one buffer of its size.
+  const Buffer bytes = read_binary_file(path.string());
+  return parse_npy(bytes.as_string_view(), path.string());
 }
 
 std::string format_npy(const NDBuffer& array) {
