@@ -84,6 +84,20 @@ TEST(Lz4BlockFormat, EncoderOutputDecodesWithLiblz4) {
   }
 }
 
+// The encoder searches as LZ4_compress_default does: the same blocks, byte for byte, on both
+// sides of its small-block limit (64 KiB + 11: a 4-byte hash into 2^13 entries below it, a 5-byte
+// hash into 2^12 above it), so that chunks written on the GPU are those the CPU writes.
+TEST(Lz4BlockFormat, EncoderWritesWhatLiblz4Writes) {
+  auto sizes = test::small_sizes();
+  for (size_t size : {size_t{65535}, size_t{65546}, size_t{65547}, size_t{65548}, size_t{200000},
+                      size_t{4} << 20}) {
+    sizes.push_back(size);
+  }
+  for (const auto& input : test::input_families(sizes)) {
+    ASSERT_EQ(encode(input.bytes), liblz4_compress(input.bytes)) << input.name;
+  }
+}
+
 TEST(Lz4BlockFormat, EncoderReportsWhatDoesNotFit) {
   const Bytes input = test::random_input(10000, 3);
   Bytes out(9000);
