@@ -399,7 +399,9 @@ struct GroupMatch {
 /// go if the executors, not the parser, set the pace (with many executors, the block's chain of
 /// dependent phases sets it). (Holding group g back until every group up to g - 7
 /// has finished, as the parser's ring of 224 steps does, changed none of the numbers on the
-/// quantized and uint16 fields.)
+/// quantized and uint16 fields.) Then the same with each group dealt to the executor on which it
+/// would end first (an oracle that knows every phase's end): how much dealing groups by their
+/// dependencies instead of in turn could save on hand-overs.
 void report_team_model(const std::vector<uint64_t>& sequence_starts, uint64_t out_size,
                        const std::vector<GroupMatch>& matches, const std::vector<int>& wave_of) {
   constexpr size_t kGroup = 32;
@@ -410,52 +412,117 @@ void report_team_model(const std::vector<uint64_t>& sequence_starts, uint64_t ou
         sequence_starts.begin() - 1);
   };
   const auto sequence_end = [&](size_t k) { return k + 1 < n ? sequence_starts[k + 1] : out_size; };
-  std::printf("\nteam model (a parser never late; phases of one unit), units per group:\n");
-  std::printf("%4s %12s %12s %12s %12s\n", "E", "H = 0", "H = 1", "H = 2", "H = 4");
-  std::vector<double> base(4, 0);
-  for (size_t executors : {1, 2, 3, 4, 8, 16}) {
-    std::printf("%4zu", executors);
-    for (size_t h = 0; h < 4; ++h) {
-      const double hand_over = h == 0 ? 0.0 : static_cast<double>(1u << (h - 1));
-      std::vector<double> free(executors, 0), literals_end(groups, 0);
-      std::vector<std::vector<double>> wave_end(groups);
-      double makespan = 0;
-      for (size_t g = 0; g < groups; ++g) {
-        double& t = free[g % executors];
-        t += 1;  // the literals
-        literals_end[g] = t;
-        const size_t first = g * kGroup, last = std::min(n, first + kGroup);
-        int waves = 0;
-        for (size_t k = first; k < last; ++k) waves = std::max(waves, wave_of[k] + 1);
-        wave_end[g].assign(static_cast<size_t>(waves), 0);
-        for (int w = 0; w < waves; ++w) {
-          double start = t;
-          for (size_t k = first; k < last; ++k) {
-            if (wave_of[k] != w) continue;
-            // The source, a part of a sequence at a time (its literals, or its match): when the
-            // phase that writes the part ends, seen from this executor.
-            for (uint64_t b = matches[k].source; b < matches[k].source_end;) {
-              const size_t j = sequence_of(b), y = j / kGroup;
-              const bool literal = matches[j].length == 0 || b < matches[j].at;
-              if (y != g) {  // the group's own waves order the rest
-                const double end =
-                    literal ? literals_end[y] : wave_end[y][static_cast<size_t>(wave_of[j])];
-                start = std::max(start, end + (y % executors != g % executors ? hand_over : 0));
+  for (const bool earliest : {false, true}) {
+    std::printf(
+        "\nteam model (a parser never late; phases of one unit; groups dealt %s), units "
+        "per group:\n",
+        earliest ? "where they end first" : "in turn");
+    std::printf("%4s %12s %12s %12s %12s\n", "E", "H = 0", "H = 1", "H = 2", "H = 4");
+    std::vector<double> base(4, 0);
+    for (size_t executors : {1, 2, 3, 4, 8, 16}) {
+      std::printf("%4zu", executors);
+      for (size_t h = 0; h < 4; ++h) {
+        const double hand_over = h == 0 ? 0.0 : static_cast<double>(1u << (h - 1));
+        std::vector<double> free(executors, 0), literals_end(groups, 0);
+        std::vector<std::vector<double>> wave_end(groups);
+        std::vector<size_t> owner(groups, 0);
+        // Group g run on executor e: its end, and with `record` its phases' ends.
+        const auto run = [&](size_t g, size_t e, bool record) {
+          double t = free[e] + 1;  // the literals
+          if (record) literals_end[g] = t;
+          const size_t first = g * kGroup, last = std::min(n, first + kGroup);
+          int waves = 0;
+          for (size_t k = first; k < last; ++k) waves = std::max(waves, wave_of[k] + 1);
+          if (record) wave_end[g].assign(static_cast<size_t>(waves), 0);
+          for (int w = 0; w < waves; ++w) {
+            double start = t;
+            for (size_t k = first; k < last; ++k) {
+              if (wave_of[k] != w) continue;
+              // The source, a part of a sequence at a time (its literals, or its match): when the
+              // phase that writes the part ends, seen from this executor.
+              for (uint64_t b = matches[k].source; b < matches[k].source_end;) {
+                const size_t j = sequence_of(b), y = j / kGroup;
+                const bool literal = matches[j].length == 0 || b < matches[j].at;
+                if (y != g) {  // the group's own waves order the rest
+                  const double end =
+                      literal ? literals_end[y] : wave_end[y][static_cast<size_t>(wave_of[j])];
+                  start = std::max(start, end + (owner[y] != e ? hand_over : 0));
+                }
+                b = literal && matches[j].length > 0 ? matches[j].at : sequence_end(j);
               }
-              b = literal && matches[j].length > 0 ? matches[j].at : sequence_end(j);
+            }
+            t = start + 1;
+            if (record) wave_end[g][static_cast<size_t>(w)] = t;
+          }
+          return t;
+        };
+        double makespan = 0;
+        for (size_t g = 0; g < groups; ++g) {
+          size_t e = earliest ? 0 : g % executors;
+          if (earliest) {
+            double best = run(g, 0, false);
+            for (size_t other = 1; other < executors; ++other) {
+              const double end = run(g, other, false);
+              if (end < best) best = end, e = other;
             }
           }
-          t = start + 1;
-          wave_end[g][static_cast<size_t>(w)] = t;
+          owner[g] = e;
+          free[e] = run(g, e, true);
+          makespan = std::max(makespan, free[e]);
         }
-        makespan = std::max(makespan, t);
+        const double per_group = makespan / static_cast<double>(groups);
+        if (executors == 1) base[h] = per_group;
+        std::printf(" %6.2f %4.2fx", per_group, base[h] / per_group);
       }
-      const double per_group = makespan / static_cast<double>(groups);
-      if (executors == 1) base[h] = per_group;
-      std::printf(" %6.2f %4.2fx", per_group, base[h] / per_group);
+      std::printf("\n");
     }
-    std::printf("\n");
   }
+}
+
+/// The block's chain of dependent matches: a match's depth is one more than the deepest match
+/// that wrote a byte it reads (0: it reads only literals), so the deepest is the fewest rounds of
+/// copies that could decode the block with every match of a round at once. Then the same within
+/// windows of W sequences (bytes before the window count as final, as they would be for warps
+/// that decode a window at a time, every match of a round together): the rounds a window needs.
+void report_chain_depth(const std::vector<int64_t>& source,
+                        const std::vector<uint64_t>& sequence_starts) {
+  const size_t n = source.size(), sequences = sequence_starts.size();
+  std::printf("\nchains of dependent matches:");
+  for (const size_t window : {size_t{0}, size_t{256}, size_t{1024}, size_t{4096}}) {
+    std::vector<uint32_t> depth(n, 0);  // of the match that wrote each byte (0: a literal)
+    uint64_t total = 0, windows = 0, deepest = 0;
+    const size_t step = window == 0 ? sequences : window;
+    for (size_t w = 0; w < sequences; w += step) {
+      const uint64_t window_start = sequence_starts[w];
+      uint32_t local = 0;
+      for (size_t q = w; q < std::min(sequences, w + step); ++q) {
+        const uint64_t q_end = q + 1 < sequences ? sequence_starts[q + 1] : n;
+        uint64_t at = sequence_starts[q];
+        while (at < q_end && source[at] < 0) depth[at++] = 0;  // the literals
+        if (at == q_end) continue;
+        const auto from = static_cast<uint64_t>(source[at]);
+        // A match reads its own output (distance < length) only after its first `distance` bytes.
+        const uint64_t read_end = std::min(from + (q_end - at), at);
+        uint32_t d = 0;
+        for (uint64_t b = std::max(from, window_start); b < read_end; ++b) {
+          d = std::max(d, depth[b]);
+        }
+        for (uint64_t b = at; b < q_end; ++b) depth[b] = d + 1;
+        local = std::max(local, d + 1);
+      }
+      total += local;
+      deepest = std::max<uint64_t>(deepest, local);
+      ++windows;
+    }
+    if (window == 0) {
+      std::printf(" the block %llu matches deep;", static_cast<unsigned long long>(deepest));
+    } else {
+      std::printf(" windows of %zu sequences %.1f deep (at most %llu);", window,
+                  static_cast<double>(total) / static_cast<double>(std::max<uint64_t>(windows, 1)),
+                  static_cast<unsigned long long>(deepest));
+    }
+  }
+  std::printf("\n");
 }
 
 /// The groups of 32 sequences that the warp executors take (warp_execute_group; docs/gpu_codecs.md,
@@ -917,6 +984,7 @@ int main(int argc, char** argv) {
     for (size_t line : {1, 64}) report_replay(source, sequence_starts, piece, line);
   }
   report_groups(source, sequence_starts);
+  report_chain_depth(source, sequence_starts);
   if (codec != "zstd") {
     report_parser_windows(compressed, chunk);
     for (uint32_t cap : {8u, 16u, 24u, cuzarr::gpu::detail::kLz4SpanOverrunTokens}) {
