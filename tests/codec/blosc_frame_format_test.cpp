@@ -194,6 +194,32 @@ TEST(BloscFrameFormat, CBloscReadsOurEncoderOutput) {
   }
 }
 
+// The encoder's layout (block size, split streams, the memcpyed form) is c-blosc's, and its lz4
+// streams are LZ4_compress_fast's at c-blosc's acceleration (10 - clevel): its chunks are
+// c-blosc's, byte for byte, given the destination numcodecs gives c-blosc (nbytes + 16).
+TEST(BloscFrameFormat, OurEncoderWritesCBloscsChunks) {
+  for (const auto& input : test::input_families({0, 1, 100, 1000, 65536 + 41, 300000, 1 << 20})) {
+    for (uint32_t typesize : {1u, 2u, 4u, 8u}) {
+      for (const int shuffle : {BLOSC_NOSHUFFLE, BLOSC_SHUFFLE, BLOSC_BITSHUFFLE}) {
+        const auto ours_shuffle = shuffle == BLOSC_NOSHUFFLE ? gpu::BloscShuffle::none
+                                  : shuffle == BLOSC_SHUFFLE ? gpu::BloscShuffle::byte
+                                                             : gpu::BloscShuffle::bit;
+        for (int clevel : {0, 1, 3, 5, 9}) {
+          for (uint64_t forced : {uint64_t{0}, uint64_t{4096}}) {
+            // The full grid up to 300 000 bytes; one setting per layout on the 1 MiB ones.
+            if (input.bytes.size() > 300000 && (clevel != 5 || forced != 0)) continue;
+            const Bytes theirs =
+                blosc_compress_bytes(input.bytes, clevel, shuffle, typesize, "lz4", forced);
+            ASSERT_EQ(encode(input.bytes, {clevel, typesize, ours_shuffle, forced}), theirs)
+                << input.name << " typesize " << typesize << " shuffle " << shuffle << " clevel "
+                << clevel << " block size " << forced;
+          }
+        }
+      }
+    }
+  }
+}
+
 TEST(BloscFrameFormat, OurEncoderCompressesSmoothData) {
   const Bytes input = test::smooth_uint16_input(1 << 20, 8);
   const Bytes ours = encode(input, {5, 2, gpu::BloscShuffle::byte, 0});

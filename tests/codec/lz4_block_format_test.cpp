@@ -32,11 +32,11 @@ gpu::DecodeResult decode(const Bytes& block, size_t capacity, Bytes& out) {
   return gpu::lz4_decode_block_serial(in.get(), block.size(), out.data(), capacity);
 }
 
-Bytes encode(const Bytes& in) {
+Bytes encode(const Bytes& in, uint32_t acceleration = 1) {
   Bytes out(gpu::lz4_encode_bound(in.size()));
   std::vector<uint32_t> table(gpu::kLz4HashEntries);
-  const uint64_t n =
-      gpu::lz4_encode_block(in.data(), in.size(), out.data(), out.size(), table.data());
+  const uint64_t n = gpu::lz4_encode_block(in.data(), in.size(), out.data(), out.size(),
+                                           table.data(), acceleration);
   EXPECT_GT(n, 0u);
   out.resize(n);
   return out;
@@ -95,6 +95,14 @@ TEST(Lz4BlockFormat, EncoderWritesWhatLiblz4Writes) {
   }
   for (const auto& input : test::input_families(sizes)) {
     ASSERT_EQ(encode(input.bytes), liblz4_compress(input.bytes)) << input.name;
+  }
+  // And LZ4_compress_fast's with its acceleration (c-blosc's lz4 streams: 10 - clevel).
+  for (const auto& input : test::input_families({1000, 65546, 65548, 300000})) {
+    for (const uint32_t acceleration : {2u, 5u, 9u, 100u}) {
+      ASSERT_EQ(encode(input.bytes, acceleration),
+                liblz4_compress(input.bytes, static_cast<int>(acceleration)))
+          << input.name << " acceleration " << acceleration;
+    }
   }
 }
 

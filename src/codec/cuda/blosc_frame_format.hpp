@@ -329,16 +329,25 @@ CUZARR_HOST_DEVICE inline void blosc_write_memcpyed(const unsigned char* src, ui
   for (uint64_t t = 0; t < nbytes; ++t) out[kBloscHeaderSize + t] = src[t];
 }
 
-/// Encodes stream `src[size]` at out[pos] (size field + data) with lz4, stored raw when lz4 does
-/// not make it smaller; returns false when it does not fit `capacity`.
+/// The LZ4 acceleration c-blosc gives its lz4 streams at `clevel` (1 to 9): 10 - clevel, so that
+/// lower levels search faster and find fewer matches.
+CUZARR_HOST_DEVICE inline uint32_t blosc_lz4_acceleration(int clevel) {
+  return clevel >= 1 && clevel <= 9 ? static_cast<uint32_t>(10 - clevel) : 1;
+}
+
+/// Encodes stream `src[size]` at out[pos] (size field + data) with lz4 at `acceleration`
+/// (blosc_lz4_acceleration), stored raw when lz4 does not make it smaller; returns false when it
+/// does not fit `capacity`.
 CUZARR_HOST_DEVICE inline bool blosc_encode_stream(const unsigned char* src, uint64_t size,
                                                    unsigned char* out, uint64_t& pos,
-                                                   uint64_t capacity, uint32_t* hash_table) {
+                                                   uint64_t capacity, uint32_t* hash_table,
+                                                   uint32_t acceleration) {
   if (pos + 4 > capacity) return false;
   const uint64_t room = capacity - pos - 4;
   // A compressed size equal to `size` would read as raw: ask for at most size - 1 bytes.
   const uint64_t limit = size - 1 < room ? size - 1 : room;
-  uint64_t written = size == 0 ? 0 : lz4_encode_block(src, size, out + pos + 4, limit, hash_table);
+  uint64_t written =
+      size == 0 ? 0 : lz4_encode_block(src, size, out + pos + 4, limit, hash_table, acceleration);
   if (written == 0) {  // incompressible: store raw
     if (size > room) return false;
     for (uint64_t t = 0; t < size; ++t) out[pos + 4 + t] = src[t];
@@ -382,7 +391,7 @@ CUZARR_HOST_DEVICE inline uint64_t blosc_encode_serial(const unsigned char* src,
       }
       for (uint32_t s = 0; fits && s < b.nstreams; ++s) {
         fits = blosc_encode_stream(block + s * b.stream_size, b.stream_size, out, pos, limit,
-                                   hash_table);
+                                   hash_table, blosc_lz4_acceleration(p.clevel));
       }
     }
     if (fits) {

@@ -302,7 +302,8 @@ __global__ void __launch_bounds__(kEncodeThreads)
     unsigned char* slot =
         s.chunks + chunk * chunk_scratch(max_input) + shuffled_bytes(max_input) + offset + 4 * k;
     uint64_t pos = 0;
-    blosc_encode_stream(source, b.stream_size, slot, pos, 4 + b.stream_size, table);
+    blosc_encode_stream(source, b.stream_size, slot, pos, 4 + b.stream_size, table,
+                        blosc_lz4_acceleration(p.clevel));
   }
 }
 

@@ -178,13 +178,15 @@ CUZARR_HOST_DEVICE inline bool lz4_emit_sequence(const unsigned char* literals_b
 }
 
 /// Greedy LZ4 block encoder with a table of recent positions (`hash_table`, kLz4HashEntries
-/// entries of scratch the caller provides), searching as liblz4's LZ4_compress_default does (its
-/// table, its hash, its growing steps through data without matches), so that it takes the same
-/// matches. Returns the encoded size, or 0 when it does not fit `capacity` (an empty input
-/// encodes to the single byte 0). Inputs must be below 4 GiB.
+/// entries of scratch the caller provides), searching as liblz4's LZ4_compress_fast does with
+/// `acceleration` (1: LZ4_compress_default; its table, its hash, its growing steps through data
+/// without matches), so that it takes the same matches. Returns the encoded size, or 0 when it
+/// does not fit `capacity` (an empty input encodes to the single byte 0). Inputs must be below
+/// 4 GiB.
 CUZARR_HOST_DEVICE inline uint64_t lz4_encode_block(const unsigned char* src, uint64_t size,
                                                     unsigned char* dst, uint64_t capacity,
-                                                    uint32_t* hash_table) {
+                                                    uint32_t* hash_table,
+                                                    uint32_t acceleration = 1) {
   uint64_t op = 0, anchor = 0;
   if (size > kLz4MatchStartLimit) {
     const bool small = size < kLz4SmallBlock;
@@ -211,13 +213,13 @@ CUZARR_HOST_DEVICE inline uint64_t lz4_encode_block(const unsigned char* src, ui
     };
     uint64_t ip = 1;
     for (;;) {
-      // The search: the step to the next position grows by one every 64 positions without a
-      // match (the first 65 steps are 1), and a position is tried only while the next would
-      // still leave room for a match.
+      // The search: the first step is 1, the next ones `acceleration`, growing by one every 64
+      // positions without a match; a position is tried only while the next would still leave
+      // room for a match.
       uint64_t from = 0;
       bool found = false;
-      for (uint32_t probes = 0;; ++probes) {
-        const uint64_t step = probes == 0 ? 1 : (probes + 63) >> 6;
+      for (uint64_t probes = 0;; ++probes) {
+        const uint64_t step = probes == 0 ? 1 : (64 * uint64_t{acceleration} + probes - 1) >> 6;
         if (ip + step > last_start + 1) break;
         if (candidate_of(ip, from)) {
           found = true;
