@@ -98,7 +98,7 @@ TEST(Lz4BlockFormat, EncoderWritesWhatLiblz4Writes) {
   }
   // And LZ4_compress_fast's with its acceleration (c-blosc's lz4 streams: 10 - clevel).
   for (const auto& input : test::input_families({1000, 65546, 65548, 300000})) {
-    for (const uint32_t acceleration : {2u, 5u, 9u, 100u}) {
+    for (const uint32_t acceleration : {0u, 2u, 5u, 9u, 100u}) {
       ASSERT_EQ(encode(input.bytes, acceleration),
                 liblz4_compress(input.bytes, static_cast<int>(acceleration)))
           << input.name << " acceleration " << acceleration;

@@ -179,15 +179,16 @@ CUZARR_HOST_DEVICE inline bool lz4_emit_sequence(const unsigned char* literals_b
 
 /// Greedy LZ4 block encoder with a table of recent positions (`hash_table`, kLz4HashEntries
 /// entries of scratch the caller provides), searching as liblz4's LZ4_compress_fast does with
-/// `acceleration` (1: LZ4_compress_default; its table, its hash, its growing steps through data
-/// without matches), so that it takes the same matches. Returns the encoded size, or 0 when it
-/// does not fit `capacity` (an empty input encodes to the single byte 0). Inputs must be below
-/// 4 GiB.
+/// `acceleration` (1: LZ4_compress_default, and so is 0, as in liblz4; its table, its hash, its
+/// growing steps through data without matches), so that it takes the same matches. Returns the
+/// encoded size, or 0 when it does not fit `capacity` (an empty input encodes to the single byte
+/// 0). Inputs must be below 4 GiB.
 CUZARR_HOST_DEVICE inline uint64_t lz4_encode_block(const unsigned char* src, uint64_t size,
                                                     unsigned char* dst, uint64_t capacity,
                                                     uint32_t* hash_table,
                                                     uint32_t acceleration = 1) {
   uint64_t op = 0, anchor = 0;
+  if (acceleration == 0) acceleration = 1;  // a step of 0 would find the position itself
   if (size > kLz4MatchStartLimit) {
     const bool small = size < kLz4SmallBlock;
     // Every entry starts at position 0, the block's first byte, which the search then skips.
