@@ -8,10 +8,12 @@ namespace {
 
 // The numcodecs ids with a codec registered as "numcodecs.<id>" (numcodecs_registration.cpp),
 // in alphabetical order.
-constexpr std::array<std::string_view, 16> kIds = {
-    "adler32",  "astype",           "bitround",   "bz2",  "crc32", "crc32c",
-    "delta",    "fixedscaleoffset", "fletcher32", "gzip", "lz4",   "lzma",
-    "packbits", "quantize",         "shuffle",    "zlib"};
+constexpr std::array<std::string_view, 17> kIds = {
+    "adler32",    "astype",   "bitround",        "bz2",
+    "crc32",      "crc32c",   "delta",           "fixedscaleoffset",
+    "fletcher32", "gzip",     "jenkins_lookup3", "lz4",
+    "lzma",       "packbits", "quantize",        "shuffle",
+    "zlib"};
 
 }  // namespace
 

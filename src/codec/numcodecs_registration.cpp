@@ -12,6 +12,7 @@
 #include "cuzarr/codec/numcodecs_fixedscaleoffset_codec.hpp"
 #include "cuzarr/codec/numcodecs_fletcher32_codec.hpp"
 #include "cuzarr/codec/numcodecs_gzip_codec.hpp"
+#include "cuzarr/codec/numcodecs_jenkins_lookup3_codec.hpp"
 #include "cuzarr/codec/numcodecs_lz4_codec.hpp"
 #include "cuzarr/codec/numcodecs_lzma_codec.hpp"
 #include "cuzarr/codec/numcodecs_packbits_codec.hpp"
@@ -90,6 +91,9 @@ void register_numcodecs_codecs(CodecRegistry& registry) {
   });
   registry.register_codec("numcodecs.fletcher32", [](const Json& c, const Rep& d) {
     return NumcodecsFletcher32Codec::create(c, d);
+  });
+  registry.register_codec("numcodecs.jenkins_lookup3", [](const Json& c, const Rep& d) {
+    return NumcodecsJenkinsLookup3Codec::create(c, d);
   });
   // numcodecs' Zstd and Blosc write the formats of the v3 core codecs (a zstd frame, a c-blosc
   // chunk), so they are those codecs under zarr-python's names, decoded on the GPU alike. An

@@ -15,7 +15,7 @@ using enum CodecRole;
 
 // numcodecs ids (numcodecs.get_codec) and what they are in a v3 chain. The numcodecs.* names are
 // the codecs of the codec registry (numcodecs_registration.cpp); a test checks that they agree.
-constexpr std::array<V2CodecId, 20> kIds = {{
+constexpr std::array<V2CodecId, 21> kIds = {{
     {"adler32", "numcodecs.adler32", bytes_to_bytes},
     {"astype", "numcodecs.astype", array_to_array},
     {"bitround", "numcodecs.bitround", array_to_array},
@@ -27,6 +27,7 @@ constexpr std::array<V2CodecId, 20> kIds = {{
     {"fixedscaleoffset", "numcodecs.fixedscaleoffset", array_to_array},
     {"fletcher32", "numcodecs.fletcher32", bytes_to_bytes},
     {"gzip", "numcodecs.gzip", bytes_to_bytes},
+    {"jenkins_lookup3", "numcodecs.jenkins_lookup3", bytes_to_bytes},
     {"lz4", "numcodecs.lz4", bytes_to_bytes},
     {"lzma", "numcodecs.lzma", bytes_to_bytes},
     {"packbits", "numcodecs.packbits", array_to_array},

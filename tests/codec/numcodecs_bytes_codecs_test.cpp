@@ -9,6 +9,7 @@
 #include "cuzarr/codec/numcodecs_checksum32_codec.hpp"
 #include "cuzarr/codec/numcodecs_fletcher32_codec.hpp"
 #include "cuzarr/codec/numcodecs_ids.hpp"
+#include "cuzarr/codec/numcodecs_jenkins_lookup3_codec.hpp"
 
 namespace cuzarr {
 namespace {
@@ -82,7 +83,8 @@ TEST(NumcodecsBytesCodecs, RoundTripEveryCodecAndSize) {
                                                  {"numcodecs.crc32", json::object()},
                                                  {"numcodecs.adler32", {{"location", "end"}}},
                                                  {"numcodecs.crc32c", json::object()},
-                                                 {"numcodecs.fletcher32", json::object()}};
+                                                 {"numcodecs.fletcher32", json::object()},
+                                                 {"numcodecs.jenkins_lookup3", {{"initval", 7}}}};
   for (size_t size : {size_t{0}, size_t{8}, size_t{4096}, size_t{200008}}) {
     Buffer data = Buffer::allocate(size);
     for (size_t i = 0; i < size; ++i)
@@ -112,6 +114,41 @@ TEST(NumcodecsBytesCodecs, Fletcher32MatchesNumcodecs) {
   EXPECT_EQ(fletcher32_hdf5(big.bytes()), 0x8ae494e7u);
 }
 
+// Checksums numcodecs 0.16.6's JenkinsLookup3 wrote for these inputs: every length of the last
+// block (none, 1, 5, 12, 13 bytes), a seed, more than one block, and a prefix.
+TEST(NumcodecsBytesCodecs, JenkinsLookup3MatchesNumcodecs) {
+  const auto hash = [](std::string_view text, uint32_t initval) {
+    return jenkins_lookup3(std::as_bytes(std::span(text.data(), text.size())), initval);
+  };
+  EXPECT_EQ(hash("", 0), 0xdeadbeefu);
+  EXPECT_EQ(hash("a", 0), 0x58d68708u);
+  EXPECT_EQ(hash("abcde", 0), 0x026d72deu);
+  EXPECT_EQ(hash("abcdefghijkl", 0), 0x4012f87bu);
+  EXPECT_EQ(hash("abcdefghijklm", 0), 0x928128f9u);
+  EXPECT_EQ(hash("abcde", 7), 0x88c19094u);
+  Buffer big = Buffer::allocate(1001);
+  for (size_t i = 0; i < big.size(); ++i) big.data()[i] = static_cast<std::byte>((i * 7) & 255);
+  EXPECT_EQ(jenkins_lookup3(big.bytes(), 0), 0x8cfa3fadu);
+  EXPECT_EQ(jenkins_lookup3(big.bytes(), 0xdeadbeefu), 0x089f6135u);
+  // The codec appends the checksum little-endian; a prefix is hashed before the data.
+  auto codec = make<BytesToBytesCodec>("numcodecs.jenkins_lookup3", json::object(), kTextRep);
+  Buffer out;
+  ASSERT_TRUE(encode_one(*codec, Buffer::copy_of(std::string_view("abcde")), out, kTextRep).ok);
+  EXPECT_EQ(to_hex(out), "6162636465de726d02");
+  auto prefixed = make<BytesToBytesCodec>("numcodecs.jenkins_lookup3",
+                                          {{"prefix", {'x', 'y'}}, {"initval", 0}}, kTextRep);
+  ASSERT_TRUE(encode_one(*prefixed, Buffer::copy_of(std::string_view("abcde")), out, kTextRep).ok);
+  EXPECT_EQ(to_hex(out), "616263646572867a5f");
+  EXPECT_EQ(prefixed->to_json()["configuration"]["prefix"], json::array({'x', 'y'}));
+  for (const char* config : {R"({"initval": -1})", R"({"initval": 4294967296})",
+                             R"({"prefix": "xy"})", R"({"prefix": [256]})", R"({"seed": 1})"}) {
+    EXPECT_THROW(
+        make<BytesToBytesCodec>("numcodecs.jenkins_lookup3", json::parse(config), kTextRep),
+        InvalidArgumentError)
+        << config;
+  }
+}
+
 TEST(NumcodecsBytesCodecs, ShuffleMatchesNumcodecs) {
   // numcodecs.Shuffle(elementsize=4).encode(np.arange(6, dtype='<u4') * 0x01020304)
   std::vector<uint32_t> values(6);
@@ -127,8 +164,8 @@ TEST(NumcodecsBytesCodecs, ShuffleMatchesNumcodecs) {
 }
 
 TEST(NumcodecsBytesCodecs, ChecksumMismatchAndTruncationFail) {
-  for (const char* name :
-       {"numcodecs.crc32", "numcodecs.adler32", "numcodecs.crc32c", "numcodecs.fletcher32"}) {
+  for (const char* name : {"numcodecs.crc32", "numcodecs.adler32", "numcodecs.crc32c",
+                           "numcodecs.fletcher32", "numcodecs.jenkins_lookup3"}) {
     auto codec = make<BytesToBytesCodec>(name, json::object(), kTextRep);
     Buffer enc, dec;
     ASSERT_TRUE(encode_one(*codec, Buffer::copy_of(kText), enc, kTextRep).ok);
@@ -283,7 +320,8 @@ TEST(NumcodecsBytesCodecs, BloscUnderZarrPythonsNameRefusesBadSettings) {
 TEST(NumcodecsIds, MapV2IdsOntoRegisteredV3Names) {
   EXPECT_EQ(v3_name_for_numcodecs_id("zlib"), "numcodecs.zlib");
   EXPECT_EQ(v3_name_for_numcodecs_id("fixedscaleoffset"), "numcodecs.fixedscaleoffset");
-  EXPECT_EQ(v3_name_for_numcodecs_id("jenkins_lookup3"), std::nullopt);
+  EXPECT_EQ(v3_name_for_numcodecs_id("jenkins_lookup3"), "numcodecs.jenkins_lookup3");
+  EXPECT_EQ(v3_name_for_numcodecs_id("categorize"), std::nullopt);
   EXPECT_EQ(v3_name_for_numcodecs_id(""), std::nullopt);
   for (const auto& id : supported_numcodecs_ids()) {
     EXPECT_TRUE(CodecRegistry::instance().contains(*v3_name_for_numcodecs_id(id))) << id;

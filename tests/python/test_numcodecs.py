@@ -30,6 +30,8 @@ NUMCODECS_CASES = [
     ("crc32c", "int16", [bytes_codec(), nc("crc32c")], True),
     ("adler32", "uint8", [bytes_codec(), nc("adler32")], True),
     ("fletcher32", "float64", [bytes_codec(), nc("fletcher32")], True),
+    ("jenkins_lookup3", "uint16", [bytes_codec(), nc("jenkins_lookup3")], True),
+    ("jenkins_lookup3-initval", "int64", [bytes_codec(), nc("jenkins_lookup3", initval=12345)], True),
     ("delta", "int32", [nc("delta", dtype="<i4"), bytes_codec(), nc("zlib", level=1)], True),
     ("packbits", "bool", [nc("packbits"), bytes_codec(), nc("zlib", level=1)], True),
     ("fixedscaleoffset", "float64",
