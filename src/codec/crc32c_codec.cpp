@@ -1,7 +1,7 @@
 #include "cuzarr/codec/crc32c_codec.hpp"
 
+#include "codec/checksum_framing.hpp"
 #include "codec/codec_configuration.hpp"
-#include "codec/trailing_checksum.hpp"
 #include "cuzarr/codec/crc32c.hpp"
 
 namespace cuzarr {
@@ -15,14 +15,14 @@ std::shared_ptr<Crc32cCodec> Crc32cCodec::create(const nlohmann::json& configura
 // v3 crc32c codec: the checksum follows the data as a little-endian uint32.
 void Crc32cCodec::encode(std::span<const Buffer> in, std::span<Buffer> out,
                          const ChunkRepresentation&, std::span<ChunkStatus> status) const {
-  encode_with_trailing_checksum(in, out, status, "crc32c",
-                                [](std::span<const std::byte> data) { return crc32c(data); });
+  encode_with_checksum(in, out, status, "crc32c", ChecksumPlace::end,
+                       [](std::span<const std::byte> data) { return crc32c(data); });
 }
 
 void Crc32cCodec::decode(std::span<const Buffer> in, std::span<Buffer> out,
                          const ChunkRepresentation&, std::span<ChunkStatus> status) const {
-  decode_with_trailing_checksum(in, out, status, "crc32c",
-                                [](std::span<const std::byte> data) { return crc32c(data); });
+  decode_with_checksum(in, out, status, "crc32c", ChecksumPlace::end,
+                       [](std::span<const std::byte> data) { return crc32c(data); });
 }
 
 }  // namespace cuzarr

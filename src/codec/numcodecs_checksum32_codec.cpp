@@ -3,16 +3,13 @@
 #include <fmt/format.h>
 #include <zlib.h>
 
-#include <cstring>
-
+#include "codec/checksum_framing.hpp"
 #include "codec/codec_configuration.hpp"
 #include "cuzarr/codec/crc32c.hpp"
 #include "cuzarr/core/error.hpp"
 
 namespace cuzarr {
 namespace {
-
-constexpr size_t kChecksumSize = 4;
 
 const char* algorithm_id(NumcodecsChecksum32Codec::Algorithm algorithm) {
   switch (algorithm) {
@@ -24,6 +21,11 @@ const char* algorithm_id(NumcodecsChecksum32Codec::Algorithm algorithm) {
       return "crc32c";
   }
   return "?";
+}
+
+ChecksumPlace place(NumcodecsChecksum32Codec::Location location) {
+  return location == NumcodecsChecksum32Codec::Location::start ? ChecksumPlace::start
+                                                               : ChecksumPlace::end;
 }
 
 }  // namespace
@@ -72,51 +74,17 @@ nlohmann::json NumcodecsChecksum32Codec::to_json() const {
 void NumcodecsChecksum32Codec::encode(std::span<const Buffer> in, std::span<Buffer> out,
                                       const ChunkRepresentation&,
                                       std::span<ChunkStatus> status) const {
-  if (in.size() != status.size() || out.size() != status.size()) {
-    throw InvalidArgumentError(
-        fmt::format("codec \"{}\": batch sizes of inputs, outputs and statuses differ", name()));
-  }
-  for_each_chunk(status, [&](size_t i) {
-    auto data = in[i].bytes();
-    Buffer result = Buffer::allocate(data.size() + kChecksumSize);
-    const size_t data_at = location_ == Location::start ? kChecksumSize : 0;
-    const size_t sum_at = location_ == Location::start ? 0 : data.size();
-    if (!data.empty()) std::memcpy(result.data() + data_at, data.data(), data.size());
-    const uint32_t sum = checksum(algorithm_, data);
-    // numcodecs writes the checksum as a little-endian uint32 ('<u4').
-    for (size_t b = 0; b < kChecksumSize; ++b)
-      result.data()[sum_at + b] = static_cast<std::byte>(sum >> (8 * b));
-    out[i] = std::move(result);
-  });
+  encode_with_checksum(
+      in, out, status, name(), place(location_),
+      [this](std::span<const std::byte> data) { return checksum(algorithm_, data); });
 }
 
 void NumcodecsChecksum32Codec::decode(std::span<const Buffer> in, std::span<Buffer> out,
                                       const ChunkRepresentation&,
                                       std::span<ChunkStatus> status) const {
-  if (in.size() != status.size() || out.size() != status.size()) {
-    throw InvalidArgumentError(
-        fmt::format("codec \"{}\": batch sizes of inputs, outputs and statuses differ", name()));
-  }
-  for_each_chunk(status, [&](size_t i) {
-    auto data = in[i].bytes();
-    if (data.size() < kChecksumSize) {
-      throw CorruptDataError(fmt::format(
-          "codec \"{}\": {} bytes are too few to hold a 4-byte checksum", name(), data.size()));
-    }
-    const size_t payload = data.size() - kChecksumSize;
-    const size_t data_at = location_ == Location::start ? kChecksumSize : 0;
-    const size_t sum_at = location_ == Location::start ? 0 : payload;
-    uint32_t stored = 0;
-    for (size_t b = 0; b < kChecksumSize; ++b)
-      stored |= static_cast<uint32_t>(data[sum_at + b]) << (8 * b);
-    const uint32_t computed = checksum(algorithm_, data.subspan(data_at, payload));
-    if (stored != computed) {
-      throw CorruptDataError(
-          fmt::format("codec \"{}\": checksum mismatch: stored {:#010x}, computed {:#010x}", name(),
-                      stored, computed));
-    }
-    out[i] = in[i].slice(data_at, payload);
-  });
+  decode_with_checksum(
+      in, out, status, name(), place(location_),
+      [this](std::span<const std::byte> data) { return checksum(algorithm_, data); });
 }
 
 }  // namespace cuzarr

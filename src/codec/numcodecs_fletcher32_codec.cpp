@@ -2,9 +2,8 @@
 
 #include <algorithm>
 
+#include "codec/checksum_framing.hpp"
 #include "codec/codec_configuration.hpp"
-#include "codec/trailing_checksum.hpp"
-#include "cuzarr/core/error.hpp"
 
 namespace cuzarr {
 namespace {
@@ -52,13 +51,13 @@ std::shared_ptr<NumcodecsFletcher32Codec> NumcodecsFletcher32Codec::create(
 void NumcodecsFletcher32Codec::encode(std::span<const Buffer> in, std::span<Buffer> out,
                                       const ChunkRepresentation&,
                                       std::span<ChunkStatus> status) const {
-  encode_with_trailing_checksum(in, out, status, name(), fletcher32_hdf5);
+  encode_with_checksum(in, out, status, name(), ChecksumPlace::end, fletcher32_hdf5);
 }
 
 void NumcodecsFletcher32Codec::decode(std::span<const Buffer> in, std::span<Buffer> out,
                                       const ChunkRepresentation&,
                                       std::span<ChunkStatus> status) const {
-  decode_with_trailing_checksum(in, out, status, name(), fletcher32_hdf5);
+  decode_with_checksum(in, out, status, name(), ChecksumPlace::end, fletcher32_hdf5);
 }
 
 }  // namespace cuzarr

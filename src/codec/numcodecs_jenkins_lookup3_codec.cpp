@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <bit>
 
+#include "codec/checksum_framing.hpp"
 #include "codec/codec_configuration.hpp"
-#include "codec/trailing_checksum.hpp"
 #include "cuzarr/core/error.hpp"
 
 namespace cuzarr {
@@ -109,15 +109,15 @@ uint32_t NumcodecsJenkinsLookup3Codec::checksum(std::span<const std::byte> data)
 void NumcodecsJenkinsLookup3Codec::encode(std::span<const Buffer> in, std::span<Buffer> out,
                                           const ChunkRepresentation&,
                                           std::span<ChunkStatus> status) const {
-  encode_with_trailing_checksum(in, out, status, kName,
-                                [this](std::span<const std::byte> data) { return checksum(data); });
+  encode_with_checksum(in, out, status, kName, ChecksumPlace::end,
+                       [this](std::span<const std::byte> data) { return checksum(data); });
 }
 
 void NumcodecsJenkinsLookup3Codec::decode(std::span<const Buffer> in, std::span<Buffer> out,
                                           const ChunkRepresentation&,
                                           std::span<ChunkStatus> status) const {
-  decode_with_trailing_checksum(in, out, status, kName,
-                                [this](std::span<const std::byte> data) { return checksum(data); });
+  decode_with_checksum(in, out, status, kName, ChecksumPlace::end,
+                       [this](std::span<const std::byte> data) { return checksum(data); });
 }
 
 }  // namespace cuzarr
