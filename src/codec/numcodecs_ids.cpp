@@ -8,12 +8,10 @@ namespace {
 
 // The numcodecs ids with a codec registered as "numcodecs.<id>" (numcodecs_registration.cpp),
 // in alphabetical order.
-constexpr std::array<std::string_view, 17> kIds = {
-    "adler32",    "astype",   "bitround",        "bz2",
-    "crc32",      "crc32c",   "delta",           "fixedscaleoffset",
-    "fletcher32", "gzip",     "jenkins_lookup3", "lz4",
-    "lzma",       "packbits", "quantize",        "shuffle",
-    "zlib"};
+constexpr std::array<std::string_view, 18> kIds = {
+    "adler32", "astype", "base64",           "bitround",   "bz2",     "crc32",
+    "crc32c",  "delta",  "fixedscaleoffset", "fletcher32", "gzip",    "jenkins_lookup3",
+    "lz4",     "lzma",   "packbits",         "quantize",   "shuffle", "zlib"};
 
 }  // namespace
 

@@ -5,6 +5,7 @@
 #include "cuzarr/codec/blosc_codec.hpp"
 #include "cuzarr/codec/codec_registry.hpp"
 #include "cuzarr/codec/numcodecs_astype_codec.hpp"
+#include "cuzarr/codec/numcodecs_base64_codec.hpp"
 #include "cuzarr/codec/numcodecs_bitround_codec.hpp"
 #include "cuzarr/codec/numcodecs_bz2_codec.hpp"
 #include "cuzarr/codec/numcodecs_checksum32_codec.hpp"
@@ -94,6 +95,9 @@ void register_numcodecs_codecs(CodecRegistry& registry) {
   });
   registry.register_codec("numcodecs.jenkins_lookup3", [](const Json& c, const Rep& d) {
     return NumcodecsJenkinsLookup3Codec::create(c, d);
+  });
+  registry.register_codec("numcodecs.base64", [](const Json& c, const Rep& d) {
+    return NumcodecsBase64Codec::create(c, d);
   });
   // numcodecs' Zstd and Blosc write the formats of the v3 core codecs (a zstd frame, a c-blosc
   // chunk), so they are those codecs under zarr-python's names, decoded on the GPU alike. An

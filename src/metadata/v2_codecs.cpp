@@ -15,9 +15,10 @@ using enum CodecRole;
 
 // numcodecs ids (numcodecs.get_codec) and what they are in a v3 chain. The numcodecs.* names are
 // the codecs of the codec registry (numcodecs_registration.cpp); a test checks that they agree.
-constexpr std::array<V2CodecId, 21> kIds = {{
+constexpr std::array<V2CodecId, 22> kIds = {{
     {"adler32", "numcodecs.adler32", bytes_to_bytes},
     {"astype", "numcodecs.astype", array_to_array},
+    {"base64", "numcodecs.base64", bytes_to_bytes},
     {"bitround", "numcodecs.bitround", array_to_array},
     {"blosc", "blosc", bytes_to_bytes},
     {"bz2", "numcodecs.bz2", bytes_to_bytes},

@@ -149,6 +149,35 @@ TEST(NumcodecsBytesCodecs, JenkinsLookup3MatchesNumcodecs) {
   }
 }
 
+// What numcodecs 0.16.6's Base64 wrote for these inputs (every length mod 3), and text it would
+// not write: a length not a multiple of 4, characters outside the alphabet, misplaced padding.
+TEST(NumcodecsBytesCodecs, Base64MatchesNumcodecs) {
+  auto codec = make<BytesToBytesCodec>("numcodecs.base64", json::object(), kTextRep);
+  for (const auto& [data, text] : std::vector<std::pair<std::string_view, std::string_view>>{
+           {"", ""},
+           {"hello world!x", "aGVsbG8gd29ybGQheA=="},
+           {"ab", "YWI="},
+           {"abc", "YWJj"},
+           {std::string_view("\xff\xfe\x00", 3), "//4A"}}) {
+    Buffer enc, dec;
+    ASSERT_TRUE(encode_one(*codec, Buffer::copy_of(data), enc, kTextRep).ok) << text;
+    EXPECT_EQ(std::string_view(reinterpret_cast<const char*>(enc.data()), enc.size()), text);
+    EXPECT_EQ(static_cast<int64_t>(enc.size()),
+              codec->fixed_encoded_size(static_cast<int64_t>(data.size())));
+    ASSERT_TRUE(decode_one(*codec, enc, dec, kTextRep).ok) << text;
+    EXPECT_EQ(std::string_view(reinterpret_cast<const char*>(dec.data()), dec.size()), data);
+  }
+  for (const char* bad : {"YWI", "YW=j", "YWJj\n", "Y*Jj", "YQ==YQ=="}) {
+    Buffer dec;
+    const auto st = decode_one(*codec, Buffer::copy_of(std::string_view(bad)), dec, kTextRep);
+    EXPECT_FALSE(st.ok) << bad;
+    EXPECT_EQ(st.code, ErrorCode::corrupt_data) << bad;
+    EXPECT_NE(st.message.find("numcodecs.base64"), std::string::npos) << st.message;
+  }
+  EXPECT_THROW(make<BytesToBytesCodec>("numcodecs.base64", json{{"altchars", "-_"}}, kTextRep),
+               InvalidArgumentError);
+}
+
 TEST(NumcodecsBytesCodecs, ShuffleMatchesNumcodecs) {
   // numcodecs.Shuffle(elementsize=4).encode(np.arange(6, dtype='<u4') * 0x01020304)
   std::vector<uint32_t> values(6);

@@ -87,7 +87,8 @@ ZARR_PYTHON_CASES = (
     + [v2_case(f"compressor-{name}", "float64", compressors=codec) for name, codec in [
         ("zlib", numcodecs.Zlib(level=1)), ("gzip", numcodecs.GZip(level=5)), ("bz2", numcodecs.BZ2(level=3)),
         ("lzma", numcodecs.LZMA()), ("zstd", numcodecs.Zstd(level=3)), ("zstd-checksum", numcodecs.Zstd(level=1, checksum=True)),
-        ("lz4", numcodecs.LZ4()), ("jenkins-lookup3", numcodecs.JenkinsLookup3(initval=9))]]
+        ("lz4", numcodecs.LZ4()), ("jenkins-lookup3", numcodecs.JenkinsLookup3(initval=9)),
+        ("base64", numcodecs.Base64())]]
     + [v2_case(f"blosc-{cname}-{shuffle}-{d}", d,
                compressors=numcodecs.Blosc(cname=cname, clevel=5, shuffle=shuffle))
        for cname in ["lz4", "zstd"] for shuffle in [-1, 0, 1, 2] for d in ["uint8", ">i4"]]
@@ -187,6 +188,7 @@ CUZARR_CASES = (
            ("bz2", nc("bz2", level=3), {"id": "bz2", "level": 3}),
            ("lzma", nc("lzma"), ...),
            ("lz4", nc("lz4"), ...),
+           ("base64", nc("base64"), {"id": "base64"}),
            ("zstd", ZSTD, {"id": "zstd", "level": 1}),
            ("zstd-checksum", {"name": "zstd", "configuration": {"level": 2, "checksum": True}},
             {"id": "zstd", "level": 2, "checksum": True})]]
