@@ -4,6 +4,7 @@
 #include <string>
 
 #include "command.hpp"
+#include "cuzarr/codec/codec_chain.hpp"
 #include "cuzarr/cuzarr.hpp"
 #include "cuzarr/metadata/json_document.hpp"
 #include "node_location.hpp"
@@ -32,6 +33,19 @@ nlohmann::json inner_chunk_shape(const ArrayMetadata& metadata) {
   return nullptr;
 }
 
+/// Whether cuzarr can decode the array's chunks: null when its codec chain builds, else why not
+/// (an unknown codec, a configuration it refuses), as a read would report it.
+nlohmann::json codec_problem(const ArrayMetadata& metadata) {
+  try {
+    CodecChain::create(
+        metadata.codecs,
+        ChunkRepresentation{metadata.chunk_shape, metadata.data_type, metadata.fill_value});
+    return nullptr;
+  } catch (const Error& e) {
+    return e.what();
+  }
+}
+
 nlohmann::json array_info(const std::string& path, const Array& array) {
   const ArrayMetadata& metadata = array.metadata();
   nlohmann::json document = metadata.to_json();
@@ -54,6 +68,9 @@ nlohmann::json array_info(const std::string& path, const Array& array) {
   info["chunk_grid"] = document["chunk_grid"];
   info["chunk_key_encoding"] = metadata.chunk_key_encoding.to_json();
   info["codecs"] = document.value("codecs", nlohmann::json::array());
+  const nlohmann::json problem = codec_problem(metadata);
+  info["codecs_readable"] = problem.is_null();
+  if (!problem.is_null()) info["codec_error"] = problem;
   info["fill_value"] = document.value("fill_value", nlohmann::json());
   info["dimension_names"] = document.value("dimension_names", nlohmann::json());
   info["attributes"] = metadata.attributes;
@@ -110,6 +127,9 @@ void print_array_info(const nlohmann::json& info) {
                         list_text(info["chunk_grid_shape"]), info["chunks_total"].get<int64_t>()));
   print_row("Chunk key encoding", info["chunk_key_encoding"].dump());
   print_row("Codecs", info["codecs"].dump());
+  print_row("Codecs readable", info["codecs_readable"].get<bool>()
+                                   ? "yes"
+                                   : "no: " + info["codec_error"].get<std::string>());
   print_row("Fill value", dump_json_document(info["fill_value"]));
   print_row("Dimension names",
             info["dimension_names"].is_null() ? "none" : info["dimension_names"].dump());

@@ -47,6 +47,22 @@ def test_info_json_fields(tmp_path):
     assert info["uncompressed_bytes"] == 4 * 20 * 30 * 2
     assert info["array_bytes"] == 100 * 60 * 2
     assert info["compression_ratio"] == pytest.approx(info["uncompressed_bytes"] / info["stored_bytes"])
+    assert info["codecs_readable"] is True and "codec_error" not in info
+
+
+def test_info_says_when_the_codecs_cannot_be_read(tmp_path):
+    # An array another library wrote with a codec cuzarr lacks: info still describes it, and says
+    # why its chunks cannot be read, as a read would.
+    path = import_array(tmp_path, np.arange(10, dtype="<i4"), "--chunks", "5")
+    document = json.loads((path / "zarr.json").read_text())
+    document["codecs"].append({"name": "mystery", "configuration": {}})
+    (path / "zarr.json").write_text(json.dumps(document))
+    info = json.loads(run("info", path, "--json").stdout)
+    assert info["codecs_readable"] is False
+    assert 'unknown codec "mystery"' in info["codec_error"]
+    assert any(line.startswith("Codecs readable") and 'no: codecs[' in line
+               for line in run("info", path).stdout.splitlines())
+    assert 'unknown codec "mystery"' in run("cat", path, expect_status=2).stderr
 
 
 def test_info_text(tmp_path):
@@ -54,7 +70,7 @@ def test_info_text(tmp_path):
     text = run("info", path).stdout
     for label, value in [("Node type", "array"), ("Shape", "[10]"), ("Data type", "float32"),
                          ("Chunk shape", "[4]"), ("Fill value", '"NaN"'), ("Stored chunks", "3 of 3"),
-                         ("Dimension names", "none")]:
+                         ("Dimension names", "none"), ("Codecs readable", "yes")]:
         assert any(line.startswith(label) and line.rstrip().endswith(value) for line in text.splitlines()), (label, text)
     for label in ["Codecs", "Attributes", "Chunk grid", "Stored bytes", "Uncompressed bytes", "Compression ratio"]:
         assert label in text
