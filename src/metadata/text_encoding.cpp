@@ -6,58 +6,9 @@
 namespace cuzarr {
 namespace {
 
-constexpr std::string_view kAlphabet =
-    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-int base64_value(char c) {
-  const auto pos = kAlphabet.find(c);
-  return pos == std::string_view::npos ? -1 : static_cast<int>(pos);
-}
-
 bool is_scalar_value(char32_t c) { return c <= 0x10FFFF && (c < 0xD800 || c > 0xDFFF); }
 
 }  // namespace
-
-std::string base64_encode(std::span<const std::byte> bytes) {
-  std::string out;
-  out.reserve((bytes.size() + 2) / 3 * 4);
-  for (size_t i = 0; i < bytes.size(); i += 3) {
-    const size_t n = std::min<size_t>(3, bytes.size() - i);
-    uint32_t group = 0;
-    for (size_t k = 0; k < 3; ++k)
-      group = (group << 8) | (k < n ? std::to_integer<uint32_t>(bytes[i + k]) : 0u);
-    for (size_t k = 0; k < 4; ++k) out += k <= n ? kAlphabet[(group >> (18 - 6 * k)) & 0x3F] : '=';
-  }
-  return out;
-}
-
-std::optional<std::vector<std::byte>> base64_decode(std::string_view text) {
-  // RFC 4648, section 4: 4 characters encode 3 bytes; a final group of 2 or 3 characters
-  // encodes 1 or 2 bytes and is padded with '=' to 4 characters.
-  size_t end = text.size();
-  if (end % 4 == 0) {
-    if (end >= 1 && text[end - 1] == '=') --end;
-    if (end >= 1 && text[end - 1] == '=') --end;
-  }
-  if (end % 4 == 1) return std::nullopt;
-  std::vector<std::byte> out;
-  out.reserve(end / 4 * 3 + 2);
-  uint32_t group = 0;
-  int bits = 0;
-  for (size_t i = 0; i < end; ++i) {
-    const int v = base64_value(text[i]);
-    if (v < 0) return std::nullopt;
-    group = (group << 6) | static_cast<uint32_t>(v);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out.push_back(static_cast<std::byte>((group >> bits) & 0xFF));
-    }
-  }
-  // The unused low bits of a final partial group must be zero (canonical encoding).
-  if (bits > 0 && (group & ((1u << bits) - 1)) != 0) return std::nullopt;
-  return out;
-}
 
 std::optional<std::u32string> utf8_to_code_points(std::string_view text) {
   std::u32string out;

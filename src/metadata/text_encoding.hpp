@@ -1,5 +1,5 @@
-// Text encodings that Zarr v2 fill values use: base64 (RFC 4648, section 4) for byte strings and
-// UTF-8 <-> UTF-32 code points for numpy unicode strings.
+// Text encodings that Zarr v2 fill values use for numpy unicode strings: UTF-8 <-> UTF-32 code
+// points (byte strings use base64: cuzarr/core/base64.hpp).
 #pragma once
 
 #include <cstddef>
@@ -10,11 +10,6 @@
 #include <vector>
 
 namespace cuzarr {
-
-/// Standard base64 with '=' padding.
-std::string base64_encode(std::span<const std::byte> bytes);
-/// Decodes standard base64 (padding optional); nullopt when `text` is not valid base64.
-std::optional<std::vector<std::byte>> base64_decode(std::string_view text);
 
 /// The code points of UTF-8 `text`; nullopt when it is not valid UTF-8.
 std::optional<std::u32string> utf8_to_code_points(std::string_view text);

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <string>
 
+#include "cuzarr/core/base64.hpp"
 #include "cuzarr/core/error.hpp"
 #include "cuzarr/metadata/fill_value.hpp"
 #include "text_encoding.hpp"
@@ -36,13 +37,20 @@ std::vector<std::byte> byte_string(const nlohmann::json& value, const DataType& 
                                    bool exact_length) {
   const auto expected = fmt::format("a base64 string of at most {} bytes", dtype.size());
   if (!value.is_string()) fail(value, dtype, expected);
-  auto bytes = base64_decode(value.get_ref<const std::string&>());
-  if (!bytes || bytes->size() > dtype.size()) fail(value, dtype, expected);
-  if (exact_length && !bytes->empty() && bytes->size() != dtype.size()) {
+  std::string text_bytes;
+  try {
+    text_bytes = base64_decode(value.get_ref<const std::string&>());
+  } catch (const InvalidArgumentError&) {
+    fail(value, dtype, expected);
+  }
+  if (text_bytes.size() > dtype.size()) fail(value, dtype, expected);
+  if (exact_length && !text_bytes.empty() && text_bytes.size() != dtype.size()) {
     fail(value, dtype, fmt::format("a base64 string of {} bytes", dtype.size()));
   }
-  bytes->resize(dtype.size(), std::byte{0});  // numpy pads byte strings with zeros
-  return *bytes;
+  const auto* first = reinterpret_cast<const std::byte*>(text_bytes.data());
+  std::vector<std::byte> bytes(first, first + text_bytes.size());
+  bytes.resize(dtype.size(), std::byte{0});  // numpy pads byte strings with zeros
+  return bytes;
 }
 
 std::vector<std::byte> unicode_string(const nlohmann::json& value, const DataType& dtype) {
@@ -79,6 +87,10 @@ std::vector<std::byte> time_count(const nlohmann::json& value, const DataType& d
 nlohmann::json v2_float(nlohmann::json v3) {
   if (v3.is_string() && v3.get_ref<const std::string&>().rfind("0x", 0) == 0) return "NaN";
   return v3;
+}
+
+std::string_view as_text(std::span<const std::byte> bytes) {
+  return {reinterpret_cast<const char*>(bytes.data()), bytes.size()};
 }
 
 std::vector<std::byte> trimmed(std::span<const std::byte> bytes, size_t unit) {
@@ -131,10 +143,10 @@ nlohmann::json v2_fill_value_to_json(std::span<const std::byte> value, const Dat
   }
   switch (dtype.kind()) {
     case DataTypeKind::null_terminated_bytes:
-      return base64_encode(trimmed(value, 1));
+      return base64_encode(as_text(trimmed(value, 1)));
     case DataTypeKind::raw_bytes:
     case DataTypeKind::raw:
-      return base64_encode(value);
+      return base64_encode(as_text(value));
     case DataTypeKind::fixed_length_utf32: {
       const auto bytes = trimmed(value, 4);
       std::u32string code_points(bytes.size() / 4, U'\0');
