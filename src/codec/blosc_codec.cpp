@@ -18,13 +18,6 @@
 namespace cuzarr {
 namespace {
 
-void check_batch(size_t in, size_t out, size_t status) {
-  if (in != status || out != status) {
-    throw InvalidArgumentError(
-        "codec \"blosc\": batch sizes of inputs, outputs and statuses differ");
-  }
-}
-
 const char* shuffle_name(BloscCodec::Shuffle s) {
   switch (s) {
     case BloscCodec::Shuffle::noshuffle:
@@ -164,7 +157,7 @@ std::optional<size_t> BloscCodec::encode_into(std::span<const std::byte> in,
 
 void BloscCodec::encode(std::span<const Buffer> in, std::span<Buffer> out,
                         const ChunkRepresentation&, std::span<ChunkStatus> status) const {
-  check_batch(in.size(), out.size(), status.size());
+  check_batch_sizes("blosc", in.size(), out.size(), status.size());
   for_each_chunk(status, [&](size_t i) {
     auto data = in[i].bytes();
     check_input_size(data.size());
@@ -207,7 +200,7 @@ void decompress_into(std::span<const std::byte> data, std::span<std::byte> out, 
 
 void BloscCodec::decode(std::span<const Buffer> in, std::span<Buffer> out,
                         const ChunkRepresentation& decoded, std::span<ChunkStatus> status) const {
-  check_batch(in.size(), out.size(), status.size());
+  check_batch_sizes("blosc", in.size(), out.size(), status.size());
   const size_t limit = decoded_size_limit(decoded);
   const size_t threads = std::max<size_t>(1, cpu_threads() / std::max<size_t>(1, in.size()));
   for_each_chunk(status, [&](size_t i) {

@@ -107,10 +107,7 @@ bool BytesCodec::needs_swap(const DataType& dtype) const {
 
 void BytesCodec::encode(std::span<const NDBuffer> in, std::span<Buffer> out,
                         const ChunkRepresentation& decoded, std::span<ChunkStatus> status) const {
-  if (in.size() != status.size() || out.size() != status.size()) {
-    throw InvalidArgumentError(
-        "codec \"bytes\": batch sizes of inputs, outputs and statuses differ");
-  }
+  check_batch_sizes("bytes", in.size(), out.size(), status.size());
   const bool swap = needs_swap(decoded.data_type);
   const int64_t nbytes = decoded.nbytes();
   for_each_chunk(status, [&](size_t i) {
@@ -125,10 +122,7 @@ void BytesCodec::encode(std::span<const NDBuffer> in, std::span<Buffer> out,
 
 void BytesCodec::decode(std::span<const Buffer> in, std::span<NDBuffer> out,
                         const ChunkRepresentation& decoded, std::span<ChunkStatus> status) const {
-  if (in.size() != status.size() || out.size() != status.size()) {
-    throw InvalidArgumentError(
-        "codec \"bytes\": batch sizes of inputs, outputs and statuses differ");
-  }
+  check_batch_sizes("bytes", in.size(), out.size(), status.size());
   const bool swap = needs_swap(decoded.data_type);
   const size_t unit = decoded.data_type.endian_unit();
   const auto nbytes = static_cast<size_t>(decoded.nbytes());

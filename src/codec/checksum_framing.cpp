@@ -11,19 +11,12 @@ namespace {
 
 constexpr size_t kChecksumSize = 4;
 
-void check_batch(size_t in, size_t out, size_t status, std::string_view codec) {
-  if (in != status || out != status) {
-    throw InvalidArgumentError(
-        fmt::format("codec \"{}\": batch sizes of inputs, outputs and statuses differ", codec));
-  }
-}
-
 }  // namespace
 
 void encode_with_checksum(std::span<const Buffer> in, std::span<Buffer> out,
                           std::span<ChunkStatus> status, std::string_view codec,
                           ChecksumPlace place, const Checksum32Function& checksum) {
-  check_batch(in.size(), out.size(), status.size(), codec);
+  check_batch_sizes(codec, in.size(), out.size(), status.size());
   for_each_chunk(status, [&](size_t i) {
     auto data = in[i].bytes();
     Buffer result = Buffer::allocate(data.size() + kChecksumSize);
@@ -40,7 +33,7 @@ void encode_with_checksum(std::span<const Buffer> in, std::span<Buffer> out,
 void decode_with_checksum(std::span<const Buffer> in, std::span<Buffer> out,
                           std::span<ChunkStatus> status, std::string_view codec,
                           ChecksumPlace place, const Checksum32Function& checksum) {
-  check_batch(in.size(), out.size(), status.size(), codec);
+  check_batch_sizes(codec, in.size(), out.size(), status.size());
   for_each_chunk(status, [&](size_t i) {
     auto data = in[i].bytes();
     if (data.size() < kChecksumSize) {

@@ -1,10 +1,20 @@
 #include "cuzarr/codec/chunk_status.hpp"
 
+#include <fmt/format.h>
+
 #include <exception>
 
+#include "cuzarr/core/error.hpp"
 #include "cuzarr/core/parallel.hpp"
 
 namespace cuzarr {
+
+void check_batch_sizes(std::string_view codec, size_t inputs, size_t outputs, size_t statuses) {
+  if (inputs != statuses || outputs != statuses) {
+    throw InvalidArgumentError(
+        fmt::format("codec \"{}\": batch sizes of inputs, outputs and statuses differ", codec));
+  }
+}
 
 void for_each_chunk(std::span<ChunkStatus> status, const std::function<void(size_t)>& body) {
   // Each body runs under its own try block, so parallel_for never sees an exception and one bad

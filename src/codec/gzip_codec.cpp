@@ -17,13 +17,6 @@ constexpr int kGzipWindowBits = 15 + 16;        // RFC 1952 wrapper
 constexpr int kAutoDetectWindowBits = 15 + 32;  // gzip or zlib wrapper, detected from the header
 constexpr size_t kMaxStep = std::numeric_limits<uInt>::max();
 
-void check_batch(size_t in, size_t out, size_t status) {
-  if (in != status || out != status) {
-    throw InvalidArgumentError(
-        "codec \"gzip\": batch sizes of inputs, outputs and statuses differ");
-  }
-}
-
 std::string zlib_message(const z_stream& stream, int code) {
   if (stream.msg != nullptr) return stream.msg;
   return fmt::format("zlib error {}", code);
@@ -145,13 +138,13 @@ nlohmann::json GzipCodec::to_json() const {
 
 void GzipCodec::encode(std::span<const Buffer> in, std::span<Buffer> out,
                        const ChunkRepresentation&, std::span<ChunkStatus> status) const {
-  check_batch(in.size(), out.size(), status.size());
+  check_batch_sizes("gzip", in.size(), out.size(), status.size());
   for_each_chunk(status, [&](size_t i) { out[i] = gzip_compress(in[i].bytes(), level_); });
 }
 
 void GzipCodec::decode(std::span<const Buffer> in, std::span<Buffer> out,
                        const ChunkRepresentation& decoded, std::span<ChunkStatus> status) const {
-  check_batch(in.size(), out.size(), status.size());
+  check_batch_sizes("gzip", in.size(), out.size(), status.size());
   for_each_chunk(status, [&](size_t i) { out[i] = gzip_decompress(in[i].bytes(), decoded); });
 }
 

@@ -12,13 +12,6 @@ namespace {
 
 constexpr const char* kName = "numcodecs.astype";
 
-void check_batch(size_t in, size_t out, size_t status) {
-  if (in != status || out != status) {
-    throw InvalidArgumentError(
-        "codec \"numcodecs.astype\": batch sizes of inputs, outputs and statuses differ");
-  }
-}
-
 NDBuffer cast_array(const NDBuffer& in, const DataType& to) {
   NDBuffer src = c_ordered(in);
   NDBuffer dst = NDBuffer::allocate(to, in.shape());
@@ -72,7 +65,7 @@ ChunkRepresentation NumcodecsAsTypeCodec::encoded_representation(
 void NumcodecsAsTypeCodec::encode(std::span<const NDBuffer> in, std::span<NDBuffer> out,
                                   const ChunkRepresentation& decoded,
                                   std::span<ChunkStatus> status) const {
-  check_batch(in.size(), out.size(), status.size());
+  check_batch_sizes("numcodecs.astype", in.size(), out.size(), status.size());
   for_each_chunk(status, [&](size_t i) {
     require_filter_input(kName, in[i], decoded.shape, decode_dtype_, "encode");
     out[i] = cast_array(in[i], encode_dtype_);
@@ -82,7 +75,7 @@ void NumcodecsAsTypeCodec::encode(std::span<const NDBuffer> in, std::span<NDBuff
 void NumcodecsAsTypeCodec::decode(std::span<const NDBuffer> in, std::span<NDBuffer> out,
                                   const ChunkRepresentation& decoded,
                                   std::span<ChunkStatus> status) const {
-  check_batch(in.size(), out.size(), status.size());
+  check_batch_sizes("numcodecs.astype", in.size(), out.size(), status.size());
   for_each_chunk(status, [&](size_t i) {
     require_filter_input(kName, in[i], decoded.shape, encode_dtype_, "decode");
     out[i] = cast_array(in[i], decode_dtype_);

@@ -16,13 +16,6 @@ std::string_view as_text(std::span<const std::byte> bytes) {
   return {reinterpret_cast<const char*>(bytes.data()), bytes.size()};
 }
 
-void check_batch(size_t in, size_t out, size_t status) {
-  if (in != status || out != status) {
-    throw InvalidArgumentError(
-        "codec \"numcodecs.base64\": batch sizes of inputs, outputs and statuses differ");
-  }
-}
-
 }  // namespace
 
 std::shared_ptr<NumcodecsBase64Codec> NumcodecsBase64Codec::create(
@@ -33,7 +26,7 @@ std::shared_ptr<NumcodecsBase64Codec> NumcodecsBase64Codec::create(
 
 void NumcodecsBase64Codec::encode(std::span<const Buffer> in, std::span<Buffer> out,
                                   const ChunkRepresentation&, std::span<ChunkStatus> status) const {
-  check_batch(in.size(), out.size(), status.size());
+  check_batch_sizes("numcodecs.base64", in.size(), out.size(), status.size());
   for_each_chunk(status, [&](size_t i) {
     out[i] = Buffer::copy_of(std::string_view(base64_encode(as_text(in[i].bytes()))));
   });
@@ -41,7 +34,7 @@ void NumcodecsBase64Codec::encode(std::span<const Buffer> in, std::span<Buffer> 
 
 void NumcodecsBase64Codec::decode(std::span<const Buffer> in, std::span<Buffer> out,
                                   const ChunkRepresentation&, std::span<ChunkStatus> status) const {
-  check_batch(in.size(), out.size(), status.size());
+  check_batch_sizes("numcodecs.base64", in.size(), out.size(), status.size());
   for_each_chunk(status, [&](size_t i) {
     std::string bytes;
     try {

@@ -13,13 +13,6 @@ namespace {
 
 constexpr const char* kName = "numcodecs.bitround";
 
-void check_batch(size_t in, size_t out, size_t status) {
-  if (in != status || out != status) {
-    throw InvalidArgumentError(
-        "codec \"numcodecs.bitround\": batch sizes of inputs, outputs and statuses differ");
-  }
-}
-
 int mantissa_bits(const DataType& dtype) {
   switch (dtype.kind()) {
     case DataTypeKind::float16:
@@ -82,7 +75,7 @@ ChunkRepresentation NumcodecsBitRoundCodec::encoded_representation(
 void NumcodecsBitRoundCodec::encode(std::span<const NDBuffer> in, std::span<NDBuffer> out,
                                     const ChunkRepresentation& decoded,
                                     std::span<ChunkStatus> status) const {
-  check_batch(in.size(), out.size(), status.size());
+  check_batch_sizes("numcodecs.bitround", in.size(), out.size(), status.size());
   const int maskbits = mantissa_bits(dtype_) - keepbits_;
   for_each_chunk(status, [&](size_t i) {
     require_filter_input(kName, in[i], decoded.shape, dtype_, "encode");
@@ -111,7 +104,7 @@ void NumcodecsBitRoundCodec::encode(std::span<const NDBuffer> in, std::span<NDBu
 void NumcodecsBitRoundCodec::decode(std::span<const NDBuffer> in, std::span<NDBuffer> out,
                                     const ChunkRepresentation& decoded,
                                     std::span<ChunkStatus> status) const {
-  check_batch(in.size(), out.size(), status.size());
+  check_batch_sizes("numcodecs.bitround", in.size(), out.size(), status.size());
   for_each_chunk(status, [&](size_t i) {
     require_filter_input(kName, in[i], decoded.shape, dtype_, "decode");
     out[i] = in[i];

@@ -16,13 +16,6 @@ namespace {
 constexpr const char* kName = "codec \"numcodecs.bz2\"";
 constexpr size_t kMaxStep = std::numeric_limits<unsigned int>::max();
 
-void check_batch(size_t in, size_t out, size_t status) {
-  if (in != status || out != status) {
-    throw InvalidArgumentError(
-        fmt::format("{}: batch sizes of inputs, outputs and statuses differ", kName));
-  }
-}
-
 const char* bz2_error_name(int rc) {
   switch (rc) {
     case BZ_DATA_ERROR:
@@ -147,14 +140,14 @@ nlohmann::json NumcodecsBz2Codec::to_json() const {
 
 void NumcodecsBz2Codec::encode(std::span<const Buffer> in, std::span<Buffer> out,
                                const ChunkRepresentation&, std::span<ChunkStatus> status) const {
-  check_batch(in.size(), out.size(), status.size());
+  check_batch_sizes("numcodecs.bz2", in.size(), out.size(), status.size());
   for_each_chunk(status, [&](size_t i) { out[i] = bz2_compress(in[i].bytes(), level_); });
 }
 
 void NumcodecsBz2Codec::decode(std::span<const Buffer> in, std::span<Buffer> out,
                                const ChunkRepresentation& decoded,
                                std::span<ChunkStatus> status) const {
-  check_batch(in.size(), out.size(), status.size());
+  check_batch_sizes("numcodecs.bz2", in.size(), out.size(), status.size());
   for_each_chunk(status, [&](size_t i) { out[i] = bz2_decompress(in[i].bytes(), decoded); });
 }
 

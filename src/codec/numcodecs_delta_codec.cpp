@@ -15,13 +15,6 @@ namespace {
 constexpr const char* kName = "numcodecs.delta";
 const std::string kWhere = "codec \"numcodecs.delta\"";
 
-void check_batch(size_t in, size_t out, size_t status) {
-  if (in != status || out != status) {
-    throw InvalidArgumentError(
-        "codec \"numcodecs.delta\": batch sizes of inputs, outputs and statuses differ");
-  }
-}
-
 // numpy arithmetic in T: integers wrap modulo 2^bits; float16 is computed in float and rounded
 // back to half after each operation.
 template <class T>
@@ -108,7 +101,7 @@ ChunkRepresentation NumcodecsDeltaCodec::encoded_representation(
 void NumcodecsDeltaCodec::encode(std::span<const NDBuffer> in, std::span<NDBuffer> out,
                                  const ChunkRepresentation& decoded,
                                  std::span<ChunkStatus> status) const {
-  check_batch(in.size(), out.size(), status.size());
+  check_batch_sizes("numcodecs.delta", in.size(), out.size(), status.size());
   for_each_chunk(status, [&](size_t i) {
     require_filter_input(kName, in[i], decoded.shape, dtype_, "encode");
     const NDBuffer src = c_ordered(in[i]);
@@ -137,7 +130,7 @@ void NumcodecsDeltaCodec::encode(std::span<const NDBuffer> in, std::span<NDBuffe
 void NumcodecsDeltaCodec::decode(std::span<const NDBuffer> in, std::span<NDBuffer> out,
                                  const ChunkRepresentation& decoded,
                                  std::span<ChunkStatus> status) const {
-  check_batch(in.size(), out.size(), status.size());
+  check_batch_sizes("numcodecs.delta", in.size(), out.size(), status.size());
   for_each_chunk(status, [&](size_t i) {
     require_filter_input(kName, in[i], decoded.shape, astype_, "decode");
     const NDBuffer src = c_ordered(in[i]);

@@ -17,13 +17,6 @@ constexpr const char* kName = "numcodecs.fixedscaleoffset";
 const std::string kWhere = "codec \"numcodecs.fixedscaleoffset\"";
 using Number = NumcodecsFixedScaleOffsetCodec::Number;
 
-void check_batch(size_t in, size_t out, size_t status) {
-  if (in != status || out != status) {
-    throw InvalidArgumentError(
-        fmt::format("{}: batch sizes of inputs, outputs and statuses differ", kWhere));
-  }
-}
-
 Number number_field(const CodecConfiguration& config, const char* field) {
   const auto& v = config.at(field);
   Number n;
@@ -188,7 +181,7 @@ ChunkRepresentation NumcodecsFixedScaleOffsetCodec::encoded_representation(
 void NumcodecsFixedScaleOffsetCodec::encode(std::span<const NDBuffer> in, std::span<NDBuffer> out,
                                             const ChunkRepresentation& decoded,
                                             std::span<ChunkStatus> status) const {
-  check_batch(in.size(), out.size(), status.size());
+  check_batch_sizes("numcodecs.fixedscaleoffset", in.size(), out.size(), status.size());
   for_each_chunk(status, [&](size_t i) {
     require_filter_input(kName, in[i], decoded.shape, dtype_, "encode");
     const NDBuffer src = c_ordered(in[i]);
@@ -201,7 +194,7 @@ void NumcodecsFixedScaleOffsetCodec::encode(std::span<const NDBuffer> in, std::s
 void NumcodecsFixedScaleOffsetCodec::decode(std::span<const NDBuffer> in, std::span<NDBuffer> out,
                                             const ChunkRepresentation& decoded,
                                             std::span<ChunkStatus> status) const {
-  check_batch(in.size(), out.size(), status.size());
+  check_batch_sizes("numcodecs.fixedscaleoffset", in.size(), out.size(), status.size());
   for_each_chunk(status, [&](size_t i) {
     require_filter_input(kName, in[i], decoded.shape, astype_, "decode");
     const NDBuffer src = c_ordered(in[i]);

@@ -18,13 +18,6 @@ constexpr size_t kHeaderSize = 4;
 // extension byte adds at most 255), plus a small constant for the last sequence.
 constexpr uint64_t kMaxExpansion = 255;
 
-void check_batch(size_t in, size_t out, size_t status) {
-  if (in != status || out != status) {
-    throw InvalidArgumentError(
-        fmt::format("{}: batch sizes of inputs, outputs and statuses differ", kName));
-  }
-}
-
 Buffer lz4_compress(std::span<const std::byte> data, int acceleration) {
   if (data.size() > static_cast<size_t>(LZ4_MAX_INPUT_SIZE)) {
     throw InvalidArgumentError(fmt::format("{}: {} bytes exceed LZ4's block limit of {} bytes",
@@ -114,14 +107,14 @@ nlohmann::json NumcodecsLz4Codec::to_json() const {
 
 void NumcodecsLz4Codec::encode(std::span<const Buffer> in, std::span<Buffer> out,
                                const ChunkRepresentation&, std::span<ChunkStatus> status) const {
-  check_batch(in.size(), out.size(), status.size());
+  check_batch_sizes("numcodecs.lz4", in.size(), out.size(), status.size());
   for_each_chunk(status, [&](size_t i) { out[i] = lz4_compress(in[i].bytes(), acceleration_); });
 }
 
 void NumcodecsLz4Codec::decode(std::span<const Buffer> in, std::span<Buffer> out,
                                const ChunkRepresentation& decoded,
                                std::span<ChunkStatus> status) const {
-  check_batch(in.size(), out.size(), status.size());
+  check_batch_sizes("numcodecs.lz4", in.size(), out.size(), status.size());
   for_each_chunk(status, [&](size_t i) { out[i] = lz4_decompress(in[i].bytes(), decoded); });
 }
 

@@ -17,13 +17,6 @@ constexpr uint32_t kExtremeFlag =
     0x80000000u;  // Python's lzma.PRESET_EXTREME == LZMA_PRESET_EXTREME
 constexpr uint64_t kDecoderMemoryLimit = uint64_t{1} << 30;
 
-void check_batch(size_t in, size_t out, size_t status) {
-  if (in != status || out != status) {
-    throw InvalidArgumentError(
-        fmt::format("{}: batch sizes of inputs, outputs and statuses differ", kName));
-  }
-}
-
 const char* lzma_error_name(lzma_ret rc) {
   switch (rc) {
     case LZMA_MEM_ERROR:
@@ -188,7 +181,7 @@ nlohmann::json NumcodecsLzmaCodec::to_json() const {
 
 void NumcodecsLzmaCodec::encode(std::span<const Buffer> in, std::span<Buffer> out,
                                 const ChunkRepresentation&, std::span<ChunkStatus> status) const {
-  check_batch(in.size(), out.size(), status.size());
+  check_batch_sizes("numcodecs.lzma", in.size(), out.size(), status.size());
   for_each_chunk(status, [&](size_t i) {
     if (format_ == Format::automatic) {
       throw InvalidArgumentError(
@@ -201,7 +194,7 @@ void NumcodecsLzmaCodec::encode(std::span<const Buffer> in, std::span<Buffer> ou
 void NumcodecsLzmaCodec::decode(std::span<const Buffer> in, std::span<Buffer> out,
                                 const ChunkRepresentation& decoded,
                                 std::span<ChunkStatus> status) const {
-  check_batch(in.size(), out.size(), status.size());
+  check_batch_sizes("numcodecs.lzma", in.size(), out.size(), status.size());
   for_each_chunk(status,
                  [&](size_t i) { out[i] = lzma_decompress(in[i].bytes(), format_, decoded); });
 }

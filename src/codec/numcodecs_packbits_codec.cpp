@@ -13,13 +13,6 @@ constexpr const char* kName = "numcodecs.packbits";
 const DataType kBool(DataTypeKind::boolean);
 const DataType kUint8(DataTypeKind::uint8);
 
-void check_batch(size_t in, size_t out, size_t status) {
-  if (in != status || out != status) {
-    throw InvalidArgumentError(
-        "codec \"numcodecs.packbits\": batch sizes of inputs, outputs and statuses differ");
-  }
-}
-
 void require_bool(const DataType& dtype) {
   if (dtype != kBool) {
     throw InvalidArgumentError(
@@ -46,7 +39,7 @@ ChunkRepresentation NumcodecsPackBitsCodec::encoded_representation(
 void NumcodecsPackBitsCodec::encode(std::span<const NDBuffer> in, std::span<NDBuffer> out,
                                     const ChunkRepresentation& decoded,
                                     std::span<ChunkStatus> status) const {
-  check_batch(in.size(), out.size(), status.size());
+  check_batch_sizes("numcodecs.packbits", in.size(), out.size(), status.size());
   const Shape encoded_shape = encoded_representation(decoded).shape;
   for_each_chunk(status, [&](size_t i) {
     require_filter_input(kName, in[i], decoded.shape, kBool, "encode");
@@ -68,7 +61,7 @@ void NumcodecsPackBitsCodec::encode(std::span<const NDBuffer> in, std::span<NDBu
 void NumcodecsPackBitsCodec::decode(std::span<const NDBuffer> in, std::span<NDBuffer> out,
                                     const ChunkRepresentation& decoded,
                                     std::span<ChunkStatus> status) const {
-  check_batch(in.size(), out.size(), status.size());
+  check_batch_sizes("numcodecs.packbits", in.size(), out.size(), status.size());
   const Shape encoded_shape = encoded_representation(decoded).shape;
   for_each_chunk(status, [&](size_t i) {
     require_filter_input(kName, in[i], encoded_shape, kUint8, "decode");

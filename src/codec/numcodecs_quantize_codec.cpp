@@ -15,13 +15,6 @@ namespace {
 constexpr const char* kName = "numcodecs.quantize";
 const std::string kWhere = "codec \"numcodecs.quantize\"";
 
-void check_batch(size_t in, size_t out, size_t status) {
-  if (in != status || out != status) {
-    throw InvalidArgumentError(
-        fmt::format("{}: batch sizes of inputs, outputs and statuses differ", kWhere));
-  }
-}
-
 // numcodecs: precision = 10**-digits; exp = floor or ceil of log10(precision);
 // bits = ceil(log2(10**-exp)); scale = 2**bits.
 double quantize_scale(int digits) {
@@ -96,7 +89,7 @@ ChunkRepresentation NumcodecsQuantizeCodec::encoded_representation(
 void NumcodecsQuantizeCodec::encode(std::span<const NDBuffer> in, std::span<NDBuffer> out,
                                     const ChunkRepresentation& decoded,
                                     std::span<ChunkStatus> status) const {
-  check_batch(in.size(), out.size(), status.size());
+  check_batch_sizes("numcodecs.quantize", in.size(), out.size(), status.size());
   for_each_chunk(status, [&](size_t i) {
     require_filter_input(kName, in[i], decoded.shape, dtype_, "encode");
     const NDBuffer src = c_ordered(in[i]);
@@ -109,7 +102,7 @@ void NumcodecsQuantizeCodec::encode(std::span<const NDBuffer> in, std::span<NDBu
 void NumcodecsQuantizeCodec::decode(std::span<const NDBuffer> in, std::span<NDBuffer> out,
                                     const ChunkRepresentation& decoded,
                                     std::span<ChunkStatus> status) const {
-  check_batch(in.size(), out.size(), status.size());
+  check_batch_sizes("numcodecs.quantize", in.size(), out.size(), status.size());
   for_each_chunk(status, [&](size_t i) {
     require_filter_input(kName, in[i], decoded.shape, astype_, "decode");
     const NDBuffer src = c_ordered(in[i]);

@@ -8,13 +8,6 @@
 namespace cuzarr {
 namespace {
 
-void check_batch(size_t in, size_t out, size_t status) {
-  if (in != status || out != status) {
-    throw InvalidArgumentError(
-        "codec \"numcodecs.shuffle\": batch sizes of inputs, outputs and statuses differ");
-  }
-}
-
 // Byte k of element i moves from i * size + k to k * count + i (numcodecs _doShuffle); unshuffle
 // is the inverse.
 void shuffle_bytes(const std::byte* src, std::byte* dst, size_t count, size_t size, bool forward) {
@@ -63,14 +56,14 @@ nlohmann::json NumcodecsShuffleCodec::to_json() const {
 void NumcodecsShuffleCodec::encode(std::span<const Buffer> in, std::span<Buffer> out,
                                    const ChunkRepresentation&,
                                    std::span<ChunkStatus> status) const {
-  check_batch(in.size(), out.size(), status.size());
+  check_batch_sizes("numcodecs.shuffle", in.size(), out.size(), status.size());
   for_each_chunk(status, [&](size_t i) { out[i] = run(in[i], elementsize_, true); });
 }
 
 void NumcodecsShuffleCodec::decode(std::span<const Buffer> in, std::span<Buffer> out,
                                    const ChunkRepresentation&,
                                    std::span<ChunkStatus> status) const {
-  check_batch(in.size(), out.size(), status.size());
+  check_batch_sizes("numcodecs.shuffle", in.size(), out.size(), status.size());
   for_each_chunk(status, [&](size_t i) { out[i] = run(in[i], elementsize_, false); });
 }
 

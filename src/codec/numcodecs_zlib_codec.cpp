@@ -17,13 +17,6 @@ constexpr const char* kName = "codec \"numcodecs.zlib\"";
 constexpr int kZlibWindowBits = 15;  // RFC 1950 wrapper, 32 KiB window (Python's zlib default)
 constexpr size_t kMaxStep = std::numeric_limits<uInt>::max();
 
-void check_batch(size_t in, size_t out, size_t status) {
-  if (in != status || out != status) {
-    throw InvalidArgumentError(
-        fmt::format("{}: batch sizes of inputs, outputs and statuses differ", kName));
-  }
-}
-
 std::string zlib_message(const z_stream& stream, int code) {
   if (stream.msg != nullptr) return stream.msg;
   return fmt::format("zlib error {}", code);
@@ -135,14 +128,14 @@ nlohmann::json NumcodecsZlibCodec::to_json() const {
 
 void NumcodecsZlibCodec::encode(std::span<const Buffer> in, std::span<Buffer> out,
                                 const ChunkRepresentation&, std::span<ChunkStatus> status) const {
-  check_batch(in.size(), out.size(), status.size());
+  check_batch_sizes("numcodecs.zlib", in.size(), out.size(), status.size());
   for_each_chunk(status, [&](size_t i) { out[i] = zlib_compress(in[i].bytes(), level_); });
 }
 
 void NumcodecsZlibCodec::decode(std::span<const Buffer> in, std::span<Buffer> out,
                                 const ChunkRepresentation& decoded,
                                 std::span<ChunkStatus> status) const {
-  check_batch(in.size(), out.size(), status.size());
+  check_batch_sizes("numcodecs.zlib", in.size(), out.size(), status.size());
   for_each_chunk(status, [&](size_t i) { out[i] = zlib_decompress(in[i].bytes(), decoded); });
 }
 

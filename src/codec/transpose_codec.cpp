@@ -9,13 +9,6 @@
 namespace cuzarr {
 namespace {
 
-void check_batch(size_t in, size_t out, size_t status) {
-  if (in != status || out != status) {
-    throw InvalidArgumentError(
-        "codec \"transpose\": batch sizes of inputs, outputs and statuses differ");
-  }
-}
-
 void require_shape(const NDBuffer& array, const Shape& expected, const char* direction) {
   if (array.shape() != expected) {
     throw InvalidArgumentError(
@@ -91,7 +84,7 @@ ChunkRepresentation TransposeCodec::encoded_representation(
 void TransposeCodec::encode(std::span<const NDBuffer> in, std::span<NDBuffer> out,
                             const ChunkRepresentation& decoded,
                             std::span<ChunkStatus> status) const {
-  check_batch(in.size(), out.size(), status.size());
+  check_batch_sizes("transpose", in.size(), out.size(), status.size());
   for_each_chunk(status, [&](size_t i) {
     require_shape(in[i], decoded.shape, "encode");
     out[i] = in[i].permuted(order_);
@@ -101,7 +94,7 @@ void TransposeCodec::encode(std::span<const NDBuffer> in, std::span<NDBuffer> ou
 void TransposeCodec::decode(std::span<const NDBuffer> in, std::span<NDBuffer> out,
                             const ChunkRepresentation& decoded,
                             std::span<ChunkStatus> status) const {
-  check_batch(in.size(), out.size(), status.size());
+  check_batch_sizes("transpose", in.size(), out.size(), status.size());
   const Shape encoded_shape = encoded_representation(decoded).shape;
   for_each_chunk(status, [&](size_t i) {
     require_shape(in[i], encoded_shape, "decode");

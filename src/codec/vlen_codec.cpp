@@ -62,10 +62,7 @@ nlohmann::json VlenCodec::to_json() const {
 
 void VlenCodec::encode(std::span<const NDBuffer> in, std::span<Buffer> out,
                        const ChunkRepresentation& decoded, std::span<ChunkStatus> status) const {
-  if (in.size() != status.size() || out.size() != status.size()) {
-    throw InvalidArgumentError(
-        fmt::format("codec \"{}\": batch sizes of inputs, outputs and statuses differ", name()));
-  }
+  check_batch_sizes(name(), in.size(), out.size(), status.size());
   for_each_chunk(status, [&](size_t i) {
     const NDBuffer& array = in[i];
     if (array.shape() != decoded.shape || array.dtype() != decoded.data_type ||
@@ -108,10 +105,7 @@ void VlenCodec::encode(std::span<const NDBuffer> in, std::span<Buffer> out,
 
 void VlenCodec::decode(std::span<const Buffer> in, std::span<NDBuffer> out,
                        const ChunkRepresentation& decoded, std::span<ChunkStatus> status) const {
-  if (in.size() != status.size() || out.size() != status.size()) {
-    throw InvalidArgumentError(
-        fmt::format("codec \"{}\": batch sizes of inputs, outputs and statuses differ", name()));
-  }
+  check_batch_sizes(name(), in.size(), out.size(), status.size());
   const auto elements = static_cast<uint64_t>(element_count(decoded.shape));
   for_each_chunk(status, [&](size_t i) {
     const Buffer& bytes = in[i];

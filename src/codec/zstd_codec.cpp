@@ -16,13 +16,6 @@
 namespace cuzarr {
 namespace {
 
-void check_batch(size_t in, size_t out, size_t status) {
-  if (in != status || out != status) {
-    throw InvalidArgumentError(
-        "codec \"zstd\": batch sizes of inputs, outputs and statuses differ");
-  }
-}
-
 void check_zstd(size_t rc, const char* what) {
   if (ZSTD_isError(rc))
     throw CorruptDataError(fmt::format("codec \"zstd\": {}: {}", what, ZSTD_getErrorName(rc)));
@@ -150,7 +143,7 @@ nlohmann::json ZstdCodec::to_json() const {
 
 void ZstdCodec::encode(std::span<const Buffer> in, std::span<Buffer> out,
                        const ChunkRepresentation&, std::span<ChunkStatus> status) const {
-  check_batch(in.size(), out.size(), status.size());
+  check_batch_sizes("zstd", in.size(), out.size(), status.size());
   for_each_chunk(status,
                  [&](size_t i) { out[i] = zstd_compress(in[i].bytes(), level_, checksum_); });
 }
@@ -166,7 +159,7 @@ std::optional<size_t> ZstdCodec::encode_into(std::span<const std::byte> in,
 
 void ZstdCodec::decode(std::span<const Buffer> in, std::span<Buffer> out,
                        const ChunkRepresentation& decoded, std::span<ChunkStatus> status) const {
-  check_batch(in.size(), out.size(), status.size());
+  check_batch_sizes("zstd", in.size(), out.size(), status.size());
   for_each_chunk(status, [&](size_t i) { out[i] = zstd_decompress(in[i].bytes(), decoded); });
 }
 

@@ -176,6 +176,17 @@ TEST(NumcodecsBytesCodecs, Base64MatchesNumcodecs) {
   }
   EXPECT_THROW(make<BytesToBytesCodec>("numcodecs.base64", json{{"altchars", "-_"}}, kTextRep),
                InvalidArgumentError);
+  // A batch whose spans differ in length is the caller's error, named with the codec.
+  std::vector<Buffer> inputs(2), outputs(1);
+  std::vector<ChunkStatus> statuses(2);
+  try {
+    codec->decode(inputs, outputs, kTextRep, statuses);
+    ADD_FAILURE() << "no error for a batch of 2 inputs and 1 output";
+  } catch (const InvalidArgumentError& e) {
+    EXPECT_NE(std::string(e.what()).find("codec \"numcodecs.base64\": batch sizes"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(NumcodecsBytesCodecs, ShuffleMatchesNumcodecs) {

@@ -7,6 +7,7 @@
 #include <functional>
 #include <span>
 #include <string>
+#include <string_view>
 
 #include "cuzarr/core/error.hpp"
 
@@ -28,6 +29,10 @@ struct ChunkStatus {
 /// An Error thrown by body(i) marks status[i] with its code and message; other exceptions are
 /// recorded as corrupt_data.
 void for_each_chunk(std::span<ChunkStatus> status, const std::function<void(size_t)>& body);
+
+/// Throws InvalidArgumentError naming `codec` unless a batch has as many inputs and outputs as
+/// statuses (every codec's encode and decode check their spans with it).
+void check_batch_sizes(std::string_view codec, size_t inputs, size_t outputs, size_t statuses);
 
 /// Throws the first failed status as an Error whose message starts with `context(i)` (for
 /// example the chunk key); does nothing when every status is ok.
