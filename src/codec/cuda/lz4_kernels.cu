@@ -38,7 +38,8 @@ constexpr int kDecodeRoundBytes = 4;
 /// 2 and 4 MiB chunks of a 1 GiB batch), three, two (1056: 1 MiB chunks), else one. On an H200
 /// each was the fastest of the teams that fit on the quantized field of ratio 2.15, and up to 9 %
 /// slower than the fastest on the uint16 and float32 fields (bench/RESULTS.md, "a ring of 512
-/// steps").
+/// steps"); a later run at 4 MiB found the team with a stager at 0.77x and 0.88x of the fastest
+/// there (bench/RESULTS.md, "an ahead parser for 4 MiB blocks").
 template <bool kStaged>
 inline constexpr unsigned kTeamChunks = kStaged ? 1 : 2;
 /// The warps of a team: its parser, its stager if it has one, and its executors.
