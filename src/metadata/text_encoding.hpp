@@ -2,12 +2,9 @@
 // points (byte strings use base64: cuzarr/core/base64.hpp).
 #pragma once
 
-#include <cstddef>
 #include <optional>
-#include <span>
 #include <string>
 #include <string_view>
-#include <vector>
 
 namespace cuzarr {
 
