@@ -38,6 +38,7 @@
 #include "codec/cuda/deflate_kernels.hpp"
 #include "codec/cuda/delta_kernels.hpp"
 #include "codec/cuda/lz4_kernels.hpp"
+#include "codec/cuda/lz4_split_decode.hpp"
 #include "codec/cuda/shuffle_kernels.hpp"
 #include "codec/cuda/zstd_block_parallel_host.hpp"
 #include "codec/cuda/zstd_kernels.hpp"
@@ -327,6 +328,28 @@ int main(int argc, char** argv) {
                 "numcodecs.lz4 (team of " + std::to_string(1 + executors) + (staged ? "+S)" : ")"),
                 bytes, team, 0, team_ok);
           }
+        }
+        // The same blocks split into parts of about 1 MiB, a team each (lz4_split_decode.hpp),
+        // with how many chunks the split took (the others went to the team decoder).
+        if (detail::lz4_split_parts(chunk) != 0) {
+          Device split_temp(lz4_decode_split_temp_bytes(count, chunk));
+          const double split = best_seconds(repetitions, [&] {
+            numcodecs_lz4_decode_batch_split(encoded.to(decoded), chunk, split_temp.p, stream);
+          });
+          const bool split_ok = decoded.all_ok() && same_bytes(input, decoded);
+          report("numcodecs.lz4 (split)", bytes, split, 0, split_ok);
+          const uint32_t* handled = detail::lz4_split_decode_batch(encoded.to(decoded), true, chunk,
+                                                                   split_temp.p, stream);
+          std::vector<uint32_t> took(count);
+          CHECK(cudaMemcpy(took.data(), handled, count * sizeof(uint32_t), cudaMemcpyDeviceToHost));
+          size_t taken = 0;
+          for (uint32_t t : took) taken += t;
+          std::printf(
+              "  split: %zu of %zu chunks in %u parts, %.2f GiB of scratch; the launcher "
+              "with scratch splits this batch: %s\n",
+              taken, count, detail::lz4_split_parts(chunk),
+              static_cast<double>(lz4_decode_split_temp_bytes(count, chunk)) / (1 << 30),
+              detail::lz4_split_pays(count, chunk) ? "yes" : "no");
         }
         // The same blocks decoded block-parallel (lz4_block_parallel.hpp): blocks from
         // kLz4BpMinCapacity (4 MiB) on the first row, from 64 KiB on the second (below 4 MiB).

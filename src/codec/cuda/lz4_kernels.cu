@@ -6,8 +6,10 @@
 #include "codec/cuda/lz4_block_format.hpp"
 #include "codec/cuda/lz4_block_parallel.hpp"
 #include "codec/cuda/lz4_block_parallel_kernels.hpp"
+#include "codec/cuda/lz4_chunk_block.cuh"
 #include "codec/cuda/lz4_kernels.hpp"
 #include "codec/cuda/lz4_segments.hpp"
+#include "codec/cuda/lz4_split_decode.hpp"
 #include "codec/cuda/lz4_warp_decode.cuh"
 #include "codec/cuda/lz4_warp_team_decode.cuh"
 #include "codec/cuda/warp_copy_steps.cuh"
@@ -60,56 +62,6 @@ constexpr int kDecodeBlocksPerSmMany = 7;
 constexpr int kEncodeThreads = 64;
 constexpr size_t kEncodeWorkers = 8192;  // encoder threads at most, each with its hash table
 constexpr uint64_t kLz4MaxInputSize = 0x7E000000;
-
-/// A chunk's LZ4 block (numcodecs.lz4: after its size header) and what the framing says before
-/// any decoding.
-struct ChunkBlock {
-  const unsigned char* in;
-  uint64_t in_size;
-  unsigned char* out;
-  uint64_t capacity;
-  uint64_t expected = 0;  // numcodecs.lz4: the header's size
-  DeviceChunkStatus status = DeviceChunkStatus::ok;
-  bool decode = true;  // false: `status` is the chunk's, with no bytes
-};
-
-template <bool kNumcodecs>
-__device__ inline ChunkBlock chunk_block(const DeviceChunkBatch& batch, size_t chunk) {
-  ChunkBlock b{reinterpret_cast<const unsigned char*>(batch.inputs[chunk]),
-               batch.input_sizes[chunk], reinterpret_cast<unsigned char*>(batch.outputs[chunk]),
-               batch.output_capacities[chunk]};
-  if (kNumcodecs) {
-    if (b.in_size < kNumcodecsLz4HeaderSize) {
-      b.status = DeviceChunkStatus::corrupt_input;
-    } else {
-      b.expected = load_le32(b.in);
-      if (b.expected > b.capacity) b.status = DeviceChunkStatus::output_too_small;
-      b.in += kNumcodecsLz4HeaderSize;
-      b.in_size -= kNumcodecsLz4HeaderSize;
-      b.capacity = b.expected;
-    }
-    b.decode = b.status == DeviceChunkStatus::ok && b.expected > 0;
-  }
-  return b;
-}
-
-/// The chunk's result from its block's: a numcodecs.lz4 block must decode to its header's size.
-template <bool kNumcodecs>
-__device__ inline DecodeResult chunk_result(const ChunkBlock& b, DecodeResult r) {
-  if (kNumcodecs && (r.status == DeviceChunkStatus::output_too_small ||
-                     (r.status == DeviceChunkStatus::ok && r.size != b.expected))) {
-    r.status = DeviceChunkStatus::corrupt_input;  // the block disagrees with its header
-  }
-  return r;
-}
-
-__device__ inline void record_result(const DeviceChunkBatch& batch, size_t chunk, DecodeResult r,
-                                     unsigned lane) {
-  if (lane == 0) {
-    batch.statuses[chunk] = r.status;
-    batch.output_sizes[chunk] = r.status == DeviceChunkStatus::ok ? r.size : 0;
-  }
-}
 
 template <bool kNumcodecs, int kBlocksPerSm>
 __global__ void __launch_bounds__(kDecodeWarps* kWarpSize, kBlocksPerSm)
@@ -292,12 +244,31 @@ void decode(const DeviceChunkBatch& batch, Stream stream, const uint32_t* handle
   CUZARR_CUDA_CHECK(cudaGetLastError());
 }
 
+/// Whether the launcher with scratch splits the batch's large blocks (lz4_split_decode.hpp) rather
+/// than decoding them block-parallel (asked for by block_parallel_from) or whole.
+bool split_by_default(size_t count, uint64_t max_output, uint64_t block_parallel_from) {
+  return block_parallel_from == kLz4BpOff && detail::lz4_split_pays(count, max_output);
+}
+
 template <bool kNumcodecs>
 void decode_parallel(const DeviceChunkBatch& batch, uint64_t max_output, void* temp,
                      uint64_t block_parallel_from, Stream stream) {
   if (batch.count == 0) return;
   const uint32_t* handled =
-      detail::lz4_bp_decode_batch(batch, kNumcodecs, max_output, block_parallel_from, temp, stream);
+      split_by_default(batch.count, max_output, block_parallel_from)
+          ? detail::lz4_split_decode_batch(batch, kNumcodecs, max_output, temp, stream)
+          : detail::lz4_bp_decode_batch(batch, kNumcodecs, max_output, block_parallel_from, temp,
+                                        stream);
+  decode<kNumcodecs>(batch, stream, handled);
+}
+
+template <bool kNumcodecs>
+void decode_split(const DeviceChunkBatch& batch, uint64_t max_output, void* temp, Stream stream) {
+  if (batch.count == 0) return;
+  const uint32_t* handled = nullptr;
+  if (detail::lz4_split_parts(max_output) != 0) {
+    handled = detail::lz4_split_decode_batch(batch, kNumcodecs, max_output, temp, stream);
+  }
   decode<kNumcodecs>(batch, stream, handled);
 }
 
@@ -478,6 +449,9 @@ void numcodecs_lz4_decode_batch_with_team(const DeviceChunkBatch& batch, unsigne
 }
 
 size_t lz4_decode_temp_bytes(size_t count, uint64_t max_output, uint64_t block_parallel_from) {
+  if (split_by_default(count, max_output, block_parallel_from)) {
+    return detail::lz4_split_temp_bytes(count, max_output);
+  }
   return detail::lz4_bp_temp_bytes(count, max_output, block_parallel_from);
 }
 void lz4_decode_batch(const DeviceChunkBatch& batch, uint64_t max_output, void* temp, Stream stream,
@@ -487,6 +461,18 @@ void lz4_decode_batch(const DeviceChunkBatch& batch, uint64_t max_output, void* 
 void numcodecs_lz4_decode_batch(const DeviceChunkBatch& batch, uint64_t max_output, void* temp,
                                 Stream stream, uint64_t block_parallel_from) {
   decode_parallel<true>(batch, max_output, temp, block_parallel_from, stream);
+}
+
+size_t lz4_decode_split_temp_bytes(size_t count, uint64_t max_output) {
+  return detail::lz4_split_temp_bytes(count, max_output);
+}
+void lz4_decode_batch_split(const DeviceChunkBatch& batch, uint64_t max_output, void* temp,
+                            Stream stream) {
+  decode_split<false>(batch, max_output, temp, stream);
+}
+void numcodecs_lz4_decode_batch_split(const DeviceChunkBatch& batch, uint64_t max_output,
+                                      void* temp, Stream stream) {
+  decode_split<true>(batch, max_output, temp, stream);
 }
 
 uint64_t lz4_max_encoded_size(uint64_t size) { return lz4_encode_bound(size); }

@@ -51,11 +51,16 @@ void numcodecs_lz4_decode_batch_with_team(const DeviceChunkBatch& batch, unsigne
 // (kLz4BpOff) every chunk takes the warp decoders above, which the H200 measurements favour at
 // every size (see kLz4BpOff).
 
+// By default (kLz4BpOff) the calls with scratch split large blocks instead (lz4_split_decode.hpp:
+// parts of about 1 MiB decoded by a team each) when the batch's chunks are of 3 MiB or more
+// (kLz4SplitAutoFrom) and too few to fill the GPU (lz4_split_pays); the other batches decode as
+// the calls without scratch.
+
 /// Scratch bytes for `count` chunks whose output capacities are at most `max_output`: about
 /// 10.5 x max_output per chunk (segment records, a mark and an origin per output byte) when
-/// max_output >= block_parallel_from, else 0
-/// (always 0 by default);
-/// at most 6 GiB of slots, larger batches go in several rounds.
+/// max_output >= block_parallel_from; by default, lz4_split_temp_bytes when the batch is split
+/// (about 3 x max_output per chunk at 4 MiB, at most kLz4SplitMaxTemp), else 0. Block-parallel
+/// batches take at most 6 GiB of slots, larger batches go in several rounds.
 size_t lz4_decode_temp_bytes(size_t count, uint64_t max_output,
                              uint64_t block_parallel_from = kLz4BpOff);
 /// Raw LZ4 blocks; `temp`: lz4_decode_temp_bytes(count, max_output, block_parallel_from) device
@@ -66,6 +71,21 @@ void lz4_decode_batch(const DeviceChunkBatch& batch, uint64_t max_output, void* 
 /// numcodecs.lz4 chunks; the header's size is the block's capacity.
 void numcodecs_lz4_decode_batch(const DeviceChunkBatch& batch, uint64_t max_output, void* temp,
                                 Stream stream, uint64_t block_parallel_from = kLz4BpOff);
+
+// Split decoding of large blocks forced (lz4_split_decode.hpp), whatever the batch: chunks of
+// 2 MiB and more (up to `max_output`) decode as parts of about 1 MiB, each by its own team of
+// warps, placed and repaired afterwards; same statuses and outputs as the calls above (a chunk the
+// split cannot take decodes as there). For tests and benchmarks.
+
+/// Scratch bytes for `count` chunks of at most `max_output` bytes: about 2.3 x max_output per
+/// chunk; 0 when max_output is below 2 MiB (no chunk is split).
+size_t lz4_decode_split_temp_bytes(size_t count, uint64_t max_output);
+/// Raw LZ4 blocks; `temp`: lz4_decode_split_temp_bytes(count, max_output) device bytes.
+void lz4_decode_batch_split(const DeviceChunkBatch& batch, uint64_t max_output, void* temp,
+                            Stream stream);
+/// numcodecs.lz4 chunks, split.
+void numcodecs_lz4_decode_batch_split(const DeviceChunkBatch& batch, uint64_t max_output,
+                                      void* temp, Stream stream);
 
 /// The most bytes lz4_encode_batch writes for `size` input bytes (LZ4_COMPRESSBOUND).
 uint64_t lz4_max_encoded_size(uint64_t size);

@@ -171,13 +171,19 @@ __device__ inline Lz4SpanPlan lz4_team_staged_plan(const unsigned char* in, uint
 /// staged in shared memory: Lz4StagedInput) for the token a span ends before and for stretches of
 /// few tokens. Every check of warp_lz4_parse_steps either way. Ends with the status and the bytes
 /// parsed published. It frees a group's steps once the group is finished.
+///
+/// A part of a block (lz4_split_decode.cu) starts at the token at `start` with `start_parsed`
+/// bytes before it (every match distance is checked against that count) and ends, ok, at the first
+/// token at or past `stop_at` it comes to (after queuing the steps before it).
 template <unsigned kExecutors, bool kStaged>
 __device__ inline void warp_lz4_team_parse(const unsigned char* in, uint32_t in_size,
                                            uint64_t capacity, unsigned lane,
-                                           Lz4TeamShared<kExecutors, kStaged>& shared) {
+                                           Lz4TeamShared<kExecutors, kStaged>& shared,
+                                           uint32_t start = 0, uint64_t start_parsed = 0,
+                                           uint32_t stop_at = 0xFFFFFFFFu) {
   Lz4StagedInput input(in, in_size, shared.input);
-  uint32_t ip = 0;
-  uint64_t parsed = 0;
+  uint32_t ip = start;
+  uint64_t parsed = start_parsed;
   unsigned tail = 0;
   bool last = false;
   Lz4SpanPlan plan{};
@@ -189,6 +195,14 @@ __device__ inline void warp_lz4_team_parse(const unsigned char* in, uint32_t in_
   unsigned requests = 0;                    // made to the stager
   uint32_t request_at = kLz4TeamNoRequest;  // the latest request's span, if the parser may use it
   for (;;) {
+    if (!planned && ip >= stop_at) {  // every step before the token at ip is queued and published
+      if (lane == 0) {
+        shared.parsed = parsed;
+        __threadfence_block();  // the size before `done`
+        *static_cast<volatile int*>(&shared.done) = 1;
+      }
+      return;
+    }
     unsigned lowest = 0xFFFFFFFFu;  // every group below it is finished
     CUZARR_UNROLL
     for (unsigned e = 0; e < kExecutors; ++e) {
@@ -332,12 +346,23 @@ struct Lz4TeamHold {
 template <unsigned kExecutors, bool kStaged>
 inline constexpr int kLz4TeamRoundBytes = kStaged || kExecutors == 1 ? kLaneRoundBytes : 4;
 
+/// What an executor does besides executing (every lane calls each hook): step(s, has) for each
+/// step it loads (a step where `has`), and after each wave of match copies, match(ready, at,
+/// distance, length) (a match copied where `ready`). Whole blocks: nothing (the split decoder's
+/// parts record where a token starts and which bytes depend on earlier parts,
+/// lz4_split_decode.cu).
+struct Lz4TeamNoExtra {
+  __device__ void step(const Lz4QueuedStep&, bool) {}
+  __device__ void match(bool, uint32_t, uint32_t, uint32_t) {}
+};
+
 /// Executor `executor` (0 .. kExecutors - 1) of a team: executes its groups until the parser has
 /// finished and no group of its own is left. The team's result is the parser's (status, parsed).
-template <unsigned kExecutors, bool kStaged>
+template <unsigned kExecutors, bool kStaged, class Extra = Lz4TeamNoExtra>
 __device__ inline void warp_lz4_team_execute(const unsigned char* in, unsigned char* out,
                                              unsigned executor, unsigned lane,
-                                             Lz4TeamShared<kExecutors, kStaged>& shared) {
+                                             Lz4TeamShared<kExecutors, kStaged>& shared,
+                                             Extra extra = {}) {
   for (unsigned group = executor;; group += kExecutors) {
     const unsigned first = group * kWarpSize;
     // The group's steps: a full group, or what is left once the parser has finished.
@@ -355,6 +380,7 @@ __device__ inline void warp_lz4_team_execute(const unsigned char* in, unsigned c
     const bool has = lane < count;
     Lz4QueuedStep s{0, 0, 0, 0, 0};
     if (has) s = shared.ring.slots[(first + lane) % kLz4TeamSlots];
+    extra.step(s, has);
     const uint32_t group_at = __shfl_sync(kFullMask, s.output_at, 0);
     const uint32_t group_end =
         __shfl_sync(kFullMask, s.output_at + s.literal_length + s.match_length, count - 1);
@@ -373,6 +399,7 @@ __device__ inline void warp_lz4_team_execute(const unsigned char* in, unsigned c
                             warp_copy_items<kRound>(ready, out + match_at,
                                                     out + (ready ? match_at - s.match_distance : 0),
                                                     s.match_length, s.match_distance, lane);
+                            extra.match(ready, match_at, s.match_distance, s.match_length);
                           });
     // Finished: the next group's bytes are final up to this group's end (at most its start).
     hold.advance(group_end);  // ends the group's writes before the word below

@@ -1,0 +1,82 @@
+// Split decoding of large LZ4 blocks: one block decoded by several teams of warps at once, so that
+// a batch of few large chunks (2 and 4 MiB chunks of a 1 GiB batch: 512 or 256 blocks) keeps as
+// many teams busy as a batch of 1 MiB chunks.
+//   1. plan (a lane per part): the block's input is cut into `parts` equal parts; part k > 0
+//      starts at a token found by parsing from its cut as if a token started there (again one
+//      byte on after a sequence that cannot be one) until kLz4SplitSyncBytes further. A wrong
+//      start joins the true chain of tokens within a few hundred bytes on liblz4's blocks: both
+//      are walks over the same bytes, and once they share a position they coincide.
+//   2. parts (a team per part, lz4_warp_team_decode.cuh): part 0 decodes into the output, the
+//      others into scratch with kLz4SplitGuard bytes before their start; every part stops at the
+//      next part's start token, and records its output position there when its chain passes that
+//      token (which proves the next start is on the true chain: part 0's chain is). A part k > 0
+//      does not know the bytes before its start: a match byte whose source lies there, directly or
+//      through earlier such bytes, is *tainted* and gets its root (the source position before the
+//      part) instead of a value. On liblz4's blocks of a field of ratio 2.2 cut into 1 MiB parts,
+//      about 2 % of a part's bytes are tainted, all in its first 200 to 500 KiB: sources reach at
+//      most 64 KiB back, so taint dies out once a part has run far enough without it.
+//   3. place (many thread blocks per part): the parts' bytes, each after the one before it;
+//   4. repair (a thread block per chunk, parts in order): each tainted byte takes its root's value.
+// A chunk whose plan fails, whose part fails a check, whose chain misses the next start, whose
+// taint reaches past kLz4SplitZone, or whose size or roots disagree with the block is left to the
+// team decoder (handled = 0), which gives the serial decoder's status: statuses never depend on the
+// split.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "codec/cuda/device_chunk_batch.hpp"
+#include "cuzarr/memory/stream.hpp"
+
+namespace cuzarr::gpu::detail {
+
+/// The output a part covers, about: a chunk of capacity c is cut into c / kLz4SplitPartOutput
+/// parts (at least 2, at most kLz4SplitMaxParts).
+inline constexpr uint64_t kLz4SplitPartOutput = uint64_t{1} << 20;
+inline constexpr unsigned kLz4SplitMaxParts = 8;
+/// Chunks decoding to fewer bytes than this take the team decoder.
+inline constexpr uint64_t kLz4SplitMinCapacity = uint64_t{2} << 20;
+/// Chunks whose block holds more than 2 / 3 of their capacity (ratio below 1.5, about
+/// incompressible: long literal runs, where a wrong start rarely meets the true chain of few
+/// tokens) or less than capacity / kLz4SplitMaxRatio (long runs, few tokens: the team decoder is
+/// fast there, and a wrong start may wander through long length bytes) take the team decoder.
+inline constexpr uint64_t kLz4SplitMaxRatio = 32;
+/// Bytes before a part's own in its scratch: every match distance of LZ4 is below it.
+inline constexpr uint32_t kLz4SplitGuard = 65536;
+/// Positions of a part's scratch (guard included) below which its bytes may be tainted (taint past
+/// it fails the chunk: liblz4's level-9 blocks of the quantized field taint whole parts).
+inline constexpr uint32_t kLz4SplitZone = kLz4SplitGuard + (768u << 10);
+/// Input bytes a part's start is parsed past its cut.
+inline constexpr uint32_t kLz4SplitSyncBytes = 2048;
+
+/// The parts a batch of chunks of at most `max_output` bytes is cut into; 0 when its chunks are too
+/// small for the split.
+unsigned lz4_split_parts(uint64_t max_output);
+
+/// Scratch bytes for `count` chunks of at most `max_output` bytes (0 when lz4_split_parts is 0):
+/// about 3 x max_output per chunk at 4 MiB (the parts' output with 1.5 x room, a mark and a root
+/// per position of their zones), and 4 bytes per chunk for `handled`.
+size_t lz4_split_temp_bytes(size_t count, uint64_t max_output);
+
+/// The smallest chunks the LZ4 launcher splits by itself: on an H200, 1 GiB batches of the
+/// quantized field decoded 1.32x faster split at 4 MiB (79.7 against 60.4 GB/s) but 0.91x at
+/// 2 MiB (83.9 against 92.3), where 512 teams of the team decoder already fill the GPU better
+/// (bench/RESULTS.md, "Large LZ4 blocks split into parts").
+inline constexpr uint64_t kLz4SplitAutoFrom = uint64_t{3} << 20;
+/// The most scratch the launcher takes for the split by itself (larger batches are not split).
+inline constexpr uint64_t kLz4SplitMaxTemp = uint64_t{8} << 30;
+
+/// Whether the LZ4 launcher splits a batch of `count` chunks of at most `max_output` bytes: chunks
+/// of kLz4SplitAutoFrom or more, when every part's team fits on the GPU at once (the split is for
+/// batches too few to fill it) and the scratch stays within kLz4SplitMaxTemp.
+bool lz4_split_pays(size_t count, uint64_t max_output);
+
+/// Decodes the chunks the split takes (statuses and sizes written for them) and sets handled[i] = 1
+/// for those, 0 for the others, which the caller decodes otherwise. `numcodecs`: each input starts
+/// with numcodecs.lz4's 4-byte size. `temp`: lz4_split_temp_bytes(count, max_output) bytes;
+/// returns `handled` (in temp). lz4_split_parts(max_output) must not be 0.
+const uint32_t* lz4_split_decode_batch(const DeviceChunkBatch& batch, bool numcodecs,
+                                       uint64_t max_output, void* temp, Stream stream);
+
+}  // namespace cuzarr::gpu::detail

@@ -1,0 +1,255 @@
+// The split LZ4 decoder (lz4_decode_batch_split; lz4_split_decode.hpp) against liblz4's input and
+// the serial decoder: large blocks of several families, levels and sizes (2 to 8 MiB, 2 to 8
+// parts), the numcodecs.lz4 framing on unaligned buffers, batches mixing small chunks, and damaged
+// blocks, which must get the serial decoder's status (run under compute-sanitizer to check the
+// bounds). The split's own verdict (handled) is checked too: the compressible blocks it was built
+// for must be decoded by it, not left to the team decoder.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <string>
+
+#include "codec/cuda/lz4_block_format.hpp"
+#include "codec/cuda/lz4_kernels.hpp"
+#include "codec/cuda/lz4_split_decode.hpp"
+#include "gpu_batch_support.hpp"
+#include "gpu_codec_inputs.hpp"
+#include "liblz4_blocks.hpp"
+#include "quantized_field_inputs.hpp"
+
+namespace cuzarr {
+namespace {
+
+using gpu::DeviceChunkStatus;
+using test::DeviceBatch;
+using test::DeviceMemory;
+using Bytes = std::vector<unsigned char>;
+using Chunks = std::vector<Bytes>;
+
+class GpuLz4SplitDecode : public test::GpuCodecTest {};
+
+/// A smooth uint16 field rounded to multiples of 32 with sparse jitter: liblz4 ratio about 2.2
+/// (the field of the LZ4 benchmarks).
+Bytes quantized_uint16(size_t bytes, uint32_t seed) {
+  Bytes v(bytes);
+  std::mt19937 rng(seed);
+  for (size_t i = 0; i < bytes / 2; ++i) {
+    const double x = static_cast<double>(i % 2048), y = static_cast<double>(i / 2048);
+    const double smooth = 20000 + 8000 * std::sin(x / 60.0) * std::cos(y / 80.0);
+    const uint32_t jitter = rng() % 100 < 20 ? rng() % 4 : 0;
+    const auto value = static_cast<uint16_t>(std::lround(smooth / 32) * 32 + jitter);
+    std::memcpy(v.data() + 2 * i, &value, 2);
+  }
+  return v;
+}
+
+Bytes numcodecs_frame(const Bytes& decoded, const Bytes& block) {
+  Bytes framed(4 + block.size());
+  gpu::store_le32(framed.data(), static_cast<uint32_t>(decoded.size()));
+  std::copy(block.begin(), block.end(), framed.begin() + 4);
+  return framed;
+}
+
+uint64_t max_of(const std::vector<uint64_t>& v) {
+  uint64_t m = 0;
+  for (uint64_t x : v) m = std::max(m, x);
+  return m;
+}
+
+/// The public launcher: split where it can, the team decoder for the rest.
+void decode_split(const DeviceBatch& batch, const std::vector<uint64_t>& capacities,
+                  bool numcodecs) {
+  const uint64_t max_output = max_of(capacities);
+  DeviceMemory temp(gpu::lz4_decode_split_temp_bytes(capacities.size(), max_output));
+  if (numcodecs) {
+    gpu::numcodecs_lz4_decode_batch_split(batch.batch(), max_output, temp.get(), Stream());
+  } else {
+    gpu::lz4_decode_batch_split(batch.batch(), max_output, temp.get(), Stream());
+  }
+  test::cuda_ok(cudaDeviceSynchronize());
+}
+
+/// The split alone: which chunks it decoded (their statuses and outputs are written).
+std::vector<uint32_t> split_only(const DeviceBatch& batch, const std::vector<uint64_t>& capacities,
+                                 bool numcodecs) {
+  const uint64_t max_output = max_of(capacities);
+  DeviceMemory temp(gpu::detail::lz4_split_temp_bytes(capacities.size(), max_output));
+  const uint32_t* handled = gpu::detail::lz4_split_decode_batch(batch.batch(), numcodecs,
+                                                                max_output, temp.get(), Stream());
+  std::vector<uint32_t> h(capacities.size());
+  test::cuda_ok(cudaMemcpy(h.data(), handled, h.size() * sizeof(uint32_t), cudaMemcpyDeviceToHost));
+  return h;
+}
+
+struct Case {
+  std::string name;
+  Bytes input;
+  bool compressible;  // the split must take it
+};
+
+std::vector<Case> large_cases(size_t size) {
+  std::vector<Case> cases;
+  cases.push_back({"quantized_uint16", quantized_uint16(size, 7), true});
+  for (unsigned cleared : {8u, 11u, 13u}) {
+    cases.push_back({"quantized_float32/" + std::to_string(cleared),
+                     test::quantized_float32_input(size, cleared, cleared), false});
+  }
+  for (auto& family : test::input_families({size})) {
+    cases.push_back({family.name, std::move(family.bytes), false});
+  }
+  return cases;
+}
+
+TEST_F(GpuLz4SplitDecode, DecodesLargeBlocksInPartsByteExact) {
+  std::vector<Case> cases;
+  for (size_t size : {size_t{2} << 20, (size_t{3} << 20) + 5, size_t{4} << 20}) {
+    for (auto& c : large_cases(size)) cases.push_back(std::move(c));
+  }
+  cases.push_back({"quantized_uint16/8MiB", quantized_uint16(size_t{8} << 20, 3), true});
+  for (int level : {0, 9}) {
+    Chunks blocks;
+    Chunks inputs;
+    for (const auto& c : cases) {
+      blocks.push_back(test::liblz4_compress(c.input, 1, level));
+      inputs.push_back(c.input);
+    }
+    const auto capacities = test::sizes_of(inputs);
+    DeviceBatch split(blocks, capacities);
+    const std::vector<uint32_t> handled = split_only(split, capacities, false);
+    const auto statuses = split.statuses();
+    int taken = 0;
+    for (size_t i = 0; i < cases.size(); ++i) {
+      const std::string what = cases[i].name + " level " + std::to_string(level);
+      // liblz4's default blocks of the quantized field must be split. Its level-9 (HC) blocks
+      // match further back: their taint reaches past a part's zone, and they may be left to the
+      // team decoder.
+      if (cases[i].compressible && level == 0) {
+        EXPECT_EQ(handled[i], 1u) << what << ": the split did not take it";
+      }
+      if (handled[i] == 0) continue;
+      ++taken;
+      ASSERT_EQ(statuses[i], DeviceChunkStatus::ok) << what;
+      ASSERT_TRUE(split.output(i) == inputs[i]) << what;
+    }
+    EXPECT_GT(taken, 3) << "level " << level;
+    // The launcher: every chunk, split or not.
+    DeviceBatch all(blocks, capacities);
+    decode_split(all, capacities, false);
+    for (size_t i = 0; i < cases.size(); ++i) {
+      ASSERT_EQ(all.statuses()[i], DeviceChunkStatus::ok) << cases[i].name << " level " << level;
+      ASSERT_TRUE(all.output(i) == inputs[i]) << cases[i].name << " level " << level;
+    }
+  }
+}
+
+TEST_F(GpuLz4SplitDecode, NumcodecsFramingUnalignedAndMixedBatches) {
+  Chunks inputs;
+  for (size_t size : test::small_sizes()) inputs.push_back(test::smooth_uint16_input(size, 5));
+  const size_t first_large = inputs.size();
+  inputs.push_back(quantized_uint16(size_t{4} << 20, 11));
+  inputs.push_back(quantized_uint16((size_t{5} << 20) + 3, 12));
+  inputs.push_back(test::quantized_float32_input(size_t{4} << 20, 12, 2));
+  Chunks framed;
+  for (const auto& in : inputs)
+    framed.push_back(numcodecs_frame(in, test::liblz4_compress(in, 1, 0)));
+  const auto capacities = test::sizes_of(inputs, 16);  // room past each header's size
+  DeviceBatch split(framed, capacities, 3);
+  const std::vector<uint32_t> handled = split_only(split, capacities, true);
+  for (size_t i = 0; i < first_large; ++i) EXPECT_EQ(handled[i], 0u) << "small chunk " << i;
+  EXPECT_EQ(handled[first_large], 1u);
+  EXPECT_EQ(handled[first_large + 1], 1u);
+  for (size_t i = first_large; i < inputs.size(); ++i) {
+    if (handled[i] == 0) continue;
+    ASSERT_EQ(split.statuses()[i], DeviceChunkStatus::ok) << i;
+    ASSERT_TRUE(split.output(i) == inputs[i]) << i;
+  }
+  DeviceBatch all(framed, capacities, 3);
+  decode_split(all, capacities, true);
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    ASSERT_EQ(all.statuses()[i], DeviceChunkStatus::ok) << i;
+    ASSERT_TRUE(all.output(i) == inputs[i]) << i;
+  }
+}
+
+TEST_F(GpuLz4SplitDecode, TheLauncherWithScratchSplitsFewLargeChunksOnly) {
+  // A few 4 MiB chunks: split by lz4_decode_batch with scratch (lz4_split_pays); 2 MiB chunks are
+  // not (kLz4SplitAutoFrom), nor is a batch with the block-parallel path asked for.
+  const uint64_t four = uint64_t{4} << 20;
+  EXPECT_TRUE(gpu::detail::lz4_split_pays(8, four));
+  EXPECT_EQ(gpu::lz4_decode_temp_bytes(8, four), gpu::detail::lz4_split_temp_bytes(8, four));
+  EXPECT_FALSE(gpu::detail::lz4_split_pays(8, uint64_t{2} << 20));
+  EXPECT_EQ(gpu::lz4_decode_temp_bytes(8, uint64_t{2} << 20), 0u);
+  EXPECT_FALSE(gpu::detail::lz4_split_pays(1u << 20, four));  // more parts than fit at once
+  Chunks inputs, blocks;
+  for (uint32_t seed = 0; seed < 6; ++seed) {
+    inputs.push_back(quantized_uint16(four - seed * 4099, seed));
+    blocks.push_back(test::liblz4_compress(inputs.back(), 1, 0));
+  }
+  inputs.push_back(test::random_input(1 << 20, 9));  // incompressible: the team decoder
+  blocks.push_back(test::liblz4_compress(inputs.back(), 1, 0));
+  const auto capacities = test::sizes_of(inputs);
+  DeviceBatch batch(blocks, capacities);
+  DeviceMemory temp(gpu::lz4_decode_temp_bytes(inputs.size(), four));
+  gpu::lz4_decode_batch(batch.batch(), four, temp.get(), Stream());
+  test::cuda_ok(cudaDeviceSynchronize());
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    ASSERT_EQ(batch.statuses()[i], DeviceChunkStatus::ok) << i;
+    ASSERT_TRUE(batch.output(i) == inputs[i]) << i;
+  }
+}
+
+TEST_F(GpuLz4SplitDecode, DamagedBlocksGetTheSerialDecodersStatus) {
+  std::mt19937 rng(23);
+  Chunks blocks;
+  std::vector<uint64_t> capacities;
+  const Bytes field = quantized_uint16(size_t{4} << 20, 5);
+  const Bytes block = test::liblz4_compress(field, 1, 0);
+  for (int trial = 0; trial < 40; ++trial) {
+    Bytes damaged = block;
+    if (trial % 5 == 0) {
+      damaged.resize(damaged.size() / 2 + rng() % (damaged.size() / 2));
+    } else if (trial % 5 == 1) {
+      for (int k = 0; k <= trial % 4; ++k)
+        damaged[rng() % damaged.size()] = static_cast<unsigned char>(rng());
+    } else if (trial % 5 == 2) {  // near a part's cut, where the starts are looked for
+      const size_t cut = damaged.size() * (1 + rng() % 3) / 4;
+      for (size_t k = cut; k < cut + 64; ++k) damaged[k] = static_cast<unsigned char>(rng());
+    } else if (trial % 5 == 3) {
+      for (int k = 0; k < 3; ++k)
+        damaged[rng() % damaged.size()] = static_cast<unsigned char>(rng() % 2 ? 0xFF : 0);
+    } else {
+      const size_t at = rng() % damaged.size();
+      for (size_t k = at; k < damaged.size() && k < at + 300; ++k)
+        damaged[k] = static_cast<unsigned char>(rng());
+    }
+    blocks.push_back(damaged);
+    // Some capacities a little short of the output, some with room to spare.
+    capacities.push_back(field.size() - (trial % 7 == 0 ? 1 + rng() % 1000 : 0) +
+                         (trial % 11 == 0 ? 1000 : 0));
+  }
+  DeviceBatch batch(blocks, capacities);
+  decode_split(batch, capacities, false);
+  const auto statuses = batch.statuses();
+  const auto sizes = batch.output_sizes();
+  int ok = 0;
+  for (size_t i = 0; i < blocks.size(); ++i) {
+    Bytes expected(capacities[i]);
+    const auto r = gpu::lz4_decode_block_serial(blocks[i].data(), blocks[i].size(), expected.data(),
+                                                capacities[i]);
+    ASSERT_EQ(statuses[i], r.status) << "trial " << i;
+    if (r.status != DeviceChunkStatus::ok) {
+      EXPECT_EQ(sizes[i], 0u) << i;
+      continue;
+    }
+    ++ok;
+    ASSERT_EQ(sizes[i], r.size) << i;
+    expected.resize(r.size);
+    ASSERT_TRUE(batch.output(i) == expected) << "trial " << i;
+  }
+  EXPECT_GT(ok, 0);  // some damage leaves a valid block (a changed literal)
+}
+
+}  // namespace
+}  // namespace cuzarr
