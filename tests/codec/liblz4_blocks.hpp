@@ -6,8 +6,11 @@
 #include <lz4.h>
 #include <lz4hc.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <vector>
+
+#include "codec/cuda/little_endian.hpp"
 
 namespace cuzarr::test {
 
@@ -27,6 +30,16 @@ inline std::vector<unsigned char> liblz4_compress(const std::vector<unsigned cha
   EXPECT_GT(n, 0);
   out.resize(static_cast<size_t>(n));
   return out;
+}
+
+/// numcodecs.lz4's framing of `block`, the LZ4 block of `decoded`: its 4-byte little-endian size
+/// first.
+inline std::vector<unsigned char> numcodecs_frame(const std::vector<unsigned char>& decoded,
+                                                  const std::vector<unsigned char>& block) {
+  std::vector<unsigned char> framed(4 + block.size());
+  gpu::store_le32(framed.data(), static_cast<uint32_t>(decoded.size()));
+  std::copy(block.begin(), block.end(), framed.begin() + 4);
+  return framed;
 }
 
 }  // namespace cuzarr::test

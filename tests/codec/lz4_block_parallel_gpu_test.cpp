@@ -35,13 +35,6 @@ Bytes liblz4_compress(const Bytes& in, int hc_level = 0) {
   return test::liblz4_compress(in, 1, hc_level);
 }
 
-Bytes numcodecs_frame(const Bytes& decoded, const Bytes& block) {
-  Bytes framed(4 + block.size());
-  gpu::store_le32(framed.data(), static_cast<uint32_t>(decoded.size()));
-  std::copy(block.begin(), block.end(), framed.begin() + 4);
-  return framed;
-}
-
 uint64_t max_of(const std::vector<uint64_t>& v) {
   uint64_t m = 0;
   for (uint64_t x : v) m = std::max(m, x);
@@ -80,7 +73,7 @@ TEST_F(GpuLz4BlockParallel, DecodesLargeLiblz4BlocksOfEveryFamilyAndLevel) {
     Chunks blocks, framed;
     for (const auto& in : inputs) {
       blocks.push_back(liblz4_compress(in, level));
-      framed.push_back(numcodecs_frame(in, blocks.back()));
+      framed.push_back(test::numcodecs_frame(in, blocks.back()));
     }
     const auto capacities = test::sizes_of(inputs);
     DeviceBatch raw(blocks, capacities);
@@ -180,8 +173,8 @@ TEST_F(GpuLz4BlockParallel, HostileLargeBlocksGetTheCpuReferenceStatus) {
 TEST_F(GpuLz4BlockParallel, NumcodecsHeadersThatDisagreeAreCorrupt) {
   const Bytes input = test::quantized_float32_input(1 << 20, 10, 5);
   const Bytes block = liblz4_compress(input);
-  Chunks framed = {numcodecs_frame(input, block), numcodecs_frame(input, block),
-                   numcodecs_frame(input, block)};
+  Chunks framed = {test::numcodecs_frame(input, block), test::numcodecs_frame(input, block),
+                   test::numcodecs_frame(input, block)};
   gpu::store_le32(framed[1].data(), static_cast<uint32_t>(input.size() - 1));  // too small
   gpu::store_le32(framed[2].data(), static_cast<uint32_t>(input.size() + 8));  // too large
   const std::vector<uint64_t> capacities(3, input.size() + 8);

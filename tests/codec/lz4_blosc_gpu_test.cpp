@@ -17,6 +17,7 @@
 #include "codec/cuda/lz4_kernels.hpp"
 #include "gpu_batch_support.hpp"
 #include "gpu_codec_inputs.hpp"
+#include "liblz4_blocks.hpp"
 #include "lz4_segments_driver.hpp"
 
 #if CUZARR_HAVE_BLOSC
@@ -59,19 +60,12 @@ Bytes liblz4_compress(const Bytes& in) {
   return out;
 }
 
-Bytes numcodecs_frame(const Bytes& decoded, const Bytes& block) {
-  Bytes framed(4 + block.size());
-  gpu::store_le32(framed.data(), static_cast<uint32_t>(decoded.size()));
-  std::copy(block.begin(), block.end(), framed.begin() + 4);
-  return framed;
-}
-
 TEST_F(GpuLz4, DecodesLiblz4BlocksOfEveryFamily) {
   const Chunks inputs = family_chunks(gpu_sizes());
   Chunks blocks, framed;
   for (const auto& in : inputs) {
     blocks.push_back(liblz4_compress(in));
-    framed.push_back(numcodecs_frame(in, blocks.back()));
+    framed.push_back(test::numcodecs_frame(in, blocks.back()));
   }
   DeviceBatch raw(blocks, test::sizes_of(inputs));
   gpu::lz4_decode_batch(raw.batch(), Stream());
@@ -171,7 +165,7 @@ void expect_batch_decodes_like_the_cpu_reference(size_t count) {
         block[rng() % block.size()] = static_cast<unsigned char>(rng());
       }
     }
-    framed.push_back(numcodecs_frame(in, block));
+    framed.push_back(test::numcodecs_frame(in, block));
     blocks.push_back(std::move(block));
     capacities.push_back(in.size());
     expected_inputs.push_back(in);
@@ -221,7 +215,7 @@ TEST_F(GpuLz4, EveryTeamSizeDecodesLikeTheCpuReference) {
   Chunks blocks, framed;
   for (const auto& in : inputs) {
     blocks.push_back(liblz4_compress(in));
-    framed.push_back(numcodecs_frame(in, blocks.back()));
+    framed.push_back(test::numcodecs_frame(in, blocks.back()));
   }
   std::mt19937 rng(17);
   Chunks damaged;

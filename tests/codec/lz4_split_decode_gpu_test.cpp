@@ -6,8 +6,7 @@
 // for must be decoded by it, not left to the team decoder.
 #include <gtest/gtest.h>
 
-#include <cmath>
-#include <cstring>
+#include <algorithm>
 #include <random>
 #include <string>
 
@@ -29,28 +28,6 @@ using Bytes = std::vector<unsigned char>;
 using Chunks = std::vector<Bytes>;
 
 class GpuLz4SplitDecode : public test::GpuCodecTest {};
-
-/// A smooth uint16 field rounded to multiples of 32 with sparse jitter: liblz4 ratio about 2.2
-/// (the field of the LZ4 benchmarks).
-Bytes quantized_uint16(size_t bytes, uint32_t seed) {
-  Bytes v(bytes);
-  std::mt19937 rng(seed);
-  for (size_t i = 0; i < bytes / 2; ++i) {
-    const double x = static_cast<double>(i % 2048), y = static_cast<double>(i / 2048);
-    const double smooth = 20000 + 8000 * std::sin(x / 60.0) * std::cos(y / 80.0);
-    const uint32_t jitter = rng() % 100 < 20 ? rng() % 4 : 0;
-    const auto value = static_cast<uint16_t>(std::lround(smooth / 32) * 32 + jitter);
-    std::memcpy(v.data() + 2 * i, &value, 2);
-  }
-  return v;
-}
-
-Bytes numcodecs_frame(const Bytes& decoded, const Bytes& block) {
-  Bytes framed(4 + block.size());
-  gpu::store_le32(framed.data(), static_cast<uint32_t>(decoded.size()));
-  std::copy(block.begin(), block.end(), framed.begin() + 4);
-  return framed;
-}
 
 uint64_t max_of(const std::vector<uint64_t>& v) {
   uint64_t m = 0;
@@ -91,7 +68,7 @@ struct Case {
 
 std::vector<Case> large_cases(size_t size) {
   std::vector<Case> cases;
-  cases.push_back({"quantized_uint16", quantized_uint16(size, 7), true});
+  cases.push_back({"quantized_uint16", test::quantized_uint16_input(size, 7), true});
   for (unsigned cleared : {8u, 11u, 13u}) {
     cases.push_back({"quantized_float32/" + std::to_string(cleared),
                      test::quantized_float32_input(size, cleared, cleared), false});
@@ -107,7 +84,8 @@ TEST_F(GpuLz4SplitDecode, DecodesLargeBlocksInPartsByteExact) {
   for (size_t size : {size_t{2} << 20, (size_t{3} << 20) + 5, size_t{4} << 20}) {
     for (auto& c : large_cases(size)) cases.push_back(std::move(c));
   }
-  cases.push_back({"quantized_uint16/8MiB", quantized_uint16(size_t{8} << 20, 3), true});
+  cases.push_back(
+      {"quantized_uint16/8MiB", test::quantized_uint16_input(size_t{8} << 20, 3), true});
   for (int level : {0, 9}) {
     Chunks blocks;
     Chunks inputs;
@@ -148,12 +126,12 @@ TEST_F(GpuLz4SplitDecode, NumcodecsFramingUnalignedAndMixedBatches) {
   Chunks inputs;
   for (size_t size : test::small_sizes()) inputs.push_back(test::smooth_uint16_input(size, 5));
   const size_t first_large = inputs.size();
-  inputs.push_back(quantized_uint16(size_t{4} << 20, 11));
-  inputs.push_back(quantized_uint16((size_t{5} << 20) + 3, 12));
+  inputs.push_back(test::quantized_uint16_input(size_t{4} << 20, 11));
+  inputs.push_back(test::quantized_uint16_input((size_t{5} << 20) + 3, 12));
   inputs.push_back(test::quantized_float32_input(size_t{4} << 20, 12, 2));
   Chunks framed;
   for (const auto& in : inputs)
-    framed.push_back(numcodecs_frame(in, test::liblz4_compress(in, 1, 0)));
+    framed.push_back(test::numcodecs_frame(in, test::liblz4_compress(in, 1, 0)));
   const auto capacities = test::sizes_of(inputs, 16);  // room past each header's size
   DeviceBatch split(framed, capacities, 3);
   const std::vector<uint32_t> handled = split_only(split, capacities, true);
@@ -184,7 +162,7 @@ TEST_F(GpuLz4SplitDecode, TheLauncherWithScratchSplitsFewLargeChunksOnly) {
   EXPECT_FALSE(gpu::detail::lz4_split_pays(1u << 20, four));  // more parts than fit at once
   Chunks inputs, blocks;
   for (uint32_t seed = 0; seed < 6; ++seed) {
-    inputs.push_back(quantized_uint16(four - seed * 4099, seed));
+    inputs.push_back(test::quantized_uint16_input(four - seed * 4099, seed));
     blocks.push_back(test::liblz4_compress(inputs.back(), 1, 0));
   }
   inputs.push_back(test::random_input(1 << 20, 9));  // incompressible: the team decoder
@@ -204,7 +182,7 @@ TEST_F(GpuLz4SplitDecode, DamagedBlocksGetTheSerialDecodersStatus) {
   std::mt19937 rng(23);
   Chunks blocks;
   std::vector<uint64_t> capacities;
-  const Bytes field = quantized_uint16(size_t{4} << 20, 5);
+  const Bytes field = test::quantized_uint16_input(size_t{4} << 20, 5);
   const Bytes block = test::liblz4_compress(field, 1, 0);
   for (int trial = 0; trial < 40; ++trial) {
     Bytes damaged = block;

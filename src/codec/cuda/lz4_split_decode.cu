@@ -320,20 +320,34 @@ __device__ inline Layout split_layout(const Scratch& s, size_t chunk, const Chun
   return l;
 }
 
+/// Which piece of which part (after the first) of which chunk thread block `block` of a grid of
+/// `pieces` blocks per part works on, with the chunk's block and layout (`layout` in shared
+/// memory, the same for every thread). False when the chunk is not split.
 template <bool kNumcodecs>
-__global__ void __launch_bounds__(kPlaceThreads)
-    split_place_kernel(DeviceChunkBatch batch, Scratch s, uint64_t max_output) {
-  const uint64_t id = blockIdx.x / kPlacePieces;
-  const unsigned piece = blockIdx.x % kPlacePieces;
-  const size_t chunk = id / (s.parts - 1);
-  const unsigned part = static_cast<unsigned>(id % (s.parts - 1)) + 1;
-  if (s.plans[chunk].ok == 0) return;
-  __shared__ Layout layout;
-  ChunkBlock b;
+__device__ inline bool part_piece(const DeviceChunkBatch& batch, const Scratch& s,
+                                  uint64_t max_output, unsigned pieces, size_t& chunk,
+                                  unsigned& part, unsigned& piece, ChunkBlock& b, Layout& layout) {
+  const uint64_t id = blockIdx.x / pieces;
+  piece = blockIdx.x % pieces;
+  chunk = id / (s.parts - 1);
+  part = static_cast<unsigned>(id % (s.parts - 1)) + 1;
+  if (s.plans[chunk].ok == 0) return false;
   split_block<kNumcodecs>(batch, chunk, max_output, b);
   if (threadIdx.x == 0) layout = split_layout<kNumcodecs>(s, chunk, b);
   __syncthreads();
-  if (!layout.ok) return;
+  return layout.ok;
+}
+
+template <bool kNumcodecs>
+__global__ void __launch_bounds__(kPlaceThreads)
+    split_place_kernel(DeviceChunkBatch batch, Scratch s, uint64_t max_output) {
+  __shared__ Layout layout;
+  size_t chunk;
+  unsigned part, piece;
+  ChunkBlock b;
+  if (!part_piece<kNumcodecs>(batch, s, max_output, kPlacePieces, chunk, part, piece, b, layout)) {
+    return;
+  }
   const uint64_t n = layout.at[part + 1] - layout.at[part];
   const uint64_t lo = n * piece / kPlacePieces, hi = n * (piece + 1) / kPlacePieces;
   cooperative_copy(b.out + layout.at[part] + lo, s.output(chunk, part) + kLz4SplitGuard + lo,
@@ -387,17 +401,14 @@ __device__ inline uint32_t repair_end(const Scratch& s, size_t chunk, unsigned k
 template <bool kNumcodecs>
 __global__ void __launch_bounds__(kRepairThreads)
     split_repair_kernel(DeviceChunkBatch batch, Scratch s, uint64_t max_output) {
-  const uint64_t id = blockIdx.x / kRepairPieces;
-  const unsigned piece = blockIdx.x % kRepairPieces;
-  const size_t chunk = id / (s.parts - 1);
-  const unsigned part = static_cast<unsigned>(id % (s.parts - 1)) + 1;
-  if (s.plans[chunk].ok == 0) return;
   __shared__ Layout layout;
+  size_t chunk;
+  unsigned part, piece;
   ChunkBlock b;
-  split_block<kNumcodecs>(batch, chunk, max_output, b);
-  if (threadIdx.x == 0) layout = split_layout<kNumcodecs>(s, chunk, b);
-  __syncthreads();
-  if (!layout.ok || repair_waits(s, chunk, layout, part)) return;
+  if (!part_piece<kNumcodecs>(batch, s, max_output, kRepairPieces, chunk, part, piece, b, layout) ||
+      repair_waits(s, chunk, layout, part)) {
+    return;
+  }
   const uint32_t end = repair_end(s, chunk, part, layout);
   if (end <= kLz4SplitGuard) return;
   const uint32_t span = (end - kLz4SplitGuard + 16 * kRepairPieces - 1) / (16 * kRepairPieces) * 16;
