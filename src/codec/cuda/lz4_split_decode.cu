@@ -320,8 +320,8 @@ __device__ inline Layout split_layout(const Scratch& s, size_t chunk, const Chun
   return l;
 }
 
-/// Which piece of which part (after the first) of which chunk thread block `block` of a grid of
-/// `pieces` blocks per part works on, with the chunk's block and layout (`layout` in shared
+/// Which piece of which part (after the first) of which chunk this thread block works on, in a grid
+/// of `pieces` thread blocks per part, with the chunk's block and layout (`layout` in shared
 /// memory, the same for every thread). False when the chunk is not split.
 template <bool kNumcodecs>
 __device__ inline bool part_piece(const DeviceChunkBatch& batch, const Scratch& s,
