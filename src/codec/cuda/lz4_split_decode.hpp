@@ -16,7 +16,9 @@
 //      about 2 % of a part's bytes are tainted, all in its first 200 to 500 KiB: sources reach at
 //      most 64 KiB back, so taint dies out once a part has run far enough without it.
 //   3. place (many thread blocks per part): the parts' bytes, each after the one before it;
-//   4. repair (a thread block per chunk, parts in order): each tainted byte takes its root's value.
+//   4. repair (many thread blocks per part): each tainted byte takes its root's value; a part
+//      whose roots may read tainted bytes of an earlier part waits for it (one thread block per
+//      chunk then takes those parts in order).
 // A chunk whose plan fails, whose part fails a check, whose chain misses the next start, whose
 // taint reaches past kLz4SplitZone, or whose size or roots disagree with the block is left to the
 // team decoder (handled = 0), which gives the serial decoder's status: statuses never depend on the
