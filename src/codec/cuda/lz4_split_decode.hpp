@@ -71,7 +71,9 @@ inline constexpr uint64_t kLz4SplitMaxTemp = uint64_t{8} << 30;
 
 /// Whether the LZ4 launcher splits a batch of `count` chunks of at most `max_output` bytes: chunks
 /// of kLz4SplitAutoFrom or more, when every part's team fits on the GPU at once (the split is for
-/// batches too few to fill it) and the scratch stays within kLz4SplitMaxTemp.
+/// batches too few to fill it) and the scratch stays within kLz4SplitMaxTemp. It depends on the
+/// batch and the device only, so that the scratch a caller sized with lz4_decode_temp_bytes is
+/// the scratch the launcher then expects.
 bool lz4_split_pays(size_t count, uint64_t max_output);
 
 /// Decodes the chunks the split takes (statuses and sizes written for them) and sets handled[i] = 1
