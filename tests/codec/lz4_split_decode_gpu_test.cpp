@@ -29,13 +29,9 @@ using Chunks = std::vector<Bytes>;
 
 class GpuLz4SplitDecode : public test::GpuCodecTest {};
 
-uint64_t max_of(const std::vector<uint64_t>& v) {
-  uint64_t m = 0;
-  for (uint64_t x : v) m = std::max(m, x);
-  return m;
-}
+uint64_t max_of(const std::vector<uint64_t>& v) { return *std::max_element(v.begin(), v.end()); }
 
-/// The public launcher: split where it can, the team decoder for the rest.
+/// The forced split (lz4_decode_batch_split): split where it can, the team decoder for the rest.
 void decode_split(const DeviceBatch& batch, const std::vector<uint64_t>& capacities,
                   bool numcodecs) {
   const uint64_t max_output = max_of(capacities);
