@@ -188,7 +188,9 @@ TEST_F(GpuLz4SplitDecode, DamagedBlocksGetTheSerialDecodersStatus) {
       for (int k = 0; k <= trial % 4; ++k)
         damaged[rng() % damaged.size()] = static_cast<unsigned char>(rng());
     } else if (trial % 5 == 2) {  // near a part's cut, where the starts are looked for
-      const size_t cut = damaged.size() * (1 + rng() % 3) / 4;
+      const unsigned parts = gpu::detail::lz4_split_parts(field.size());
+      const size_t cut = gpu::detail::lz4_split_cut(static_cast<uint32_t>(damaged.size()),
+                                                    1 + rng() % (parts - 1), parts);
       for (size_t k = cut; k < cut + 64; ++k) damaged[k] = static_cast<unsigned char>(rng());
     } else if (trial % 5 == 3) {
       for (int k = 0; k < 3; ++k)

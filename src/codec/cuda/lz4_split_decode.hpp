@@ -1,11 +1,12 @@
 // Split decoding of large LZ4 blocks: one block decoded by several teams of warps at once, so that
 // a batch of few large chunks (2 and 4 MiB chunks of a 1 GiB batch: 512 or 256 blocks) keeps as
 // many teams busy as a batch of 1 MiB chunks.
-//   1. plan (a lane per part): the block's input is cut into `parts` equal parts; part k > 0
-//      starts at a token found by parsing from its cut as if a token started there (again one
-//      byte on after a sequence that cannot be one) until kLz4SplitSyncBytes further. A wrong
-//      start joins the true chain of tokens within a few hundred bytes on liblz4's blocks: both
-//      are walks over the same bytes, and once they share a position they coincide.
+//   1. plan (a lane per part): the block's input is cut into `parts` parts, the first larger
+//      (kLz4SplitFirstWeight); part k > 0 starts at a token found by parsing from its cut as if a
+//      token started there (again one byte on after a sequence that cannot be one) until
+//      kLz4SplitSyncBytes further. A wrong start joins the true chain of tokens within a few
+//      hundred bytes on liblz4's blocks: both are walks over the same bytes, and once they share a
+//      position they coincide.
 //   2. parts (a team per part, lz4_warp_team_decode.cuh): part 0 decodes into the output, the
 //      others into scratch with kLz4SplitGuard bytes before their start; every part stops at the
 //      next part's start token, and records its output position there when its chain passes that
@@ -29,6 +30,7 @@
 #include <cstdint>
 
 #include "codec/cuda/device_chunk_batch.hpp"
+#include "cuzarr/core/host_device.hpp"
 #include "cuzarr/memory/stream.hpp"
 
 namespace cuzarr::gpu::detail {
@@ -37,6 +39,18 @@ namespace cuzarr::gpu::detail {
 /// parts (at least 2, at most kLz4SplitMaxParts).
 inline constexpr uint64_t kLz4SplitPartOutput = uint64_t{1} << 20;
 inline constexpr unsigned kLz4SplitMaxParts = 8;
+/// Part 0's share of the input, in sixteenths of each later part's: it marks no taint, so its team
+/// runs faster. On an H200, 1 GiB batches of the quantized field at 4 / 2 MiB (bench/RESULTS.md,
+/// "the first part larger"): equal parts 80.1 / 83.3 GB/s, 22 (1.375x) 84.5 / 93.3; with the marks
+/// followed 8 at a time 19, 22 and 25 gave 88.4 / 96.6, 87.0 / 96.3 and 81.7 / 92.1.
+inline constexpr uint64_t kLz4SplitFirstWeight = 22;
+/// Where part k > 0 (of `parts`) of a block of `in_size` bytes is cut; its start is looked for from
+/// there.
+CUZARR_HOST_DEVICE inline uint32_t lz4_split_cut(uint32_t in_size, unsigned k, unsigned parts) {
+  const uint64_t before = kLz4SplitFirstWeight + 16 * uint64_t{k - 1};
+  const uint64_t total = kLz4SplitFirstWeight + 16 * uint64_t{parts - 1};
+  return static_cast<uint32_t>(in_size * before / total);
+}
 /// Chunks decoding to fewer bytes than this take the team decoder.
 inline constexpr uint64_t kLz4SplitMinCapacity = uint64_t{2} << 20;
 /// Chunks whose block holds more than 2 / 3 of their capacity (ratio below 1.5, about
@@ -62,9 +76,9 @@ unsigned lz4_split_parts(uint64_t max_output);
 size_t lz4_split_temp_bytes(size_t count, uint64_t max_output);
 
 /// The smallest chunks the LZ4 launcher splits by itself: on an H200, 1 GiB batches of the
-/// quantized field decoded 1.32x faster split at 4 MiB (79.7 against 60.4 GB/s) but 0.91x at
-/// 2 MiB (83.9 against 92.3), where 512 teams of the team decoder already fill the GPU better
-/// (bench/RESULTS.md, "Large LZ4 blocks split into parts").
+/// quantized field decoded 1.42x faster split at 4 MiB (87.0 against 61.1 GB/s) but only 1.03x at
+/// 2 MiB (96.3 against 93.4), where 512 teams of the team decoder already fill the GPU well, too
+/// little for 2 GiB of scratch (bench/RESULTS.md, "the first part larger").
 inline constexpr uint64_t kLz4SplitAutoFrom = uint64_t{3} << 20;
 /// The most scratch the launcher takes for the split by itself (larger batches are not split).
 inline constexpr uint64_t kLz4SplitMaxTemp = uint64_t{8} << 30;
