@@ -77,8 +77,8 @@ size_t lz4_split_temp_bytes(size_t count, uint64_t max_output);
 
 /// The smallest chunks the LZ4 launcher splits by itself: on an H200, 1 GiB batches of the
 /// quantized field decoded 1.42x faster split at 4 MiB (87.0 against 61.1 GB/s) but only 1.03x at
-/// 2 MiB (96.3 against 93.4), where 512 teams of the team decoder already fill the GPU well, too
-/// little for 2 GiB of scratch (bench/RESULTS.md, "the first part larger").
+/// 2 MiB (96.3 against 93.4), too little for 2 GiB of scratch: there 512 teams of the team decoder
+/// already fill the GPU well (bench/RESULTS.md, "the first part larger").
 inline constexpr uint64_t kLz4SplitAutoFrom = uint64_t{3} << 20;
 /// The most scratch the launcher takes for the split by itself (larger batches are not split).
 inline constexpr uint64_t kLz4SplitMaxTemp = uint64_t{8} << 30;
