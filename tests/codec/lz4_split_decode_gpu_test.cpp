@@ -148,29 +148,33 @@ TEST_F(GpuLz4SplitDecode, NumcodecsFramingUnalignedAndMixedBatches) {
 }
 
 TEST_F(GpuLz4SplitDecode, TheLauncherWithScratchSplitsFewLargeChunksOnly) {
-  // A few 4 MiB chunks: split by lz4_decode_batch with scratch (lz4_split_pays); 2 MiB chunks are
-  // not (kLz4SplitAutoFrom), nor is a batch with the block-parallel path asked for.
-  const uint64_t four = uint64_t{4} << 20;
+  // A few 4 or 2 MiB chunks: split by lz4_decode_batch with scratch (lz4_split_pays); chunks below
+  // kLz4SplitAutoFrom are not, nor is a batch with the block-parallel path asked for.
+  const uint64_t four = uint64_t{4} << 20, two = uint64_t{2} << 20;
   EXPECT_TRUE(gpu::detail::lz4_split_pays(8, four));
   EXPECT_EQ(gpu::lz4_decode_temp_bytes(8, four), gpu::detail::lz4_split_temp_bytes(8, four));
-  EXPECT_FALSE(gpu::detail::lz4_split_pays(8, uint64_t{2} << 20));
-  EXPECT_EQ(gpu::lz4_decode_temp_bytes(8, uint64_t{2} << 20), 0u);
+  EXPECT_TRUE(gpu::detail::lz4_split_pays(8, two));
+  EXPECT_EQ(gpu::lz4_decode_temp_bytes(8, two), gpu::detail::lz4_split_temp_bytes(8, two));
+  EXPECT_FALSE(gpu::detail::lz4_split_pays(8, gpu::detail::kLz4SplitAutoFrom - 1));
+  EXPECT_EQ(gpu::lz4_decode_temp_bytes(8, gpu::detail::kLz4SplitAutoFrom - 1), 0u);
   EXPECT_FALSE(gpu::detail::lz4_split_pays(1u << 20, four));  // more parts than fit at once
-  Chunks inputs, blocks;
-  for (uint32_t seed = 0; seed < 6; ++seed) {
-    inputs.push_back(test::quantized_uint16_input(four - seed * 4099, seed));
+  for (const uint64_t size : {four, two}) {
+    Chunks inputs, blocks;
+    for (uint32_t seed = 0; seed < 6; ++seed) {
+      inputs.push_back(test::quantized_uint16_input(size - seed * 4099, seed));
+      blocks.push_back(test::liblz4_compress(inputs.back(), 1, 0));
+    }
+    inputs.push_back(test::random_input(1 << 20, 9));  // incompressible: the team decoder
     blocks.push_back(test::liblz4_compress(inputs.back(), 1, 0));
-  }
-  inputs.push_back(test::random_input(1 << 20, 9));  // incompressible: the team decoder
-  blocks.push_back(test::liblz4_compress(inputs.back(), 1, 0));
-  const auto capacities = test::sizes_of(inputs);
-  DeviceBatch batch(blocks, capacities);
-  DeviceMemory temp(gpu::lz4_decode_temp_bytes(inputs.size(), four));
-  gpu::lz4_decode_batch(batch.batch(), four, temp.get(), Stream());
-  test::cuda_ok(cudaDeviceSynchronize());
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    ASSERT_EQ(batch.statuses()[i], DeviceChunkStatus::ok) << i;
-    ASSERT_TRUE(batch.output(i) == inputs[i]) << i;
+    const auto capacities = test::sizes_of(inputs);
+    DeviceBatch batch(blocks, capacities);
+    DeviceMemory temp(gpu::lz4_decode_temp_bytes(inputs.size(), size));
+    gpu::lz4_decode_batch(batch.batch(), size, temp.get(), Stream());
+    test::cuda_ok(cudaDeviceSynchronize());
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      ASSERT_EQ(batch.statuses()[i], DeviceChunkStatus::ok) << size << " " << i;
+      ASSERT_TRUE(batch.output(i) == inputs[i]) << size << " " << i;
+    }
   }
 }
 

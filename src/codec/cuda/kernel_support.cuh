@@ -119,4 +119,75 @@ __device__ inline void cooperative_copy(unsigned char* dst, const unsigned char*
   for (uint64_t t = head + 4 * last + rank; t < n; t += ranks) dst[t] = src[t];
 }
 
+/// Bytes [4 kQ + shift / 8, + 16) of a followed by b.
+template <unsigned kQ>
+__device__ inline uint4 bytes_from(const uint4& a, const uint4& b, uint32_t shift) {
+  static_assert(kQ < 4);
+  const uint32_t v[8] = {a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w};
+  return make_uint4(
+      __funnelshift_r(v[kQ], v[kQ + 1], shift), __funnelshift_r(v[kQ + 1], v[kQ + 2], shift),
+      __funnelshift_r(v[kQ + 2], v[kQ + 3], shift), __funnelshift_r(v[kQ + 3], v[kQ + 4], shift));
+}
+
+/// dst[w] = bytes_from<kQ>(src[w], src[w + 1], shift) for w < words, by the threads [rank,
+/// rank + ranks), four words in flight per thread.
+template <unsigned kQ>
+__device__ inline void copy_shifted_words(uint4* __restrict__ dst, const uint4* __restrict__ src,
+                                          uint64_t words, uint32_t shift, uint64_t rank,
+                                          uint64_t ranks) {
+  uint64_t w = rank;
+  for (; w + 3 * ranks < words; w += 4 * ranks) {
+    uint4 a[4], b[4];
+#pragma unroll
+    for (unsigned i = 0; i < 4; ++i) {
+      a[i] = src[w + i * ranks];
+      b[i] = src[w + i * ranks + 1];
+    }
+#pragma unroll
+    for (unsigned i = 0; i < 4; ++i) dst[w + i * ranks] = bytes_from<kQ>(a[i], b[i], shift);
+  }
+  for (; w < words; w += ranks) dst[w] = bytes_from<kQ>(src[w], src[w + 1], shift);
+}
+
+/// Copies n bytes from a 16-aligned src to any dst with the threads [rank, rank + ranks): 16-byte
+/// stores, each put together from the two source words that hold its bytes, four in flight per
+/// thread (cooperative_copy takes 4-byte words when the alignments differ). Only bytes of
+/// src[0, n) are read.
+__device__ inline void cooperative_copy_from_aligned(unsigned char* dst, const unsigned char* src,
+                                                     uint64_t n, uint64_t rank, uint64_t ranks) {
+  if (reinterpret_cast<uintptr_t>(src) % 16 != 0) {
+    cooperative_copy(dst, src, n, rank, ranks);
+    return;
+  }
+  // dst + head is 16-aligned; its word w holds src[head + 16 w, + 16), bytes head .. head + 15 of
+  // the source words w and w + 1 (word w alone when head is 0), both inside src[0, n) for w below
+  // `words`.
+  const uint64_t head = umin(n, (16 - reinterpret_cast<uintptr_t>(dst) % 16) % 16);
+  const uint64_t whole = (n - head) / 16;
+  const uint64_t words = head == 0 ? whole : umin(whole, n / 16 >= 1 ? n / 16 - 1 : 0);
+  auto* dw = reinterpret_cast<uint4*>(dst + head);
+  const auto* sw = reinterpret_cast<const uint4*>(src);
+  const auto shift = static_cast<uint32_t>(8 * (head % 4));
+  switch (head / 4) {
+    case 0:
+      if (head == 0) {
+        for (uint64_t w = rank; w < words; w += ranks) dw[w] = sw[w];
+      } else {
+        copy_shifted_words<0>(dw, sw, words, shift, rank, ranks);
+      }
+      break;
+    case 1:
+      copy_shifted_words<1>(dw, sw, words, shift, rank, ranks);
+      break;
+    case 2:
+      copy_shifted_words<2>(dw, sw, words, shift, rank, ranks);
+      break;
+    default:
+      copy_shifted_words<3>(dw, sw, words, shift, rank, ranks);
+      break;
+  }
+  for (uint64_t t = rank; t < head; t += ranks) dst[t] = src[t];
+  for (uint64_t t = head + 16 * words + rank; t < n; t += ranks) dst[t] = src[t];
+}
+
 }  // namespace cuzarr::gpu::detail

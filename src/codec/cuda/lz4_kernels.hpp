@@ -52,7 +52,7 @@ void numcodecs_lz4_decode_batch_with_team(const DeviceChunkBatch& batch, unsigne
 // every size (see kLz4BpOff).
 
 // By default (kLz4BpOff) the calls with scratch split large blocks instead (lz4_split_decode.hpp:
-// parts of about 1 MiB decoded by a team each) when the batch's chunks are of 3 MiB or more
+// parts of about 1 MiB decoded by a team each) when the batch's chunks are of 2 MiB or more
 // (kLz4SplitAutoFrom) and too few to fill the GPU (lz4_split_pays); the other batches decode as
 // the calls without scratch.
 

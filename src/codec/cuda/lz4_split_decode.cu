@@ -17,10 +17,6 @@ constexpr unsigned kPartExecutors = 2;
 constexpr unsigned kPartThreads = (1 + kPartExecutors) * kWarpSize;
 constexpr int kPartBlocksPerSm = 65536 / (80 * static_cast<int>(kPartThreads));
 constexpr unsigned kPlanWarps = 4;
-constexpr unsigned kPlaceThreads = 256;
-constexpr unsigned kPlacePieces = 16;  // thread blocks placing each part
-constexpr unsigned kRepairThreads = 256;
-constexpr unsigned kRepairPieces = 8;  // thread blocks repairing each part at once
 /// Positions past a part's cut tried as its first token, one after the other, until a parse from
 /// one holds kLz4SplitSyncBytes of sequences.
 constexpr uint32_t kSyncRestarts = 256;
@@ -50,9 +46,17 @@ struct PartResult {
   uint32_t overflow;
 };
 
-/// The scratch of a batch (lz4_split_temp_bytes): per chunk its plan and handled flag, per part its
-/// result, and per part after the first its output (guard first), zone marks and roots.
+/// A part's state (Scratch::states), published in this order: its result written, its bytes in
+/// the chunk's output, its tainted bytes repaired. A part that gives up (the chunk is not split)
+/// goes straight to kPartFinal.
+enum PartState : uint32_t { kPartRunning = 0, kPartDecoded = 1, kPartPlaced = 2, kPartFinal = 3 };
+
+/// The scratch of a batch (lz4_split_temp_bytes): the parts' tickets and states, per chunk its plan
+/// and handled flag, per part its result, and per part after the first its output (guard first),
+/// zone marks and roots.
 struct Scratch {
+  uint32_t* ticket;  // the next part a starting thread block takes
+  uint32_t* states;  // per part (PartState)
   uint32_t* handled;
   Plan* plans;
   PartResult* results;
@@ -81,13 +85,14 @@ uint64_t part_capacity(uint64_t max_output, unsigned parts) {
 }
 
 struct ScratchSizes {
-  uint64_t handled, plans, results, outputs, marks, roots;
-  uint64_t total() const { return handled + plans + results + outputs + marks + roots; }
+  uint64_t sync, handled, plans, results, outputs, marks, roots;
+  uint64_t total() const { return sync + handled + plans + results + outputs + marks + roots; }
 };
 
 ScratchSizes scratch_sizes(size_t count, uint64_t max_output, unsigned parts) {
   const uint64_t later = count * uint64_t{parts - 1};
-  return {align_up(count * sizeof(uint32_t)),
+  return {align_up((1 + count * parts) * sizeof(uint32_t)),
+          align_up(count * sizeof(uint32_t)),
           align_up(count * sizeof(Plan)),
           align_up(count * parts * sizeof(PartResult)),
           align_up(later * (kLz4SplitGuard + part_capacity(max_output, parts))),
@@ -99,6 +104,9 @@ Scratch make_scratch(void* temp, size_t count, uint64_t max_output, unsigned par
   const ScratchSizes z = scratch_sizes(count, max_output, parts);
   auto* at = static_cast<unsigned char*>(temp);
   Scratch s{};
+  s.ticket = reinterpret_cast<uint32_t*>(at);
+  s.states = s.ticket + 1;
+  at += z.sync;
   s.handled = reinterpret_cast<uint32_t*>(at);
   at += z.handled;
   s.plans = reinterpret_cast<Plan*>(at);
@@ -150,8 +158,10 @@ template <bool kNumcodecs>
 __global__ void __launch_bounds__(kPlanWarps* kWarpSize)
     split_plan_kernel(DeviceChunkBatch batch, Scratch s, uint64_t max_output) {
   const size_t chunk = blockIdx.x * size_t{kPlanWarps} + threadIdx.x / kWarpSize;
+  if (blockIdx.x == 0 && threadIdx.x == 0) *s.ticket = 0;
   if (chunk >= batch.count) return;
   const unsigned lane = threadIdx.x % kWarpSize;
+  if (lane < s.parts) s.states[chunk * s.parts + lane] = kPartRunning;
   ChunkBlock b;
   const bool taken = split_block<kNumcodecs>(batch, chunk, max_output, b);
   uint32_t start = 0;
@@ -167,6 +177,7 @@ __global__ void __launch_bounds__(kPlanWarps* kWarpSize)
   if (lane == 0) {
     s.plans[chunk].ok = ok ? 1u : 0u;
     s.plans[chunk].bad = 0;
+    s.handled[chunk] = 0;
   }
 }
 
@@ -271,15 +282,226 @@ struct PartExtra {
   }
 };
 
-/// A team per part (lz4_warp_team_decode.cuh): a parser and kPartExecutors executors.
+/// Waits (one thread) until `part`'s state is at least `state`. What the part wrote before it
+/// published that state is then visible to the caller's thread block after its next barrier, read
+/// past L1 (volatile or ld.global.cg: L1 may hold older copies of other thread blocks' lines).
+__device__ inline void wait_state(const Scratch& s, uint64_t part, uint32_t state) {
+  while (*static_cast<const volatile uint32_t*>(s.states + part) < state) __nanosleep(200);
+  __threadfence();
+}
+
+/// Publishes `state` for `part` once every thread of the block has written what it announces
+/// (every thread calls it).
+__device__ inline void publish_state(const Scratch& s, uint64_t part, uint32_t state) {
+  __threadfence();
+  __syncthreads();
+  if (threadIdx.x == 0) *static_cast<volatile uint32_t*>(s.states + part) = state;
+}
+
+/// Another part's result, read past L1.
+__device__ inline PartResult load_result(const Scratch& s, uint64_t part) {
+  const volatile PartResult& r = s.results[part];
+  return {r.status, r.parsed, r.join_out, r.taint_end, r.overflow};
+}
+
+/// Where part k's bytes go in the chunk's output, [at, end), once the parts before it decoded. ok:
+/// they and part k decoded, reached the next part's start and kept their taint within their zones,
+/// and the bytes up to `end` fit the capacity. waits: part k's roots (the 64 KiB before `at`) may
+/// read tainted bytes of an earlier part, which must be repaired first.
+struct PartPlace {
+  bool ok;
+  bool waits;
+  uint64_t at;
+  uint64_t end;
+};
+
+__device__ inline PartPlace part_place(const Scratch& s, size_t chunk, unsigned k,
+                                       uint64_t capacity) {
+  PartPlace p{false, false, 0, 0};
+  uint64_t at = 0, taint_reach = 0;  // past the last tainted byte of the parts before
+  for (unsigned j = 0; j <= k; ++j) {
+    const PartResult r = load_result(s, chunk * s.parts + j);
+    const uint32_t begin = j == 0 ? 0 : kLz4SplitGuard;
+    const uint32_t end = j + 1 < s.parts ? r.join_out : r.parsed;
+    if (r.status != DeviceChunkStatus::ok || r.overflow != 0 || end == kNoJoin || end < begin) {
+      return p;
+    }
+    if (j == k) {
+      p = {at + (end - begin) <= capacity, taint_reach + kLz4SplitGuard > at, at,
+           at + (end - begin)};
+      return p;
+    }
+    if (j > 0 && r.taint_end > kLz4SplitGuard) {
+      taint_reach = umax(taint_reach, at + (r.taint_end - kLz4SplitGuard));
+    }
+    at += end - begin;
+  }
+  return p;
+}
+
+/// Repairs the tainted bytes of the 16 positions from g of part k, placed at `at`: each takes its
+/// root's value, from the bytes before the part (other thread blocks' bytes: read from L2). The
+/// group's marks and roots are loaded together, then every root's value. A root before the
+/// block's output sets `bad` (the serial decoder's distance check fails there).
+__device__ inline void repair_group(const unsigned char* marks, const uint16_t* roots, uint32_t g,
+                                    uint32_t end, uint64_t at, unsigned char* out, bool& bad) {
+  const uint4 word = __ldcg(reinterpret_cast<const uint4*>(marks + g));
+  const uint4 low = __ldcg(reinterpret_cast<const uint4*>(roots + g));  // roots of g .. g + 7
+  const uint4 high = __ldcg(reinterpret_cast<const uint4*>(roots + g + 8));
+  const uint32_t mark_words[4] = {word.x, word.y, word.z, word.w};
+  const uint32_t root_words[8] = {low.x, low.y, low.z, low.w, high.x, high.y, high.z, high.w};
+  unsigned char values[16];
+  uint32_t taken = 0;
+#pragma unroll
+  for (unsigned i = 0; i < 16; ++i) {
+    const bool marked = ((mark_words[i / 4] >> (8 * (i % 4))) & 0xFF) != 0 && g + i < end;
+    const uint64_t root = (root_words[i / 2] >> (16 * (i % 2))) & 0xFFFF;
+    if (!marked) continue;
+    if (at + root < kLz4SplitGuard) {
+      bad = true;
+      continue;
+    }
+    values[i] = __ldcg(out + at + root - kLz4SplitGuard);
+    taken |= 1u << i;
+  }
+#pragma unroll
+  for (unsigned i = 0; i < 16; ++i) {
+    if ((taken >> i) & 1) out[at + g + i - kLz4SplitGuard] = values[i];
+  }
+}
+
+/// The end of part k's positions to repair: its taint end, within its zone and its own bytes.
+__device__ inline uint32_t repair_end(uint32_t taint_end, uint64_t bytes) {
+  return static_cast<uint32_t>(umin(umin(taint_end, kLz4SplitZone), kLz4SplitGuard + bytes));
+}
+
+/// Part k's groups of 16 positions with a mark, found while the part waits for the parts before
+/// it, so that its repair then touches only them: their numbers (from the guard on) in shared
+/// memory the decode no longer uses. `complete`: every such group is listed.
+struct MarkedGroups {
+  uint16_t* list;
+  uint32_t capacity;
+  uint32_t* count;  // shared
+  static_assert(kLz4SplitZone - kLz4SplitGuard <= 16u * 65536u);
+
+  /// Lists the groups below `end` (every thread calls it), 4 mark words in flight a thread, and
+  /// asks L2 for each listed group's roots.
+  __device__ bool find(const unsigned char* marks, const uint16_t* roots, uint32_t end) const {
+    constexpr unsigned kAhead = 4;
+    if (threadIdx.x == 0) *count = 0;
+    __syncthreads();
+    for (uint32_t base = kLz4SplitGuard + 16 * threadIdx.x; base < end;
+         base += kAhead * 16 * kPartThreads) {
+      uint4 words[kAhead];
+#pragma unroll
+      for (unsigned u = 0; u < kAhead; ++u) {
+        const uint32_t g = base + u * 16 * kPartThreads;
+        words[u] = g < end ? *reinterpret_cast<const uint4*>(marks + g) : make_uint4(0, 0, 0, 0);
+      }
+#pragma unroll
+      for (unsigned u = 0; u < kAhead; ++u) {
+        if ((words[u].x | words[u].y | words[u].z | words[u].w) == 0) continue;
+        const uint32_t g = base + u * 16 * kPartThreads;
+        const uint32_t i = atomicAdd(count, 1u);
+        if (i < capacity) list[i] = static_cast<uint16_t>((g - kLz4SplitGuard) / 16);
+        asm volatile("prefetch.global.L2 [%0];" ::"l"(roots + g));
+      }
+    }
+    __syncthreads();
+    return *count <= capacity;
+  }
+};
+
+/// Repairs part k's tainted bytes: the listed groups, or when the list is incomplete every group
+/// with a mark below the repair end.
+__device__ inline void repair_part(const Scratch& s, size_t chunk, unsigned k, const PartPlace& p,
+                                   uint32_t end, const MarkedGroups& groups, bool listed,
+                                   unsigned char* out) {
+  const unsigned char* marks = s.mark(chunk, k);
+  const uint16_t* roots = s.root(chunk, k);
+  bool bad = false;
+  if (listed) {
+    const uint32_t count = *groups.count;
+    for (uint32_t i = threadIdx.x; i < count; i += kPartThreads) {
+      repair_group(marks, roots, kLz4SplitGuard + 16 * uint32_t{groups.list[i]}, end, p.at, out,
+                   bad);
+    }
+  } else {
+    for (uint32_t g = kLz4SplitGuard + 16 * threadIdx.x; g < end; g += 16 * kPartThreads) {
+      const uint4 word = *reinterpret_cast<const uint4*>(marks + g);
+      if ((word.x | word.y | word.z | word.w) != 0)
+        repair_group(marks, roots, g, end, p.at, out, bad);
+    }
+  }
+  if (bad) s.plans[chunk].bad = 1;
+}
+
+/// What part `me` does once decoded: part 0 is final (its bytes are in place and untainted); a
+/// later part copies its bytes to their place once the parts before it have decoded, then repairs
+/// them when the bytes its roots read are final; the last part then gives the chunk's result.
+template <bool kNumcodecs>
+__device__ inline void place_part(const DeviceChunkBatch& batch, const Scratch& s,
+                                  uint64_t max_output, uint32_t me, const MarkedGroups& groups) {
+  __shared__ PartPlace place;
+  const size_t chunk = me / s.parts;
+  const unsigned part = me % s.parts;
+  if (part == 0) {
+    publish_state(s, me, kPartFinal);
+    return;
+  }
+  publish_state(s, me, kPartDecoded);
+  ChunkBlock b;
+  split_block<kNumcodecs>(batch, chunk, max_output, b);
+  const PartResult own = s.results[me];
+  const uint32_t own_end = part + 1 < s.parts ? own.join_out : own.parsed;
+  const uint32_t end =
+      repair_end(own.taint_end, own_end >= kLz4SplitGuard ? own_end - kLz4SplitGuard : 0);
+  const bool listed = groups.find(s.mark(chunk, part), s.root(chunk, part), end);
+  if (threadIdx.x == 0) {
+    for (unsigned j = 0; j < part; ++j) wait_state(s, me - part + j, kPartDecoded);
+    place = part_place(s, chunk, part, b.capacity);
+  }
+  __syncthreads();
+  if (!place.ok) {  // the chunk is left to the team decoder
+    publish_state(s, me, kPartFinal);
+    return;
+  }
+  cooperative_copy_from_aligned(b.out + place.at, s.output(chunk, part) + kLz4SplitGuard,
+                                place.end - place.at, threadIdx.x, kPartThreads);
+  publish_state(s, me, kPartPlaced);
+  if (threadIdx.x == 0) {
+    for (unsigned j = 1; j < part; ++j) {
+      wait_state(s, me - part + j, place.waits ? kPartFinal : kPartPlaced);
+    }
+  }
+  __syncthreads();
+  repair_part(s, chunk, part, place, end, groups, listed, b.out);
+  publish_state(s, me, kPartFinal);
+  if (part + 1 < s.parts || threadIdx.x != 0) return;
+  for (unsigned j = 1; j < part; ++j) wait_state(s, me - part + j, kPartFinal);
+  const bool ok = (!kNumcodecs || place.end == b.expected) &&
+                  *static_cast<const volatile uint32_t*>(&s.plans[chunk].bad) == 0;
+  if (ok) {
+    batch.statuses[chunk] = DeviceChunkStatus::ok;
+    batch.output_sizes[chunk] = place.end;
+    s.handled[chunk] = 1;
+  }
+}
+
+/// A team per part (lz4_warp_team_decode.cuh): a parser and kPartExecutors executors, then
+/// place_part. The parts take tickets in the order their thread blocks start, so a part waits only
+/// for parts that started before it (which never wait for a later one). So the copies and repairs
+/// run beside the teams still decoding, not after all of them.
 template <bool kNumcodecs>
 __global__ void __launch_bounds__(kPartThreads, kPartBlocksPerSm)
     split_part_kernel(DeviceChunkBatch batch, Scratch s, uint64_t max_output) {
-  const size_t chunk = blockIdx.x / s.parts;
-  const unsigned part = blockIdx.x % s.parts;
-  if (s.plans[chunk].ok == 0) return;
   __shared__ Lz4TeamShared<kPartExecutors, false> shared;
-  __shared__ uint32_t taint_end, overflow, join_out;
+  __shared__ uint32_t ticket, taint_end, overflow, join_out, listed;
+  if (threadIdx.x == 0) ticket = atomicAdd(s.ticket, 1u);
+  __syncthreads();
+  const size_t chunk = ticket / s.parts;
+  const unsigned part = ticket % s.parts;
+  if (s.plans[chunk].ok == 0) return;
   const unsigned warp = threadIdx.x / kWarpSize, lane = threadIdx.x % kWarpSize;
   ChunkBlock b;
   split_block<kNumcodecs>(batch, chunk, max_output, b);
@@ -308,166 +530,18 @@ __global__ void __launch_bounds__(kPartThreads, kPartBlocksPerSm)
                           extra);
   }
   __syncthreads();  // every group executed
+  // What follows reloads the part and its block rather than keep them in registers through the
+  // decode (the executors use every one of them).
+  const uint32_t me = load_shared_volatile(ticket);
   if (threadIdx.x == 0) {
-    s.results[blockIdx.x] = {shared.status, static_cast<uint32_t>(shared.parsed), join_out,
-                             taint_end, overflow};
+    s.results[me] = {shared.status, static_cast<uint32_t>(shared.parsed), join_out, taint_end,
+                     overflow};
   }
-}
-
-/// Where the parts' bytes go: at[k] is the output position of part k's first byte, at[parts]
-/// the chunk's size. ok: every part decoded, reached the next part's start, kept its taint within
-/// its zone, and the sizes agree with the block.
-struct Layout {
-  bool ok;
-  uint64_t at[kLz4SplitMaxParts + 1];
-};
-
-template <bool kNumcodecs>
-__device__ inline Layout split_layout(const Scratch& s, size_t chunk, const ChunkBlock& b) {
-  Layout l{true, {}};
-  uint64_t at = 0;
-  for (unsigned k = 0; k < s.parts; ++k) {
-    const PartResult r = s.results[chunk * s.parts + k];
-    const uint32_t begin = k == 0 ? 0 : kLz4SplitGuard;
-    const uint32_t end = k + 1 < s.parts ? r.join_out : r.parsed;
-    if (r.status != DeviceChunkStatus::ok || r.overflow != 0 || end == kNoJoin || end < begin) {
-      l.ok = false;
-      return l;
-    }
-    l.at[k] = at;
-    at += end - begin;
-  }
-  l.at[s.parts] = at;
-  l.ok = at <= b.capacity && (!kNumcodecs || at == b.expected);
-  return l;
-}
-
-/// Which piece of which part (after the first) of which chunk this thread block works on, in a grid
-/// of `pieces` thread blocks per part, with the chunk's block and layout (`layout` in shared
-/// memory, the same for every thread). False when the chunk is not split.
-template <bool kNumcodecs>
-__device__ inline bool part_piece(const DeviceChunkBatch& batch, const Scratch& s,
-                                  uint64_t max_output, unsigned pieces, size_t& chunk,
-                                  unsigned& part, unsigned& piece, ChunkBlock& b, Layout& layout) {
-  const uint64_t id = blockIdx.x / pieces;
-  piece = blockIdx.x % pieces;
-  chunk = id / (s.parts - 1);
-  part = static_cast<unsigned>(id % (s.parts - 1)) + 1;
-  if (s.plans[chunk].ok == 0) return false;
-  split_block<kNumcodecs>(batch, chunk, max_output, b);
-  if (threadIdx.x == 0) layout = split_layout<kNumcodecs>(s, chunk, b);
-  __syncthreads();
-  return layout.ok;
-}
-
-template <bool kNumcodecs>
-__global__ void __launch_bounds__(kPlaceThreads)
-    split_place_kernel(DeviceChunkBatch batch, Scratch s, uint64_t max_output) {
-  __shared__ Layout layout;
-  size_t chunk;
-  unsigned part, piece;
-  ChunkBlock b;
-  if (!part_piece<kNumcodecs>(batch, s, max_output, kPlacePieces, chunk, part, piece, b, layout)) {
-    return;
-  }
-  const uint64_t n = layout.at[part + 1] - layout.at[part];
-  const uint64_t lo = n * piece / kPlacePieces, hi = n * (piece + 1) / kPlacePieces;
-  cooperative_copy(b.out + layout.at[part] + lo, s.output(chunk, part) + kLz4SplitGuard + lo,
-                   hi - lo, threadIdx.x, kPlaceThreads);
-}
-
-/// Whether part k's roots may read tainted bytes of an earlier part: roots lie in the 64 KiB before
-/// part k, and part j's tainted bytes before its taint end. Such a part is repaired after the parts
-/// before it (split_finish_kernel); the others at once (split_repair_kernel).
-__device__ inline bool repair_waits(const Scratch& s, size_t chunk, const Layout& l, unsigned k) {
-  for (unsigned j = 1; j < k; ++j) {  // part 0 has no tainted bytes
-    const uint32_t end = s.results[chunk * s.parts + j].taint_end;
-    if (end > kLz4SplitGuard && l.at[j] + end > l.at[k]) return true;  // within 64 KiB of at[k]
-  }
-  return false;
-}
-
-/// Repairs bytes [lo, hi) of part k (positions of its scratch, multiples of 16 apart from hi):
-/// each tainted byte takes its root's value; a root before the block's output marks the chunk bad
-/// (the serial decoder's distance check fails there).
-__device__ inline void repair_range(const Scratch& s, size_t chunk, unsigned k, const Layout& l,
-                                    unsigned char* out, uint32_t lo, uint32_t hi, unsigned rank,
-                                    unsigned ranks) {
-  const uint64_t at = l.at[k];
-  const unsigned char* marks = s.mark(chunk, k);
-  const uint16_t* roots = s.root(chunk, k);
-  bool bad = false;
-  for (uint32_t p = lo + 16 * rank; p < hi; p += 16 * ranks) {
-    const uint4 word = *reinterpret_cast<const uint4*>(marks + p);
-    if ((word.x | word.y | word.z | word.w) == 0) continue;
-    for (uint32_t q = p; q < p + 16 && q < hi; ++q) {
-      if (marks[q] == 0) continue;
-      const uint64_t root = uint64_t{roots[q]};
-      if (at + root < kLz4SplitGuard) {
-        bad = true;
-        continue;
-      }
-      out[at + q - kLz4SplitGuard] = out[at + root - kLz4SplitGuard];
-    }
-  }
-  if (bad) s.plans[chunk].bad = 1;
-}
-
-/// The end of part k's bytes to repair: its taint end, within its zone and its own bytes.
-__device__ inline uint32_t repair_end(const Scratch& s, size_t chunk, unsigned k, const Layout& l) {
-  return static_cast<uint32_t>(umin(umin(s.results[chunk * s.parts + k].taint_end, kLz4SplitZone),
-                                    kLz4SplitGuard + (l.at[k + 1] - l.at[k])));
-}
-
-/// The parts whose roots read only final bytes, kRepairPieces thread blocks each.
-template <bool kNumcodecs>
-__global__ void __launch_bounds__(kRepairThreads)
-    split_repair_kernel(DeviceChunkBatch batch, Scratch s, uint64_t max_output) {
-  __shared__ Layout layout;
-  size_t chunk;
-  unsigned part, piece;
-  ChunkBlock b;
-  if (!part_piece<kNumcodecs>(batch, s, max_output, kRepairPieces, chunk, part, piece, b, layout) ||
-      repair_waits(s, chunk, layout, part)) {
-    return;
-  }
-  const uint32_t end = repair_end(s, chunk, part, layout);
-  if (end <= kLz4SplitGuard) return;
-  const uint32_t span = (end - kLz4SplitGuard + 16 * kRepairPieces - 1) / (16 * kRepairPieces) * 16;
-  const uint32_t lo = kLz4SplitGuard + piece * span;
-  const uint32_t hi = static_cast<uint32_t>(umin(end, uint64_t{lo} + span));
-  repair_range(s, chunk, part, layout, b.out, lo, hi, threadIdx.x, kRepairThreads);
-}
-
-/// Per chunk: the parts that wait for the part before, in order, then the chunk's result.
-template <bool kNumcodecs>
-__global__ void __launch_bounds__(kRepairThreads)
-    split_finish_kernel(DeviceChunkBatch batch, Scratch s, uint64_t max_output) {
-  const size_t chunk = blockIdx.x;
-  __shared__ Layout layout;
-  ChunkBlock b;
-  split_block<kNumcodecs>(batch, chunk, max_output, b);
-  if (threadIdx.x == 0) {
-    layout = s.plans[chunk].ok != 0 ? split_layout<kNumcodecs>(s, chunk, b) : Layout{false, {}};
-  }
-  __syncthreads();
-  if (layout.ok) {
-    for (unsigned part = 2; part < s.parts; ++part) {
-      if (!repair_waits(s, chunk, layout, part)) continue;
-      repair_range(s, chunk, part, layout, b.out, kLz4SplitGuard,
-                   repair_end(s, chunk, part, layout), threadIdx.x, kRepairThreads);
-      __syncthreads();  // this part's bytes before the next part's roots read them
-    }
-  }
-  __syncthreads();  // every `bad` written
-  if (threadIdx.x == 0) {
-    const bool ok = layout.ok && s.plans[chunk].bad == 0;
-    s.handled[chunk] = ok ? 1u : 0u;
-    if (ok) {
-      batch.statuses[chunk] = DeviceChunkStatus::ok;
-      batch.output_sizes[chunk] = layout.at[s.parts];
-    }
-  }
+  // The decode's shared memory lists the groups to repair.
+  static_assert(sizeof(shared) % sizeof(uint16_t) == 0);
+  const MarkedGroups groups{reinterpret_cast<uint16_t*>(&shared),
+                            static_cast<uint32_t>(sizeof(shared) / sizeof(uint16_t)), &listed};
+  place_part<kNumcodecs>(batch, s, max_output, me, groups);
 }
 
 template <bool kNumcodecs>
@@ -480,14 +554,6 @@ void launch(const DeviceChunkBatch& batch, uint64_t max_output, const Scratch& s
                                                                                      max_output);
   CUZARR_CUDA_CHECK(cudaGetLastError());
   split_part_kernel<kNumcodecs><<<count * s.parts, kPartThreads, 0, stream>>>(batch, s, max_output);
-  CUZARR_CUDA_CHECK(cudaGetLastError());
-  split_place_kernel<kNumcodecs>
-      <<<count*(s.parts - 1) * kPlacePieces, kPlaceThreads, 0, stream>>>(batch, s, max_output);
-  CUZARR_CUDA_CHECK(cudaGetLastError());
-  split_repair_kernel<kNumcodecs>
-      <<<count*(s.parts - 1) * kRepairPieces, kRepairThreads, 0, stream>>>(batch, s, max_output);
-  CUZARR_CUDA_CHECK(cudaGetLastError());
-  split_finish_kernel<kNumcodecs><<<count, kRepairThreads, 0, stream>>>(batch, s, max_output);
   CUZARR_CUDA_CHECK(cudaGetLastError());
 }
 

@@ -16,14 +16,17 @@
 //      part) instead of a value. On liblz4's blocks of a field of ratio 2.2 cut into 1 MiB parts,
 //      about 2 % of a part's bytes are tainted, all in its first 200 to 500 KiB: sources reach at
 //      most 64 KiB back, so taint dies out once a part has run far enough without it.
-//   3. place (many thread blocks per part): the parts' bytes, each after the one before it;
-//   4. repair (many thread blocks per part): each tainted byte takes its root's value; a part
-//      whose roots may read tainted bytes of an earlier part waits for it (one thread block per
-//      chunk then takes those parts in order).
+//   3. place and repair (the same team, once decoded; its thread block took a ticket when it
+//      started, so it waits only for parts that started before it): part k > 0 copies its bytes to
+//      their place once the parts before it have decoded, then each tainted byte takes its root's
+//      value once the bytes its roots read are final (placed, and repaired when an earlier part's
+//      taint reaches them); the last part gives the chunk's result. So the copies and repairs of
+//      most parts run while other teams still decode.
 // A chunk whose plan fails, whose part fails a check, whose chain misses the next start, whose
 // taint reaches past kLz4SplitZone, or whose size or roots disagree with the block is left to the
 // team decoder (handled = 0), which gives the serial decoder's status: statuses never depend on the
-// split.
+// split. (Parts placed before a later part failed may have written anywhere in the chunk's
+// capacity; the team decoder then writes the output again.)
 #pragma once
 
 #include <cstddef>
@@ -63,8 +66,11 @@ inline constexpr uint32_t kLz4SplitGuard = 65536;
 /// Positions of a part's scratch (guard included) below which its bytes may be tainted (taint past
 /// it fails the chunk: liblz4's level-9 blocks of the quantized field taint whole parts).
 inline constexpr uint32_t kLz4SplitZone = kLz4SplitGuard + (768u << 10);
-/// Input bytes a part's start is parsed past its cut.
-inline constexpr uint32_t kLz4SplitSyncBytes = 2048;
+/// Input bytes a part's start is parsed past its cut: the join check (step 2) catches a start off
+/// the true chain, so this only makes such starts rarer. On an H200 512 instead of 2048 sped the
+/// split up 1.02x to 1.05x (a shorter plan) and every chunk of the benchmark was still split
+/// (bench/RESULTS.md, "place and repair in the part kernel").
+inline constexpr uint32_t kLz4SplitSyncBytes = 512;
 
 /// The parts a batch of chunks of at most `max_output` bytes is cut into; 0 when its chunks are too
 /// small for the split.
@@ -72,14 +78,14 @@ unsigned lz4_split_parts(uint64_t max_output);
 
 /// Scratch bytes for `count` chunks of at most `max_output` bytes (0 when lz4_split_parts is 0):
 /// about 3 x max_output per chunk at 4 MiB (the parts' output with 1.5 x room, a mark and a root
-/// per position of their zones), and 4 bytes per chunk for `handled`.
+/// per position of their zones), 4 bytes per chunk for `handled` and per part for its state.
 size_t lz4_split_temp_bytes(size_t count, uint64_t max_output);
 
 /// The smallest chunks the LZ4 launcher splits by itself: on an H200, 1 GiB batches of the
-/// quantized field decoded 1.42x faster split at 4 MiB (87.0 against 61.1 GB/s) but only 1.03x at
-/// 2 MiB (96.3 against 93.4), too little for 2 GiB of scratch: there 512 teams of the team decoder
-/// already fill the GPU well (bench/RESULTS.md, "the first part larger").
-inline constexpr uint64_t kLz4SplitAutoFrom = uint64_t{3} << 20;
+/// quantized field decoded 1.50x faster split at 4 MiB (91.6 against 60.9 GB/s) and 1.06x at 2 MiB
+/// (97.7 against 92.3), for scratch of 3 and 2 GiB (bench/RESULTS.md, "place and repair in the
+/// part kernel").
+inline constexpr uint64_t kLz4SplitAutoFrom = uint64_t{2} << 20;
 /// The most scratch the launcher takes for the split by itself (larger batches are not split).
 inline constexpr uint64_t kLz4SplitMaxTemp = uint64_t{8} << 30;
 
