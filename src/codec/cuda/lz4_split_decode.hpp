@@ -68,7 +68,7 @@ inline constexpr uint32_t kLz4SplitGuard = 65536;
 inline constexpr uint32_t kLz4SplitZone = kLz4SplitGuard + (768u << 10);
 /// Input bytes a part's start is parsed past its cut: the join check (step 2) catches a start off
 /// the true chain, so this only makes such starts rarer. On an H200 512 instead of 2048 sped the
-/// split up 1.02x to 1.05x (a shorter plan) and every chunk of the benchmark was still split
+/// split up 1.01x to 1.02x (a shorter plan) and every chunk of the benchmark was still split
 /// (bench/RESULTS.md, "place and repair in the part kernel").
 inline constexpr uint32_t kLz4SplitSyncBytes = 512;
 
@@ -82,8 +82,8 @@ unsigned lz4_split_parts(uint64_t max_output);
 size_t lz4_split_temp_bytes(size_t count, uint64_t max_output);
 
 /// The smallest chunks the LZ4 launcher splits by itself: on an H200, 1 GiB batches of the
-/// quantized field decoded 1.50x faster split at 4 MiB (91.6 against 60.9 GB/s) and 1.06x at 2 MiB
-/// (97.7 against 92.3), for scratch of 3 and 2 GiB (bench/RESULTS.md, "place and repair in the
+/// quantized field decoded 1.52x faster split at 4 MiB (91.5 against 60.4 GB/s) and 1.07x at 2 MiB
+/// (98.3 against 92.2), for scratch of 3 and 2 GiB (bench/RESULTS.md, "place and repair in the
 /// part kernel").
 inline constexpr uint64_t kLz4SplitAutoFrom = uint64_t{2} << 20;
 /// The most scratch the launcher takes for the split by itself (larger batches are not split).
