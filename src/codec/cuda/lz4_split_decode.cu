@@ -377,7 +377,7 @@ __device__ inline uint32_t repair_end(uint32_t taint_end, uint64_t bytes) {
 
 /// Part k's groups of 16 positions with a mark, found while the part waits for the parts before
 /// it, so that its repair then touches only them: their numbers (from the guard on) in shared
-/// memory the decode no longer uses. `complete`: every such group is listed.
+/// memory the decode no longer uses.
 struct MarkedGroups {
   uint16_t* list;
   uint32_t capacity;
@@ -385,7 +385,7 @@ struct MarkedGroups {
   static_assert(kLz4SplitZone - kLz4SplitGuard <= 16u * 65536u);
 
   /// Lists the groups below `end` (every thread calls it), 4 mark words in flight a thread, and
-  /// asks L2 for each listed group's roots.
+  /// asks L2 for each listed group's roots; false when they are more than the list holds.
   __device__ bool find(const unsigned char* marks, const uint16_t* roots, uint32_t end) const {
     constexpr unsigned kAhead = 4;
     if (threadIdx.x == 0) *count = 0;
@@ -496,7 +496,7 @@ template <bool kNumcodecs>
 __global__ void __launch_bounds__(kPartThreads, kPartBlocksPerSm)
     split_part_kernel(DeviceChunkBatch batch, Scratch s, uint64_t max_output) {
   __shared__ Lz4TeamShared<kPartExecutors, false> shared;
-  __shared__ uint32_t ticket, taint_end, overflow, join_out, listed;
+  __shared__ uint32_t ticket, taint_end, overflow, join_out, marked_groups;
   if (threadIdx.x == 0) ticket = atomicAdd(s.ticket, 1u);
   __syncthreads();
   const size_t chunk = ticket / s.parts;
@@ -540,7 +540,8 @@ __global__ void __launch_bounds__(kPartThreads, kPartBlocksPerSm)
   // The decode's shared memory lists the groups to repair.
   static_assert(sizeof(shared) % sizeof(uint16_t) == 0);
   const MarkedGroups groups{reinterpret_cast<uint16_t*>(&shared),
-                            static_cast<uint32_t>(sizeof(shared) / sizeof(uint16_t)), &listed};
+                            static_cast<uint32_t>(sizeof(shared) / sizeof(uint16_t)),
+                            &marked_groups};
   place_part<kNumcodecs>(batch, s, max_output, me, groups);
 }
 
