@@ -1,7 +1,8 @@
-// cooperative_copy (kernel_support.cuh), the copy the GPU kernels share, run on the CPU for every
-// rank of a warp: every pair of pointer alignments, lengths around the word sizes; the bytes
-// around the destination stay untouched, and the source is an exact-size heap copy (reads past
-// it are caught under AddressSanitizer).
+// cooperative_copy and cooperative_copy_from_aligned (kernel_support.cuh), the copies the GPU
+// kernels share, run on the CPU for every rank of a warp: every pair of pointer alignments (every
+// destination alignment from a 16-aligned source), lengths around the word sizes; the bytes around
+// the destination stay untouched, and the source is an exact-size heap copy (reads past it are
+// caught under AddressSanitizer).
 #include "warp_emulator.hpp"
 // The emulator must come before the device headers.
 #include <gtest/gtest.h>
@@ -40,6 +41,38 @@ TEST(CooperativeCopy, CopiesEveryAlignmentAndLengthExactly) {
         for (uint64_t rank = 0; rank < 32; ++rank) detail::cooperative_copy(dst, src, n, rank, 32);
         SCOPED_TRACE("n " + std::to_string(n) + " src skew " + std::to_string(src_skew) +
                      " dst skew " + std::to_string(dst_skew));
+        ASSERT_TRUE(n == 0 || std::memcmp(dst, data.data(), n) == 0);
+        for (unsigned char* p = out.data(); p < dst; ++p) ASSERT_EQ(*p, kGuardByte);
+        for (unsigned char* p = dst + n; p < out.data() + out.size(); ++p) {
+          ASSERT_EQ(*p, kGuardByte);
+        }
+      }
+    }
+  }
+}
+
+TEST(CooperativeCopy, CopiesFromAlignedSourcesToEveryDestinationAlignmentExactly) {
+  std::vector<size_t> lengths;
+  for (size_t n = 0; n <= 80; ++n) lengths.push_back(n);
+  for (size_t n : {127, 128, 129, 511, 1000, 4099}) lengths.push_back(n);
+  for (size_t n : lengths) {
+    std::vector<unsigned char> data(n);
+    for (size_t i = 0; i < n; ++i) data[i] = static_cast<unsigned char>(i * 5 + 1);
+    // operator new[] returns 16-aligned storage here; the source ends where its allocation ends.
+    auto source = std::unique_ptr<unsigned char[]>(new unsigned char[n + 1]);
+    ASSERT_EQ(reinterpret_cast<uintptr_t>(source.get()) % 16, 0u);
+    if (n > 0) std::memcpy(source.get(), data.data(), n);
+    for (size_t dst_skew = 0; dst_skew < 16; ++dst_skew) {
+      for (uint64_t ranks : {1u, 3u, 32u, 96u}) {
+        std::vector<unsigned char> out(n + dst_skew + 2 * kGuard + 16, kGuardByte);
+        unsigned char* base = out.data() + kGuard;
+        base += (16 - reinterpret_cast<uintptr_t>(base) % 16) % 16;
+        unsigned char* dst = base + dst_skew;
+        for (uint64_t rank = 0; rank < ranks; ++rank) {
+          detail::cooperative_copy_from_aligned(dst, source.get(), n, rank, ranks);
+        }
+        SCOPED_TRACE("n " + std::to_string(n) + " dst skew " + std::to_string(dst_skew) +
+                     " ranks " + std::to_string(ranks));
         ASSERT_TRUE(n == 0 || std::memcmp(dst, data.data(), n) == 0);
         for (unsigned char* p = out.data(); p < dst; ++p) ASSERT_EQ(*p, kGuardByte);
         for (unsigned char* p = dst + n; p < out.data() + out.size(); ++p) {

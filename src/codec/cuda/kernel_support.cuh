@@ -119,14 +119,23 @@ __device__ inline void cooperative_copy(unsigned char* dst, const unsigned char*
   for (uint64_t t = head + 4 * last + rank; t < n; t += ranks) dst[t] = src[t];
 }
 
+/// The low 32 bits of (hi:lo) >> shift, for shift < 32 (a funnel shift on the GPU).
+__device__ inline uint32_t funnel_right(uint32_t lo, uint32_t hi, uint32_t shift) {
+#if defined(__CUDA_ARCH__)
+  return __funnelshift_r(lo, hi, shift);
+#else
+  return static_cast<uint32_t>(((uint64_t{hi} << 32) | lo) >> shift);
+#endif
+}
+
 /// Bytes [4 kQ + shift / 8, + 16) of a followed by b.
 template <unsigned kQ>
 __device__ inline uint4 bytes_from(const uint4& a, const uint4& b, uint32_t shift) {
   static_assert(kQ < 4);
   const uint32_t v[8] = {a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w};
-  return make_uint4(
-      __funnelshift_r(v[kQ], v[kQ + 1], shift), __funnelshift_r(v[kQ + 1], v[kQ + 2], shift),
-      __funnelshift_r(v[kQ + 2], v[kQ + 3], shift), __funnelshift_r(v[kQ + 3], v[kQ + 4], shift));
+  return uint4{funnel_right(v[kQ], v[kQ + 1], shift), funnel_right(v[kQ + 1], v[kQ + 2], shift),
+               funnel_right(v[kQ + 2], v[kQ + 3], shift),
+               funnel_right(v[kQ + 3], v[kQ + 4], shift)};
 }
 
 /// dst[w] = bytes_from<kQ>(src[w], src[w + 1], shift) for w < words, by the threads [rank,
@@ -138,12 +147,12 @@ __device__ inline void copy_shifted_words(uint4* __restrict__ dst, const uint4* 
   uint64_t w = rank;
   for (; w + 3 * ranks < words; w += 4 * ranks) {
     uint4 a[4], b[4];
-#pragma unroll
+    CUZARR_UNROLL
     for (unsigned i = 0; i < 4; ++i) {
       a[i] = src[w + i * ranks];
       b[i] = src[w + i * ranks + 1];
     }
-#pragma unroll
+    CUZARR_UNROLL
     for (unsigned i = 0; i < 4; ++i) dst[w + i * ranks] = bytes_from<kQ>(a[i], b[i], shift);
   }
   for (; w < words; w += ranks) dst[w] = bytes_from<kQ>(src[w], src[w + 1], shift);
