@@ -20,11 +20,35 @@ namespace {
 constexpr size_t kGuard = 24;
 constexpr unsigned char kGuardByte = 0xEE;
 
-TEST(CooperativeCopy, CopiesEveryAlignmentAndLengthExactly) {
+/// Copy lengths: every one up to 80, and some around larger word multiples.
+std::vector<size_t> copy_lengths() {
   std::vector<size_t> lengths;
   for (size_t n = 0; n <= 80; ++n) lengths.push_back(n);
   for (size_t n : {127, 128, 129, 511, 1000, 4099}) lengths.push_back(n);
-  for (size_t n : lengths) {
+  return lengths;
+}
+
+/// A destination `dst_skew` bytes past a 16-aligned position of `out`, with guard bytes around it.
+unsigned char* guarded_destination(std::vector<unsigned char>& out, size_t n, size_t dst_skew) {
+  out.assign(n + dst_skew + 2 * kGuard + 16, kGuardByte);
+  unsigned char* base = out.data() + kGuard;
+  base += (16 - reinterpret_cast<uintptr_t>(base) % 16) % 16;
+  return base + dst_skew;
+}
+
+/// dst holds `data` and every other byte of `out` is still a guard byte.
+void expect_copied(const std::vector<unsigned char>& out, const unsigned char* dst,
+                   const std::vector<unsigned char>& data) {
+  const size_t n = data.size();
+  ASSERT_TRUE(n == 0 || std::memcmp(dst, data.data(), n) == 0);
+  for (const unsigned char* p = out.data(); p < dst; ++p) ASSERT_EQ(*p, kGuardByte);
+  for (const unsigned char* p = dst + n; p < out.data() + out.size(); ++p) {
+    ASSERT_EQ(*p, kGuardByte);
+  }
+}
+
+TEST(CooperativeCopy, CopiesEveryAlignmentAndLengthExactly) {
+  for (size_t n : copy_lengths()) {
     std::vector<unsigned char> data(n);
     for (size_t i = 0; i < n; ++i) data[i] = static_cast<unsigned char>(i * 7 + 3);
     for (size_t src_skew = 0; src_skew < 16; ++src_skew) {
@@ -34,50 +58,35 @@ TEST(CooperativeCopy, CopiesEveryAlignmentAndLengthExactly) {
       unsigned char* src = source.get() + 1 + src_skew;
       if (n > 0) std::memcpy(src, data.data(), n);
       for (size_t dst_skew = 0; dst_skew < 16; ++dst_skew) {
-        std::vector<unsigned char> out(n + dst_skew + 2 * kGuard + 16, kGuardByte);
-        unsigned char* base = out.data() + kGuard;
-        base += (16 - reinterpret_cast<uintptr_t>(base) % 16) % 16;
-        unsigned char* dst = base + dst_skew;
+        std::vector<unsigned char> out;
+        unsigned char* dst = guarded_destination(out, n, dst_skew);
         for (uint64_t rank = 0; rank < 32; ++rank) detail::cooperative_copy(dst, src, n, rank, 32);
         SCOPED_TRACE("n " + std::to_string(n) + " src skew " + std::to_string(src_skew) +
                      " dst skew " + std::to_string(dst_skew));
-        ASSERT_TRUE(n == 0 || std::memcmp(dst, data.data(), n) == 0);
-        for (unsigned char* p = out.data(); p < dst; ++p) ASSERT_EQ(*p, kGuardByte);
-        for (unsigned char* p = dst + n; p < out.data() + out.size(); ++p) {
-          ASSERT_EQ(*p, kGuardByte);
-        }
+        ASSERT_NO_FATAL_FAILURE(expect_copied(out, dst, data));
       }
     }
   }
 }
 
 TEST(CooperativeCopy, CopiesFromAlignedSourcesToEveryDestinationAlignmentExactly) {
-  std::vector<size_t> lengths;
-  for (size_t n = 0; n <= 80; ++n) lengths.push_back(n);
-  for (size_t n : {127, 128, 129, 511, 1000, 4099}) lengths.push_back(n);
-  for (size_t n : lengths) {
+  for (size_t n : copy_lengths()) {
     std::vector<unsigned char> data(n);
     for (size_t i = 0; i < n; ++i) data[i] = static_cast<unsigned char>(i * 5 + 1);
     // operator new[] returns 16-aligned storage here; the source ends where its allocation ends.
-    auto source = std::unique_ptr<unsigned char[]>(new unsigned char[n + 1]);
+    auto source = std::unique_ptr<unsigned char[]>(new unsigned char[n]);
     ASSERT_EQ(reinterpret_cast<uintptr_t>(source.get()) % 16, 0u);
     if (n > 0) std::memcpy(source.get(), data.data(), n);
     for (size_t dst_skew = 0; dst_skew < 16; ++dst_skew) {
       for (uint64_t ranks : {1u, 3u, 32u, 96u}) {
-        std::vector<unsigned char> out(n + dst_skew + 2 * kGuard + 16, kGuardByte);
-        unsigned char* base = out.data() + kGuard;
-        base += (16 - reinterpret_cast<uintptr_t>(base) % 16) % 16;
-        unsigned char* dst = base + dst_skew;
+        std::vector<unsigned char> out;
+        unsigned char* dst = guarded_destination(out, n, dst_skew);
         for (uint64_t rank = 0; rank < ranks; ++rank) {
           detail::cooperative_copy_from_aligned(dst, source.get(), n, rank, ranks);
         }
         SCOPED_TRACE("n " + std::to_string(n) + " dst skew " + std::to_string(dst_skew) +
                      " ranks " + std::to_string(ranks));
-        ASSERT_TRUE(n == 0 || std::memcmp(dst, data.data(), n) == 0);
-        for (unsigned char* p = out.data(); p < dst; ++p) ASSERT_EQ(*p, kGuardByte);
-        for (unsigned char* p = dst + n; p < out.data() + out.size(); ++p) {
-          ASSERT_EQ(*p, kGuardByte);
-        }
+        ASSERT_NO_FATAL_FAILURE(expect_copied(out, dst, data));
       }
     }
   }
