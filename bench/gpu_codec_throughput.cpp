@@ -6,8 +6,8 @@
 // encoders, so neither c-blosc nor Google Benchmark is needed; zstd (levels 1 and 3) and deflate
 // (gzip, levels 1 and 6) are decode only, compressed on the CPU by libzstd and zlib.
 //   cuzarr_gpu_codec_throughput [total MiB per batch (default 1024)] [repetitions (default 5)]
-//                               [elements | lz4 | blosc | filters | crc32c | zstd | zstd-chains
-//                                | deflate (default all rows but zstd-chains)]
+//                               [elements | lz4 | lz4-split | blosc | filters | crc32c | zstd
+//                                | zstd-chains | deflate (default all rows but zstd-chains)]
 //                               [chunk sizes in KiB, e.g. 1024,4096 (default all)]
 //                               [zstd / gzip levels, e.g. 3 (default: zstd 1 and 3, gzip 1
 //                                and 6)]
@@ -16,7 +16,8 @@
 // "zstd-chains": zstd rows of data whose matches mostly read earlier blocks (docs/gpu_zstd.md,
 // "Frames whose matches read earlier blocks"), each schedule of the matches pass. From 1 MiB the
 // numcodecs.lz4 rows add "team of N": the team kernel forced to N - 1 executors a chunk, and
-// "team of N+S": the same with the parser's stager, one more warp a chunk.
+// "team of N+S": the same with the parser's stager, one more warp a chunk. "lz4-split": only the
+// numcodecs.lz4 rows of the launcher without scratch and of the split.
 #include <cuda_runtime_api.h>
 #include <zlib.h>
 #include <zstd.h>
@@ -219,14 +220,15 @@ int main(int argc, char** argv) {
   const Selection selection{Selection::parse(argc > 4 ? argv[4] : nullptr),
                             Selection::parse(argc > 5 ? argv[5] : nullptr),
                             Selection::parse_names(argc > 6 ? argv[6] : nullptr)};
-  const std::vector<std::string> element_groups = {"lz4", "blosc", "filters", "crc32c"};
+  const std::vector<std::string> element_groups = {"lz4", "lz4-split", "blosc", "filters",
+                                                   "crc32c"};
   const bool element_group =
       std::find(element_groups.begin(), element_groups.end(), only) != element_groups.end();
   if (!only.empty() && only != "elements" && only != "zstd" && only != "zstd-chains" &&
       only != "deflate" && !element_group) {
     std::fprintf(stderr,
-                 "third argument: elements, lz4, blosc, filters, crc32c, zstd, zstd-chains or "
-                 "deflate, not \"%s\"\n",
+                 "third argument: elements, lz4, lz4-split, blosc, filters, crc32c, zstd, "
+                 "zstd-chains or deflate, not \"%s\"\n",
                  only.c_str());
     return 2;
   }
@@ -249,6 +251,8 @@ int main(int argc, char** argv) {
   const auto wanted_group = [&](const char* group) {
     return only.empty() || only == "elements" || only == group;
   };
+  // The numcodecs.lz4 rows of the launcher and the split (all of them unless "lz4-split").
+  const bool lz4_split_only = only == "lz4-split";
   int devices = 0;
   if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
     std::fprintf(stderr, "no CUDA device\n");
@@ -269,7 +273,7 @@ int main(int argc, char** argv) {
   for (Data data : {Data::uint16, Data::float32, Data::quantized}) {
     if (!wanted("elements")) break;
     const bool is_float = data == Data::float32, quantized = data == Data::quantized;
-    if (quantized && !wanted_group("lz4")) break;
+    if (quantized && !wanted_group("lz4") && !lz4_split_only) break;
     const std::string dtype = is_float ? "float32" : quantized ? "q-uint16" : "uint16";
     if (!selection.dtype(dtype)) continue;
     const uint32_t typesize = is_float ? 4 : 2;
@@ -303,7 +307,7 @@ int main(int argc, char** argv) {
         return s;
       };
       // numcodecs.lz4
-      if (wanted_group("lz4")) {
+      if (wanted_group("lz4") || lz4_split_only) {
         Batch encoded(count, chunk, numcodecs_lz4_max_encoded_size(chunk));
         Device temp(lz4_encode_temp_bytes(count));
         const double enc = best_seconds(
@@ -318,7 +322,8 @@ int main(int argc, char** argv) {
         // The same blocks with each team size forced (a parser and 1 to 3 executors a chunk),
         // the parser alone and with its stager (one more warp a chunk).
         for (const auto parser : {Lz4TeamParser::alone, Lz4TeamParser::with_stager}) {
-          for (unsigned executors = 1; chunk >= (size_t{1} << 20) && executors <= 3; ++executors) {
+          for (unsigned executors = 1;
+               !lz4_split_only && chunk >= (size_t{1} << 20) && executors <= 3; ++executors) {
             const double team = best_seconds(repetitions, [&] {
               numcodecs_lz4_decode_batch_with_team(encoded.to(decoded), executors, parser, stream);
             });
@@ -354,7 +359,7 @@ int main(int argc, char** argv) {
         // The same blocks decoded block-parallel (lz4_block_parallel.hpp): blocks from
         // kLz4BpMinCapacity (4 MiB) on the first row, from 64 KiB on the second (below 4 MiB).
         for (uint64_t from : {kLz4BpMinCapacity, uint64_t{64} << 10}) {
-          if (from != kLz4BpMinCapacity && chunk >= kLz4BpMinCapacity) continue;
+          if (lz4_split_only || (from != kLz4BpMinCapacity && chunk >= kLz4BpMinCapacity)) continue;
           Device bp_temp(lz4_decode_temp_bytes(count, chunk, from));
           const double bp = best_seconds(repetitions, [&] {
             numcodecs_lz4_decode_batch(encoded.to(decoded), chunk, bp_temp.p, stream, from);

@@ -159,17 +159,22 @@ TEST_F(GpuLz4SplitDecode, TheLauncherWithScratchSplitsFewLargeChunksOnly) {
   EXPECT_EQ(gpu::lz4_decode_temp_bytes(8, gpu::detail::kLz4SplitAutoFrom - 1), 0u);
   EXPECT_FALSE(gpu::detail::lz4_split_pays(1u << 20, four));  // more parts than fit at once
   for (const uint64_t size : {four, two}) {
+    // Six chunks of `size` to a little more, each large enough for the split.
+    constexpr uint32_t kStep = 4099;
+    const uint64_t max_output = size + 5 * kStep;
     Chunks inputs, blocks;
     for (uint32_t seed = 0; seed < 6; ++seed) {
-      inputs.push_back(test::quantized_uint16_input(size - seed * 4099, seed));
+      inputs.push_back(test::quantized_uint16_input(size + seed * kStep, seed));
       blocks.push_back(test::liblz4_compress(inputs.back(), 1, 0));
     }
     inputs.push_back(test::random_input(1 << 20, 9));  // incompressible: the team decoder
     blocks.push_back(test::liblz4_compress(inputs.back(), 1, 0));
     const auto capacities = test::sizes_of(inputs);
     DeviceBatch batch(blocks, capacities);
-    DeviceMemory temp(gpu::lz4_decode_temp_bytes(inputs.size(), size));
-    gpu::lz4_decode_batch(batch.batch(), size, temp.get(), Stream());
+    const size_t temp_bytes = gpu::lz4_decode_temp_bytes(inputs.size(), max_output);
+    EXPECT_EQ(temp_bytes, gpu::detail::lz4_split_temp_bytes(inputs.size(), max_output));
+    DeviceMemory temp(temp_bytes);
+    gpu::lz4_decode_batch(batch.batch(), max_output, temp.get(), Stream());
     test::cuda_ok(cudaDeviceSynchronize());
     for (size_t i = 0; i < inputs.size(); ++i) {
       ASSERT_EQ(batch.statuses()[i], DeviceChunkStatus::ok) << size << " " << i;
