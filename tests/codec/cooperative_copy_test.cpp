@@ -69,7 +69,10 @@ TEST(CooperativeCopy, CopiesEveryAlignmentAndLengthExactly) {
   }
 }
 
-TEST(CooperativeCopy, CopiesFromAlignedSourcesToEveryDestinationAlignmentExactly) {
+/// cooperative_copy_from_aligned with kInFlight words in flight a thread, from an exact-size
+/// 16-aligned source to every destination alignment, by 1 to 96 threads.
+template <unsigned kInFlight>
+void expect_copies_from_aligned_sources() {
   for (size_t n : copy_lengths()) {
     std::vector<unsigned char> data(n);
     for (size_t i = 0; i < n; ++i) data[i] = static_cast<unsigned char>(i * 5 + 1);
@@ -82,14 +85,19 @@ TEST(CooperativeCopy, CopiesFromAlignedSourcesToEveryDestinationAlignmentExactly
         std::vector<unsigned char> out;
         unsigned char* dst = guarded_destination(out, n, dst_skew);
         for (uint64_t rank = 0; rank < ranks; ++rank) {
-          detail::cooperative_copy_from_aligned(dst, source.get(), n, rank, ranks);
+          detail::cooperative_copy_from_aligned<kInFlight>(dst, source.get(), n, rank, ranks);
         }
         SCOPED_TRACE("n " + std::to_string(n) + " dst skew " + std::to_string(dst_skew) +
-                     " ranks " + std::to_string(ranks));
+                     " ranks " + std::to_string(ranks) + " in flight " + std::to_string(kInFlight));
         ASSERT_NO_FATAL_FAILURE(expect_copied(out, dst, data));
       }
     }
   }
+}
+
+TEST(CooperativeCopy, CopiesFromAlignedSourcesToEveryDestinationAlignmentExactly) {
+  ASSERT_NO_FATAL_FAILURE(expect_copies_from_aligned_sources<4>());  // the default
+  ASSERT_NO_FATAL_FAILURE(expect_copies_from_aligned_sources<8>());  // the split's placing
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "codec/cuda/device_chunk_batch.hpp"
 #include "codec/cuda/lz4_block_format.hpp"
@@ -138,30 +139,27 @@ __device__ inline uint4 bytes_from(const uint4& a, const uint4& b, uint32_t shif
                funnel_right(v[kQ + 3], v[kQ + 4], shift)};
 }
 
-/// dst[w] = bytes_from<kQ>(src[w], src[w + 1], shift) for w < words, by the threads [rank,
-/// rank + ranks), four words in flight per thread.
-template <unsigned kQ>
-__device__ inline void copy_shifted_words(uint4* __restrict__ dst, const uint4* __restrict__ src,
-                                          uint64_t words, uint32_t shift, uint64_t rank,
-                                          uint64_t ranks) {
+/// dst[w] = word(w) for w < words, by the threads [rank, rank + ranks), kInFlight words in flight
+/// per thread.
+template <unsigned kInFlight, class Word>
+__device__ inline void copy_words(uint4* __restrict__ dst, uint64_t words, uint64_t rank,
+                                  uint64_t ranks, const Word& word) {
   uint64_t w = rank;
-  for (; w + 3 * ranks < words; w += 4 * ranks) {
-    uint4 a[4], b[4];
+  for (; w + (kInFlight - 1) * ranks < words; w += kInFlight * ranks) {
+    uint4 v[kInFlight];
     CUZARR_UNROLL
-    for (unsigned i = 0; i < 4; ++i) {
-      a[i] = src[w + i * ranks];
-      b[i] = src[w + i * ranks + 1];
-    }
+    for (unsigned i = 0; i < kInFlight; ++i) v[i] = word(w + i * ranks);
     CUZARR_UNROLL
-    for (unsigned i = 0; i < 4; ++i) dst[w + i * ranks] = bytes_from<kQ>(a[i], b[i], shift);
+    for (unsigned i = 0; i < kInFlight; ++i) dst[w + i * ranks] = v[i];
   }
-  for (; w < words; w += ranks) dst[w] = bytes_from<kQ>(src[w], src[w + 1], shift);
+  for (; w < words; w += ranks) dst[w] = word(w);
 }
 
 /// Copies n bytes from a 16-aligned src to any dst with the threads [rank, rank + ranks): 16-byte
-/// stores, each put together from the two source words that hold its bytes, four in flight per
-/// thread (cooperative_copy takes 4-byte words when the alignments differ). Only bytes of
+/// stores, each put together from the two source words that hold its bytes, kInFlight in flight
+/// per thread (cooperative_copy takes 4-byte words when the alignments differ). Only bytes of
 /// src[0, n) are read.
+template <unsigned kInFlight = 4>
 __device__ inline void cooperative_copy_from_aligned(unsigned char* dst, const unsigned char* src,
                                                      uint64_t n, uint64_t rank, uint64_t ranks) {
   if (reinterpret_cast<uintptr_t>(src) % 16 != 0) {
@@ -175,24 +173,29 @@ __device__ inline void cooperative_copy_from_aligned(unsigned char* dst, const u
   const uint64_t whole = (n - head) / 16;
   const uint64_t words = head == 0 ? whole : umin(whole, n / 16 >= 1 ? n / 16 - 1 : 0);
   auto* dw = reinterpret_cast<uint4*>(dst + head);
-  const auto* sw = reinterpret_cast<const uint4*>(src);
+  const auto* __restrict__ sw = reinterpret_cast<const uint4*>(src);
   const auto shift = static_cast<uint32_t>(8 * (head % 4));
+  const auto shifted = [&](auto q) {
+    copy_words<kInFlight>(dw, words, rank, ranks, [&](uint64_t w) {
+      return bytes_from<decltype(q)::value>(sw[w], sw[w + 1], shift);
+    });
+  };
   switch (head / 4) {
     case 0:
       if (head == 0) {
-        for (uint64_t w = rank; w < words; w += ranks) dw[w] = sw[w];
+        copy_words<kInFlight>(dw, words, rank, ranks, [&](uint64_t w) { return sw[w]; });
       } else {
-        copy_shifted_words<0>(dw, sw, words, shift, rank, ranks);
+        shifted(std::integral_constant<unsigned, 0>{});
       }
       break;
     case 1:
-      copy_shifted_words<1>(dw, sw, words, shift, rank, ranks);
+      shifted(std::integral_constant<unsigned, 1>{});
       break;
     case 2:
-      copy_shifted_words<2>(dw, sw, words, shift, rank, ranks);
+      shifted(std::integral_constant<unsigned, 2>{});
       break;
     default:
-      copy_shifted_words<3>(dw, sw, words, shift, rank, ranks);
+      shifted(std::integral_constant<unsigned, 3>{});
       break;
   }
   for (uint64_t t = rank; t < head; t += ranks) dst[t] = src[t];
