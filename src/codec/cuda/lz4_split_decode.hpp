@@ -98,8 +98,9 @@ bool lz4_split_pays(size_t count, uint64_t max_output);
 
 /// Decodes the chunks the split takes (statuses and sizes written for them) and sets handled[i] = 1
 /// for those, 0 for the others, which the caller decodes otherwise. `numcodecs`: each input starts
-/// with numcodecs.lz4's 4-byte size. `temp`: lz4_split_temp_bytes(count, max_output) bytes;
-/// returns `handled` (in temp). lz4_split_parts(max_output) must not be 0.
+/// with numcodecs.lz4's 4-byte size. `temp`: lz4_split_temp_bytes(count, max_output) bytes,
+/// 16-byte aligned (as cudaMalloc gives); returns `handled` (in temp). lz4_split_parts(max_output)
+/// must not be 0.
 const uint32_t* lz4_split_decode_batch(const DeviceChunkBatch& batch, bool numcodecs,
                                        uint64_t max_output, void* temp, Stream stream);
 
