@@ -20,12 +20,23 @@ namespace {
 constexpr size_t kGuard = 24;
 constexpr unsigned char kGuardByte = 0xEE;
 
-/// Copy lengths: every one up to 80, and some around larger word multiples.
+/// Copy lengths: every one up to 80, some around larger word multiples, and one long enough that
+/// 96 threads keep 8 words in flight each (over 96 x 8 x 16 bytes).
 std::vector<size_t> copy_lengths() {
   std::vector<size_t> lengths;
   for (size_t n = 0; n <= 80; ++n) lengths.push_back(n);
-  for (size_t n : {127, 128, 129, 511, 1000, 4099}) lengths.push_back(n);
+  for (size_t n : {127, 128, 129, 511, 1000, 4099, 16411}) lengths.push_back(n);
   return lengths;
+}
+
+/// n bytes that do not repeat with any period up to 64 KiB (the top byte of a multiplicative hash
+/// of the position), so that a word copied to another word's place, however far apart, is caught.
+std::vector<unsigned char> copy_data(size_t n, uint32_t seed) {
+  std::vector<unsigned char> data(n);
+  for (size_t i = 0; i < n; ++i) {
+    data[i] = static_cast<unsigned char>((static_cast<uint32_t>(i + seed) * 2654435761u) >> 24);
+  }
+  return data;
 }
 
 /// A destination `dst_skew` bytes past a 16-aligned position of `out`, with guard bytes around it.
@@ -49,8 +60,7 @@ void expect_copied(const std::vector<unsigned char>& out, const unsigned char* d
 
 TEST(CooperativeCopy, CopiesEveryAlignmentAndLengthExactly) {
   for (size_t n : copy_lengths()) {
-    std::vector<unsigned char> data(n);
-    for (size_t i = 0; i < n; ++i) data[i] = static_cast<unsigned char>(i * 7 + 3);
+    const std::vector<unsigned char> data = copy_data(n, 3);
     for (size_t src_skew = 0; src_skew < 16; ++src_skew) {
       // Every residue modulo 16 (the allocation is 16-aligned); the source ends exactly where
       // its allocation ends.
@@ -74,8 +84,7 @@ TEST(CooperativeCopy, CopiesEveryAlignmentAndLengthExactly) {
 template <unsigned kInFlight>
 void expect_copies_from_aligned_sources() {
   for (size_t n : copy_lengths()) {
-    std::vector<unsigned char> data(n);
-    for (size_t i = 0; i < n; ++i) data[i] = static_cast<unsigned char>(i * 5 + 1);
+    const std::vector<unsigned char> data = copy_data(n, 1);
     // operator new[] returns 16-aligned storage here; the source ends where its allocation ends.
     auto source = std::unique_ptr<unsigned char[]>(new unsigned char[n]);
     ASSERT_EQ(reinterpret_cast<uintptr_t>(source.get()) % 16, 0u);
