@@ -82,9 +82,9 @@ unsigned lz4_split_parts(uint64_t max_output);
 size_t lz4_split_temp_bytes(size_t count, uint64_t max_output);
 
 /// The smallest chunks the LZ4 launcher splits by itself: on an H200, 1 GiB batches of the
-/// quantized field decoded 1.55x to 1.57x faster split at 4 MiB (94.0 to 94.4 against 59.7 to 61.0
-/// GB/s) and 1.09x to 1.10x at 2 MiB (100.6 to 101.0 against 91.4 to 92.9), for scratch of 3 and
-/// 2 GiB (bench/RESULTS.md, "the marks zeroed by the plan kernel").
+/// quantized field decoded 1.58x faster split at 4 MiB (96.1 against 60.9 GB/s) and 1.04x at 2 MiB
+/// (102.1 against 98.2), for scratch of 3 and 2 GiB (bench/RESULTS.md, "the input's edge bytes out
+/// of line").
 inline constexpr uint64_t kLz4SplitAutoFrom = uint64_t{2} << 20;
 /// The most scratch the launcher takes for the split by itself (larger batches are not split).
 inline constexpr uint64_t kLz4SplitMaxTemp = uint64_t{8} << 30;
