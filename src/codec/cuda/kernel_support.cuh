@@ -76,11 +76,14 @@ inline uint64_t resident_blocks(Kernel kernel, int threads, size_t shared_bytes 
 
 /// Copies n bytes from src to dst with the threads [rank, rank + ranks): 16-byte words when both
 /// pointers have the same alignment, else 4-byte words of dst, each put together from the two
-/// aligned source words that hold its bytes. Only bytes of src[0, n) are read.
+/// aligned source words that hold its bytes, four in flight per thread. Only bytes of src[0, n)
+/// are read. Without kWide, always 4-byte words, one at a time: less code and fewer registers, for
+/// a copy in a function kept out of line (warp_copy_long_items).
+template <bool kWide = true>
 __device__ inline void cooperative_copy(unsigned char* dst, const unsigned char* src, uint64_t n,
                                         uint64_t rank, uint64_t ranks) {
   const auto d = reinterpret_cast<uintptr_t>(dst), s = reinterpret_cast<uintptr_t>(src);
-  if ((d % 16) == (s % 16)) {
+  if (kWide && (d % 16) == (s % 16)) {
     const uint64_t head = umin(n, (16 - d % 16) % 16);
     const uint64_t words = (n - head) / 16;
     auto* dw = reinterpret_cast<uint4*>(dst + head);
@@ -107,13 +110,15 @@ __device__ inline void cooperative_copy(unsigned char* dst, const unsigned char*
     return skew == 0 ? sw[w] : (sw[w] >> low_shift) | ((sw[w + 1] << 1) << (high_shift - 1));
   };
   uint64_t w = first + rank;
-  for (; w + 3 * ranks < last; w += 4 * ranks) {  // four words in flight per thread
-    const uint32_t a = word(w), b = word(w + ranks), c = word(w + 2 * ranks),
-                   e = word(w + 3 * ranks);
-    dw[w] = a;
-    dw[w + ranks] = b;
-    dw[w + 2 * ranks] = c;
-    dw[w + 3 * ranks] = e;
+  if constexpr (kWide) {
+    for (; w + 3 * ranks < last; w += 4 * ranks) {  // four words in flight per thread
+      const uint32_t a = word(w), b = word(w + ranks), c = word(w + 2 * ranks),
+                     e = word(w + 3 * ranks);
+      dw[w] = a;
+      dw[w + ranks] = b;
+      dw[w + 2 * ranks] = c;
+      dw[w + 3 * ranks] = e;
+    }
   }
   for (; w < last; w += ranks) dw[w] = word(w);
   for (uint64_t t = rank; t < umin(n, head + 4 * first); t += ranks) dst[t] = src[t];

@@ -549,8 +549,9 @@ __global__ void __launch_bounds__(kPartThreads, kPartBlocksPerSm)
                           &overflow,
                           &join_out,
                           stop_at};
-    warp_lz4_team_execute(b.in, first ? b.out : s.output(chunk, part), warp - 1, lane, shared,
-                          extra);
+    // The long copies out of line (warp_copy_long_items_out_of_line).
+    warp_lz4_team_execute<kPartExecutors, false, PartExtra, true>(
+        b.in, first ? b.out : s.output(chunk, part), warp - 1, lane, shared, extra);
   }
   __syncthreads();  // every group executed
   // What follows reloads the part and its block rather than keep them in registers through the

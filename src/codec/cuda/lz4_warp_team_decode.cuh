@@ -358,7 +358,9 @@ struct Lz4TeamNoExtra {
 
 /// Executor `executor` (0 .. kExecutors - 1) of a team: executes its groups until the parser has
 /// finished and no group of its own is left. The team's result is the parser's (status, parsed).
-template <unsigned kExecutors, bool kStaged, class Extra = Lz4TeamNoExtra>
+/// kLongItemsOutOfLine: as warp_copy_items'.
+template <unsigned kExecutors, bool kStaged, class Extra = Lz4TeamNoExtra,
+          bool kLongItemsOutOfLine = false>
 __device__ inline void warp_lz4_team_execute(const unsigned char* in, unsigned char* out,
                                              unsigned executor, unsigned lane,
                                              Lz4TeamShared<kExecutors, kStaged>& shared,
@@ -386,8 +388,9 @@ __device__ inline void warp_lz4_team_execute(const unsigned char* in, unsigned c
         __shfl_sync(kFullMask, s.output_at + s.literal_length + s.match_length, count - 1);
     constexpr int kRound = kLz4TeamRoundBytes<kExecutors, kStaged>;
     // Literals, all at once: they read only the input.
-    warp_copy_items<kRound>(has && s.literal_length > 0, out + s.output_at, in + s.literal_at,
-                            s.literal_length, UINT64_MAX, lane);
+    warp_copy_items<kRound, kLongItemsOutOfLine>(has && s.literal_length > 0, out + s.output_at,
+                                                 in + s.literal_at, s.literal_length, UINT64_MAX,
+                                                 lane);
     __syncwarp();
     // Matches, in waves. Lanes without a step sit past every match.
     Lz4TeamHold<kExecutors, kStaged> hold{shared, executor, group, lane, group_at, group_at};
@@ -396,9 +399,10 @@ __device__ inline void warp_lz4_team_execute(const unsigned char* in, unsigned c
     const uint32_t match_at = has ? s.output_at + s.literal_length : 0xFFFFFFFFu;
     warp_match_waves_held(pending, match_at, pending ? s.match_length : 0u, s.match_distance, lane,
                           hold, [&](bool ready) {
-                            warp_copy_items<kRound>(ready, out + match_at,
-                                                    out + (ready ? match_at - s.match_distance : 0),
-                                                    s.match_length, s.match_distance, lane);
+                            warp_copy_items<kRound, kLongItemsOutOfLine>(
+                                ready, out + match_at,
+                                out + (ready ? match_at - s.match_distance : 0), s.match_length,
+                                s.match_distance, lane);
                             extra.match(ready, match_at, s.match_distance, s.match_length);
                           });
     // Finished: the next group's bytes are final up to this group's end (at most its start).

@@ -21,6 +21,7 @@
 #include "codec/cuda/device_chunk_batch.hpp"
 #include "codec/cuda/kernel_support.cuh"
 #include "codec/cuda/lz4_block_format.hpp"
+#include "cuzarr/core/host_device.hpp"
 
 namespace cuzarr::gpu::detail {
 
@@ -87,22 +88,12 @@ __device__ inline void lane_item_rounds(unsigned char* dst, const unsigned char*
   }
 }
 
-/// Copies, for every lane with `active`, `length` bytes to dst: byte t from src[t % period]
-/// (period >= length: a plain copy). The source bytes must not be written by any active item.
-/// Every lane of the warp calls it; it does not synchronise the warp afterwards. kRoundBytes: the
-/// bytes of a lane's round (at most kLaneRoundBytes).
-template <int kRoundBytes = kLaneRoundBytes>
-__device__ inline void warp_copy_items(bool active, unsigned char* dst, const unsigned char* src,
-                                       uint64_t length, uint64_t period, unsigned lane) {
-  const bool own = active && length <= kLaneItemBytes;
-  const uint32_t own_length = own ? static_cast<uint32_t>(length) : 0;
-  // The modulo only when some lane's item repeats its source (an overlapping match).
-  if (__any_sync(kFullMask, own && period < length)) {
-    lane_item_rounds<true, kRoundBytes>(dst, src, own_length, LaneItemModulo(own ? period : 1));
-  } else {
-    lane_item_rounds<false, kRoundBytes>(dst, src, own_length, LaneItemModulo(1));
-  }
-  unsigned long_items = __ballot_sync(kFullMask, active && length > kLaneItemBytes);
+/// warp_copy_items' long items: those of the lanes in `long_items`, one after the other, each by
+/// the whole warp (cooperative_copy<kWide>).
+template <bool kWide>
+__device__ inline void warp_copy_long_items(unsigned long_items, unsigned char* dst,
+                                            const unsigned char* src, uint64_t length,
+                                            uint64_t period, unsigned lane) {
   while (long_items != 0) {
     const unsigned k = __ffs(long_items) - 1;
     long_items &= long_items - 1;
@@ -111,7 +102,7 @@ __device__ inline void warp_copy_items(bool active, unsigned char* dst, const un
         reinterpret_cast<const unsigned char*>(shfl64(reinterpret_cast<uintptr_t>(src), k));
     const uint64_t n = shfl64(length, k), p = shfl64(period, k);
     if (p >= n) {
-      cooperative_copy(d, s, n, lane, kWarpSize);
+      cooperative_copy<kWide>(d, s, n, lane, kWarpSize);
       continue;
     }
     // t = lane, lane + 32, ...: its source index t % p moves by 32 % p (mod p) per round.
@@ -122,6 +113,41 @@ __device__ inline void warp_copy_items(bool active, unsigned char* dst, const un
       q += step;
       if (q >= p) q -= p;
     }
+  }
+}
+
+/// warp_copy_long_items out of line, with the narrow copy (which needs few registers, so that the
+/// caller keeps its own in registers around the call): warp_copy_items' choice for the split LZ4
+/// decoder's part kernel (lz4_split_decode.cu), where it shrank the kernel by 9 % and sped the
+/// split up 1.03x to 1.04x on an H200 (bench/RESULTS.md, "long copies out of line").
+__device__ CUZARR_NOINLINE inline void warp_copy_long_items_out_of_line(
+    unsigned long_items, unsigned char* dst, const unsigned char* src, uint64_t length,
+    uint64_t period, unsigned lane) {
+  warp_copy_long_items<false>(long_items, dst, src, length, period, lane);
+}
+
+/// Copies, for every lane with `active`, `length` bytes to dst: byte t from src[t % period]
+/// (period >= length: a plain copy). The source bytes must not be written by any active item.
+/// Every lane of the warp calls it; it does not synchronise the warp afterwards. kRoundBytes: the
+/// bytes of a lane's round (at most kLaneRoundBytes). kLongItemsOutOfLine: items longer than
+/// kLaneItemBytes take warp_copy_long_items_out_of_line.
+template <int kRoundBytes = kLaneRoundBytes, bool kLongItemsOutOfLine = false>
+__device__ inline void warp_copy_items(bool active, unsigned char* dst, const unsigned char* src,
+                                       uint64_t length, uint64_t period, unsigned lane) {
+  const bool own = active && length <= kLaneItemBytes;
+  const uint32_t own_length = own ? static_cast<uint32_t>(length) : 0;
+  // The modulo only when some lane's item repeats its source (an overlapping match).
+  if (__any_sync(kFullMask, own && period < length)) {
+    lane_item_rounds<true, kRoundBytes>(dst, src, own_length, LaneItemModulo(own ? period : 1));
+  } else {
+    lane_item_rounds<false, kRoundBytes>(dst, src, own_length, LaneItemModulo(1));
+  }
+  const unsigned long_items = __ballot_sync(kFullMask, active && length > kLaneItemBytes);
+  if (long_items == 0) return;
+  if constexpr (kLongItemsOutOfLine) {
+    warp_copy_long_items_out_of_line(long_items, dst, src, length, period, lane);
+  } else {
+    warp_copy_long_items<true>(long_items, dst, src, length, period, lane);
   }
 }
 
