@@ -45,7 +45,10 @@ inline constexpr unsigned kLz4SplitMaxParts = 8;
 /// Part 0's share of the input, in sixteenths of each later part's: it marks no taint, so its team
 /// runs faster. On an H200, 1 GiB batches of the quantized field at 4 / 2 MiB (bench/RESULTS.md,
 /// "the first part larger"): equal parts 80.1 / 83.3 GB/s, 22 (1.375x) 84.5 / 93.3; with the marks
-/// followed 8 at a time 19, 22 and 25 gave 88.4 / 96.6, 87.0 / 96.3 and 81.7 / 92.1.
+/// followed 8 at a time 19, 22 and 25 gave 88.4 / 96.6, 87.0 / 96.3 and 81.7 / 92.1; in a smaller
+/// kernel 18, 20 and 22 gave 92.7 / 96.9, 94.2 / 99.2 and 95.4 / 102.0, and with the long copies
+/// out of line 22, 23, 24 and 26 gave 98.9 / 105.6, 99.1 / 106.9, 97.7 / 105.9 and 94.7 / 103.3
+/// ("long copies out of line").
 inline constexpr uint64_t kLz4SplitFirstWeight = 22;
 /// Where part k > 0 (of `parts`) of a block of `in_size` bytes is cut; its start is looked for from
 /// there.
@@ -82,9 +85,9 @@ unsigned lz4_split_parts(uint64_t max_output);
 size_t lz4_split_temp_bytes(size_t count, uint64_t max_output);
 
 /// The smallest chunks the LZ4 launcher splits by itself: on an H200, 1 GiB batches of the
-/// quantized field decoded 1.58x faster split at 4 MiB (96.1 against 60.9 GB/s) and 1.04x at 2 MiB
-/// (102.1 against 98.2), for scratch of 3 and 2 GiB (bench/RESULTS.md, "the input's edge bytes out
-/// of line").
+/// quantized field decoded 1.62x faster split at 4 MiB (99.2 against 61.2 GB/s) and 1.09x at 2 MiB
+/// (106.2 against 97.8), for scratch of 3 and 2 GiB (bench/RESULTS.md, "long copies out of
+/// line").
 inline constexpr uint64_t kLz4SplitAutoFrom = uint64_t{2} << 20;
 /// The most scratch the launcher takes for the split by itself (larger batches are not split).
 inline constexpr uint64_t kLz4SplitMaxTemp = uint64_t{8} << 30;
