@@ -1,8 +1,8 @@
-// cooperative_copy and cooperative_copy_from_aligned (kernel_support.cuh), the copies the GPU
-// kernels share, run on the CPU for every rank of a warp: every pair of pointer alignments (every
-// destination alignment from a 16-aligned source), lengths around the word sizes; the bytes around
-// the destination stay untouched, and the source is an exact-size heap copy (reads past it are
-// caught under AddressSanitizer).
+// cooperative_copy (wide and narrow) and cooperative_copy_from_aligned (kernel_support.cuh), the
+// copies the GPU kernels share, run on the CPU for every rank of a warp: every pair of pointer
+// alignments (every destination alignment from a 16-aligned source), lengths around the word sizes;
+// the bytes around the destination stay untouched, and the source is an exact-size heap copy (reads
+// past it are caught under AddressSanitizer).
 #include "warp_emulator.hpp"
 // The emulator must come before the device headers.
 #include <gtest/gtest.h>
@@ -58,7 +58,9 @@ void expect_copied(const std::vector<unsigned char>& out, const unsigned char* d
   }
 }
 
-TEST(CooperativeCopy, CopiesEveryAlignmentAndLengthExactly) {
+/// cooperative_copy<kWide> from every source alignment to every destination alignment.
+template <bool kWide>
+void expect_copies_every_alignment() {
   for (size_t n : copy_lengths()) {
     const std::vector<unsigned char> data = copy_data(n, 3);
     for (size_t src_skew = 0; src_skew < 16; ++src_skew) {
@@ -70,13 +72,21 @@ TEST(CooperativeCopy, CopiesEveryAlignmentAndLengthExactly) {
       for (size_t dst_skew = 0; dst_skew < 16; ++dst_skew) {
         std::vector<unsigned char> out;
         unsigned char* dst = guarded_destination(out, n, dst_skew);
-        for (uint64_t rank = 0; rank < 32; ++rank) detail::cooperative_copy(dst, src, n, rank, 32);
+        for (uint64_t rank = 0; rank < 32; ++rank) {
+          detail::cooperative_copy<kWide>(dst, src, n, rank, 32);
+        }
         SCOPED_TRACE("n " + std::to_string(n) + " src skew " + std::to_string(src_skew) +
-                     " dst skew " + std::to_string(dst_skew));
+                     " dst skew " + std::to_string(dst_skew) + (kWide ? "" : " narrow"));
         ASSERT_NO_FATAL_FAILURE(expect_copied(out, dst, data));
       }
     }
   }
+}
+
+TEST(CooperativeCopy, CopiesEveryAlignmentAndLengthExactly) {
+  ASSERT_NO_FATAL_FAILURE(expect_copies_every_alignment<true>());  // the default
+  // 4-byte words one at a time (warp_copy_long_items_out_of_line's copy).
+  ASSERT_NO_FATAL_FAILURE(expect_copies_every_alignment<false>());
 }
 
 /// cooperative_copy_from_aligned with kInFlight words in flight a thread, from an exact-size

@@ -181,7 +181,8 @@ TEST(Lz4StagedInput, GivesEveryByteAWindowReads) {
 // A team of warps (lz4_warp_team_decode.cuh): the parser, with kStaged its stager, and kExecutors
 // executors run at once, as on the GPU. The result is the parser's. The block is read `offset`
 // bytes into a 16-byte aligned buffer (the parser stages its input by aligned 8-byte words).
-template <unsigned kExecutors, bool kStaged>
+// kLongItemsOutOfLine: the executors' long copies as the split decoder's part kernel makes them.
+template <unsigned kExecutors, bool kStaged, bool kLongItemsOutOfLine = false>
 WarpDecode team_decode(const Bytes& block, uint64_t capacity, size_t offset) {
   Bytes buffer(offset + block.size());
   std::copy(block.begin(), block.end(), buffer.begin() + static_cast<std::ptrdiff_t>(offset));
@@ -199,7 +200,9 @@ WarpDecode team_decode(const Bytes& block, uint64_t capacity, size_t offset) {
     } else if (warp < kFirstExecutor) {
       if constexpr (kStaged) detail::warp_lz4_team_stage(in, size, lane, *shared);
     } else {
-      detail::warp_lz4_team_execute(in, d.out.data(), warp - kFirstExecutor, lane, *shared);
+      detail::warp_lz4_team_execute<kExecutors, kStaged, detail::Lz4TeamNoExtra,
+                                    kLongItemsOutOfLine>(in, d.out.data(), warp - kFirstExecutor,
+                                                         lane, *shared);
     }
   });
   d.result = {shared->status, shared->parsed};
@@ -253,6 +256,25 @@ TEST(Lz4WarpTeamDecode, EveryTeamSizeDecodesLiblz4BlocksExactly) {
           expect_guard_intact(d.out, size);
         }
       }
+    }
+  }
+}
+
+// The split decoder's team (two executors, no stager) with its long copies out of line
+// (warp_copy_long_items_out_of_line): literal runs and matches longer than 64 bytes, overlapping
+// ones too, at every input offset.
+TEST(Lz4WarpTeamDecode, LongCopiesOutOfLineDecodeLiblz4BlocksExactly) {
+  std::mt19937_64 rng(2029);
+  for (int family = 0; family < 5; ++family) {
+    for (size_t size : {size_t{0}, size_t{13}, size_t{12000}}) {
+      const Bytes data = family == 4 ? recent_repeats(size, rng) : make_data(family, size, rng);
+      const Bytes block = lz4_compress(data);
+      const size_t offset = (size + static_cast<size_t>(family)) % 8;
+      const WarpDecode d = team_decode<2, false, true>(block, size, offset);
+      ASSERT_EQ(d.result.status, DeviceChunkStatus::ok) << family << " " << size;
+      ASSERT_EQ(d.result.size, size) << family << " " << size;
+      ASSERT_TRUE(std::equal(data.begin(), data.end(), d.out.begin())) << family << " " << size;
+      expect_guard_intact(d.out, size);
     }
   }
 }

@@ -78,7 +78,7 @@ inline uint64_t resident_blocks(Kernel kernel, int threads, size_t shared_bytes 
 /// pointers have the same alignment, else 4-byte words of dst, each put together from the two
 /// aligned source words that hold its bytes, four in flight per thread. Only bytes of src[0, n)
 /// are read. Without kWide, always 4-byte words, one at a time: less code and fewer registers, for
-/// a copy in a function kept out of line (warp_copy_long_items).
+/// a copy in a function kept out of line (warp_copy_long_items_out_of_line).
 template <bool kWide = true>
 __device__ inline void cooperative_copy(unsigned char* dst, const unsigned char* src, uint64_t n,
                                         uint64_t rank, uint64_t ranks) {
