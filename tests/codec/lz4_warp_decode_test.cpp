@@ -262,7 +262,7 @@ TEST(Lz4WarpTeamDecode, EveryTeamSizeDecodesLiblz4BlocksExactly) {
 
 // The split decoder's team (two executors, no stager) with its long copies out of line
 // (warp_copy_long_items_out_of_line): literal runs and matches longer than 64 bytes, overlapping
-// ones too, at every input offset.
+// ones too, at several input offsets.
 TEST(Lz4WarpTeamDecode, LongCopiesOutOfLineDecodeLiblz4BlocksExactly) {
   std::mt19937_64 rng(2029);
   for (int family = 0; family < 5; ++family) {
