@@ -1,9 +1,10 @@
 // The split LZ4 decoder (lz4_decode_batch_split; lz4_split_decode.hpp) against liblz4's input and
 // the serial decoder: large blocks of several families, levels and sizes (2 to 8 MiB, 2 to 8
-// parts), the numcodecs.lz4 framing on unaligned buffers, batches mixing small chunks, and damaged
-// blocks, which must get the serial decoder's status (run under compute-sanitizer to check the
-// bounds). The split's own verdict (handled) is checked too: the compressible blocks it was built
-// for must be decoded by it, not left to the team decoder.
+// parts), the numcodecs.lz4 framing on unaligned buffers, raw blocks with room to spare in their
+// capacity, batches mixing small chunks, and damaged blocks, which must get the serial decoder's
+// status (run under compute-sanitizer to check the bounds). The split's own verdict (handled) is
+// checked too: the compressible blocks it was built for must be decoded by it, not left to the
+// team decoder.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -144,6 +145,23 @@ TEST_F(GpuLz4SplitDecode, NumcodecsFramingUnalignedAndMixedBatches) {
   for (size_t i = 0; i < inputs.size(); ++i) {
     ASSERT_EQ(all.statuses()[i], DeviceChunkStatus::ok) << i;
     ASSERT_TRUE(all.output(i) == inputs[i]) << i;
+  }
+}
+
+TEST_F(GpuLz4SplitDecode, RawBlocksShorterThanTheirCapacityAreSplitToTheirOwnSize) {
+  // A raw block's size is known only once decoded: with room to spare in its capacity the split
+  // still takes it, and its output size is the block's.
+  const Bytes field = test::quantized_uint16_input(size_t{4} << 20, 17);
+  const Bytes block = test::liblz4_compress(field, 1, 0);
+  const Chunks blocks = {block, block, block};
+  const std::vector<uint64_t> capacities = {field.size(), field.size() + 1, field.size() + 70000};
+  DeviceBatch split(blocks, capacities);
+  const std::vector<uint32_t> handled = split_only(split, capacities, false);
+  for (size_t i = 0; i < blocks.size(); ++i) {
+    EXPECT_EQ(handled[i], 1u) << i;
+    ASSERT_EQ(split.statuses()[i], DeviceChunkStatus::ok) << i;
+    ASSERT_EQ(split.output_sizes()[i], field.size()) << i;
+    ASSERT_TRUE(split.output(i) == field) << i;
   }
 }
 
