@@ -10,6 +10,8 @@
 #include <random>
 #include <vector>
 
+#include "bench_data.hpp"
+
 namespace cuzarr::test {
 
 /// n bytes of little-endian float32 (trailing bytes zero), `cleared_bits` low mantissa bits 0.
@@ -30,19 +32,10 @@ inline std::vector<unsigned char> quantized_float32_input(size_t n, unsigned cle
   return v;
 }
 
-/// `bytes` of a smooth uint16 field rounded to multiples of 32 with sparse jitter: liblz4 ratio
-/// about 2.2.
+/// `bytes` of a smooth uint16 field rounded to multiples of 32 with sparse jitter, liblz4 ratio
+/// about 2.2: the benchmarks' field itself.
 inline std::vector<unsigned char> quantized_uint16_input(size_t bytes, uint32_t seed) {
-  std::vector<unsigned char> v(bytes);
-  std::mt19937 rng(seed);
-  for (size_t i = 0; i < bytes / 2; ++i) {
-    const double x = static_cast<double>(i % 2048), y = static_cast<double>(i / 2048);
-    const double smooth = 20000 + 8000 * std::sin(x / 60.0) * std::cos(y / 80.0);
-    const uint32_t jitter = rng() % 100 < 20 ? rng() % 4 : 0;
-    const auto value = static_cast<uint16_t>(std::lround(smooth / 32) * 32 + jitter);
-    std::memcpy(v.data() + 2 * i, &value, 2);
-  }
-  return v;
+  return bench::make_quantized_field(bytes, seed);
 }
 
 }  // namespace cuzarr::test
