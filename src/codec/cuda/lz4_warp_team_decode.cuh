@@ -387,10 +387,11 @@ __device__ inline void warp_lz4_team_execute(const unsigned char* in, unsigned c
     const uint32_t group_end =
         __shfl_sync(kFullMask, s.output_at + s.literal_length + s.match_length, count - 1);
     constexpr int kRound = kLz4TeamRoundBytes<kExecutors, kStaged>;
+    constexpr LaneRounds kRounds = LaneRounds::predicated;
     // Literals, all at once: they read only the input.
-    warp_copy_items<kRound, kLongItemsOutOfLine>(has && s.literal_length > 0, out + s.output_at,
-                                                 in + s.literal_at, s.literal_length, UINT64_MAX,
-                                                 lane);
+    warp_copy_items<kRound, kLongItemsOutOfLine, kRounds>(has && s.literal_length > 0,
+                                                          out + s.output_at, in + s.literal_at,
+                                                          s.literal_length, UINT64_MAX, lane);
     __syncwarp();
     // Matches, in waves. Lanes without a step sit past every match.
     Lz4TeamHold<kExecutors, kStaged> hold{shared, executor, group, lane, group_at, group_at};
@@ -399,7 +400,7 @@ __device__ inline void warp_lz4_team_execute(const unsigned char* in, unsigned c
     const uint32_t match_at = has ? s.output_at + s.literal_length : 0xFFFFFFFFu;
     warp_match_waves_held(pending, match_at, pending ? s.match_length : 0u, s.match_distance, lane,
                           hold, [&](bool ready) {
-                            warp_copy_items<kRound, kLongItemsOutOfLine>(
+                            warp_copy_items<kRound, kLongItemsOutOfLine, kRounds>(
                                 ready, out + match_at,
                                 out + (ready ? match_at - s.match_distance : 0), s.match_length,
                                 s.match_distance, lane);

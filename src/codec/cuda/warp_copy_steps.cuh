@@ -61,16 +61,27 @@ struct LaneItemModulo {
   __device__ uint32_t operator()(uint32_t x) const { return x - period * ((x * magic) >> 16); }
 };
 
+/// What a lane whose own item has ended does in the rounds the other lanes still copy.
+enum class LaneRounds {
+  /// Skips the round's body: the warp decoders' choice. Predicated, the warp-per-chunk LZ4
+  /// kernel spilled 146 bytes instead of 52 and decoded 64 KiB chunks 0.96x as fast on an H200.
+  branched,
+  /// Runs it with every load and store predicated off, so a round has no branch: the LZ4 team
+  /// executors' choice. On an H200 it sped the split LZ4 decoder up 1.04x at 4 MiB and teams of
+  /// one executor 1.04x at 1 MiB (bench/RESULTS.md, "copy rounds without a branch").
+  predicated,
+};
+
 /// The rounds of the lanes' own items (n bytes each, none when n is 0): kRoundBytes bytes per
 /// round, all loads before the stores. kWrap: byte t reads src[modulo(t)]; else src[t].
-template <bool kWrap, int kRoundBytes>
+template <bool kWrap, int kRoundBytes, LaneRounds kRounds>
 __device__ inline void lane_item_rounds(unsigned char* dst, const unsigned char* src, uint32_t n,
                                         const LaneItemModulo& modulo) {
   // At most kLaneRoundBytes: the range LaneItemModulo holds for.
   static_assert(kRoundBytes > 0 && kRoundBytes <= kLaneRoundBytes);
   uint32_t done = 0, r = 0;  // r = done % period
   while (__any_sync(kFullMask, done < n)) {
-    if (done < n) {
+    if (kRounds == LaneRounds::predicated || done < n) {
       unsigned char v[kRoundBytes];
       const unsigned char* from = kWrap ? src : src + done;
       CUZARR_UNROLL
@@ -130,17 +141,19 @@ __device__ CUZARR_NOINLINE inline void warp_copy_long_items_out_of_line(
 /// (period >= length: a plain copy). The source bytes must not be written by any active item.
 /// Every lane of the warp calls it; it does not synchronise the warp afterwards. kRoundBytes: the
 /// bytes of a lane's round (at most kLaneRoundBytes). kLongItemsOutOfLine: items longer than
-/// kLaneItemBytes take warp_copy_long_items_out_of_line.
-template <int kRoundBytes = kLaneRoundBytes, bool kLongItemsOutOfLine = false>
+/// kLaneItemBytes take warp_copy_long_items_out_of_line. kRounds: see LaneRounds.
+template <int kRoundBytes = kLaneRoundBytes, bool kLongItemsOutOfLine = false,
+          LaneRounds kRounds = LaneRounds::branched>
 __device__ inline void warp_copy_items(bool active, unsigned char* dst, const unsigned char* src,
                                        uint64_t length, uint64_t period, unsigned lane) {
   const bool own = active && length <= kLaneItemBytes;
   const uint32_t own_length = own ? static_cast<uint32_t>(length) : 0;
   // The modulo only when some lane's item repeats its source (an overlapping match).
   if (__any_sync(kFullMask, own && period < length)) {
-    lane_item_rounds<true, kRoundBytes>(dst, src, own_length, LaneItemModulo(own ? period : 1));
+    lane_item_rounds<true, kRoundBytes, kRounds>(dst, src, own_length,
+                                                 LaneItemModulo(own ? period : 1));
   } else {
-    lane_item_rounds<false, kRoundBytes>(dst, src, own_length, LaneItemModulo(1));
+    lane_item_rounds<false, kRoundBytes, kRounds>(dst, src, own_length, LaneItemModulo(1));
   }
   const unsigned long_items = __ballot_sync(kFullMask, active && length > kLaneItemBytes);
   if (long_items == 0) return;
