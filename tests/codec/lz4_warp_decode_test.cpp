@@ -342,6 +342,61 @@ TEST(WarpCopySteps, LaneModuloIsTheRemainder) {
   EXPECT_EQ(detail::LaneItemModulo(0).period, detail::kLaneModuloLimit);
 }
 
+// Lanes' items of every length a lane copies itself (none, 1 .. kLaneItemBytes, some longer,
+// some lanes inactive), plain or repeating their source with a short period, copied by
+// warp_copy_items<kRoundBytes, kLongItemsOutOfLine, kRounds>: every active item gets its bytes
+// and nothing else is written (with LaneRounds::predicated a lane whose item has ended, or that
+// has none, still runs the other lanes' rounds, every store predicated off).
+template <int kRoundBytes, bool kLongItemsOutOfLine, detail::LaneRounds kRounds>
+void expect_lane_items_copied(uint64_t seed) {
+  constexpr size_t kSource = 64, kSlot = 512;  // a lane's repeated source, then its item
+  std::mt19937_64 rng(seed);
+  for (int trial = 0; trial < 40; ++trial) {
+    Bytes input(kLanes * kSlot), out(kLanes * kSlot + kGuard, kGuardByte);
+    for (auto& b : input) b = static_cast<unsigned char>(rng());
+    std::vector<uint64_t> length(kLanes), period(kLanes);
+    std::vector<bool> active(kLanes);
+    for (unsigned lane = 0; lane < kLanes; ++lane) {
+      const uint64_t pick = rng() % 10;
+      length[lane] = pick == 0 ? 0 : pick == 1 ? 65 + rng() % 300 : 1 + rng() % 64;
+      active[lane] = length[lane] > 0 && rng() % 8 != 0;
+      // A repeating item reads the kSource bytes before it, written before the copy.
+      period[lane] = trial % 2 == 0 && rng() % 2 == 0 ? 1 + rng() % kSource : UINT64_MAX;
+      for (size_t t = 0; t < kSource; ++t) out[lane * kSlot + t] = input[lane * kSlot + t];
+    }
+    Bytes expected = out;
+    for (unsigned lane = 0; lane < kLanes; ++lane) {
+      if (!active[lane]) continue;
+      const size_t at = lane * kSlot + kSource;
+      for (uint64_t t = 0; t < length[lane]; ++t) {
+        expected[at + t] =
+            period[lane] == UINT64_MAX ? input[at + t] : out[at - period[lane] + t % period[lane]];
+      }
+    }
+    run_warp([&](unsigned lane) {
+      const size_t at = lane * kSlot + kSource;
+      const bool repeats = period[lane] != UINT64_MAX;
+      detail::warp_copy_items<kRoundBytes, kLongItemsOutOfLine, kRounds>(
+          active[lane], out.data() + at,
+          repeats ? out.data() + at - period[lane] : input.data() + at, length[lane], period[lane],
+          lane);
+    });
+    ASSERT_TRUE(std::equal(expected.begin(), expected.end(), out.begin()))
+        << "round bytes " << kRoundBytes << ", predicated "
+        << (kRounds == detail::LaneRounds::predicated) << ", trial " << trial;
+    expect_guard_intact(out, kLanes * kSlot);
+  }
+}
+
+TEST(WarpCopySteps, BranchedAndPredicatedRoundsCopyOnlyTheItems) {
+  using detail::LaneRounds;
+  expect_lane_items_copied<4, false, LaneRounds::branched>(21);
+  expect_lane_items_copied<8, false, LaneRounds::branched>(22);
+  expect_lane_items_copied<4, false, LaneRounds::predicated>(23);
+  expect_lane_items_copied<8, false, LaneRounds::predicated>(24);
+  expect_lane_items_copied<4, true, LaneRounds::predicated>(25);  // the split's part kernel
+}
+
 // Groups of steps whose matches read the group's own literals and earlier matches (chains the
 // waves must order), overlap their own output, or are long (copied by the whole warp): executed
 // group by group, they must give the bytes of a serial execution.
